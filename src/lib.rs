@@ -1,0 +1,22 @@
+//! anonlm: release masked language models trained on private clinical text without releasing
+//! the people in it.
+//!
+//! Data flow (every arrow is a subcommand, every artifact a documented file):
+//! corpus (text | jsonl | brat | conll) → `recognize` → entities → `deid` → de-identified corpus
+//! (+ ops log without raw PII) → tokenizer / masked LM → probes → vocabulary rewrite → audit → report.
+
+pub mod checksum;
+pub mod corpus;
+pub mod deid;
+pub mod labels;
+pub mod lang;
+pub mod offsets;
+pub mod recognize;
+pub mod span;
+pub mod surrogate;
+pub mod vocab;
+
+pub use corpus::{Document, Format};
+pub use labels::{Category, Label, Subtype};
+pub use lang::Lang;
+pub use span::Entity;

@@ -1,0 +1,53 @@
+//! Recognizers find PHI candidates; the pipeline runs them per language and resolves overlaps.
+
+use crate::lang::{Lang, LangChoice};
+use crate::span::{merge_adjacent, resolve_overlaps, Entity};
+
+/// Finds PHI candidates in a text. Implementations are built once per language and shared
+/// across threads; `find` must not allocate per call beyond pushing into `out` where avoidable.
+pub trait Recognizer: Send + Sync {
+    /// Stable name, used as the prefix of `Entity::source` (e.g. `pattern`, `lookup`, `context`).
+    fn name(&self) -> &str;
+    /// Appends candidates (byte offsets into `text`) to `out`.
+    fn find(&self, text: &str, out: &mut Vec<Entity>);
+}
+
+/// The recognizers of one language, in the order they run.
+pub struct LangPipeline {
+    pub lang: Lang,
+    pub recognizers: Vec<Box<dyn Recognizer>>,
+}
+
+/// All configured languages; picks one per document and resolves the candidates.
+pub struct Pipeline {
+    choice: LangChoice,
+    fallback: Lang,
+    langs: Vec<LangPipeline>,
+}
+
+impl Pipeline {
+    /// `langs` must contain the fixed language, or every language for `LangChoice::Auto`.
+    pub fn new(choice: LangChoice, fallback: Lang, langs: Vec<LangPipeline>) -> Self {
+        Pipeline {
+            choice,
+            fallback,
+            langs,
+        }
+    }
+
+    pub fn lang_for(&self, text: &str) -> Lang {
+        self.choice.resolve(text, self.fallback)
+    }
+
+    /// Candidates of every recognizer, overlaps resolved, adjacent name parts merged.
+    pub fn recognize(&self, text: &str) -> (Lang, Vec<Entity>) {
+        let lang = self.lang_for(text);
+        let mut cands = Vec::new();
+        if let Some(lp) = self.langs.iter().find(|lp| lp.lang == lang) {
+            for r in &lp.recognizers {
+                r.find(text, &mut cands);
+            }
+        }
+        (lang, merge_adjacent(text, resolve_overlaps(cands)))
+    }
+}

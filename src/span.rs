@@ -1,0 +1,144 @@
+//! Entity spans (byte offsets inside the process) and overlap resolution between recognizers.
+
+use crate::labels::{Category, Label};
+
+/// A recognized or gold PHI span. `start`/`end` are **byte** offsets into the document text
+/// (end exclusive); corpus readers and writers convert to code points at the edges.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entity {
+    pub start: usize,
+    pub end: usize,
+    pub label: Label,
+    /// Which recognizer found it, e.g. `pattern:email`, `lookup:surnames_es`, `gold`.
+    pub source: String,
+    /// Confidence in [0, 1]; rules use fixed priorities expressed as scores.
+    pub score: f32,
+}
+
+impl Entity {
+    pub fn new(
+        start: usize,
+        end: usize,
+        label: Label,
+        source: impl Into<String>,
+        score: f32,
+    ) -> Self {
+        Entity {
+            start,
+            end,
+            label,
+            source: source.into(),
+            score,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.end <= self.start
+    }
+
+    pub fn overlaps(&self, other: &Entity) -> bool {
+        self.start < other.end && other.start < self.end
+    }
+}
+
+/// Resolves overlapping candidates into a sorted, non-overlapping list.
+///
+/// Recall first: overlapping candidates are never dropped in a way that uncovers text. When two
+/// spans overlap, the winner (higher score, then longer, then earlier) keeps its label and its
+/// extent grows to cover the loser, so every character any recognizer flagged stays covered.
+pub fn resolve_overlaps(mut cands: Vec<Entity>) -> Vec<Entity> {
+    cands.retain(|e| !e.is_empty());
+    cands.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    let mut out: Vec<Entity> = Vec::with_capacity(cands.len());
+    for e in cands {
+        match out.last_mut() {
+            Some(last) if last.overlaps(&e) => {
+                let e_wins = (e.score, e.len()) > (last.score, last.len());
+                let (start, end) = (last.start.min(e.start), last.end.max(e.end));
+                if e_wins {
+                    *last = e;
+                }
+                last.start = start;
+                last.end = end;
+            }
+            _ => out.push(e),
+        }
+    }
+    out
+}
+
+/// Merges NAME spans separated only by spaces (or a hyphen) into one span, so that
+/// "Estefanía" + "Romero" + "Selas" become one name; the same for adjacent LOCATION parts of
+/// the same subtype. `text` is the document the byte offsets refer to.
+pub fn merge_adjacent(text: &str, spans: Vec<Entity>) -> Vec<Entity> {
+    let mut out: Vec<Entity> = Vec::with_capacity(spans.len());
+    for e in spans {
+        if let Some(last) = out.last_mut() {
+            let gap = &text[last.end..e.start.max(last.end)];
+            let joinable_gap = gap.len() <= 3 && gap.chars().all(|c| c == ' ' || c == '-');
+            let both_names =
+                last.label.category == Category::Name && e.label.category == Category::Name;
+            let same_location = last.label == e.label && e.label.category == Category::Location;
+            let same_kind = both_names || same_location;
+            if joinable_gap && same_kind && e.start >= last.end {
+                last.end = e.end;
+                if (e.score, e.len()) > (last.score, last.len()) {
+                    last.label = e.label;
+                }
+                continue;
+            }
+        }
+        out.push(e);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::labels::Subtype;
+
+    fn ent(s: usize, e: usize, label: Label, score: f32) -> Entity {
+        Entity::new(s, e, label, "t", score)
+    }
+
+    const NAME: Label = Label::new(Category::Name, Subtype::Patient);
+    const DATE: Label = Label::new(Category::Date, Subtype::Date);
+    const CITY: Label = Label::new(Category::Location, Subtype::City);
+
+    #[test]
+    fn overlap_keeps_union_and_best_label() {
+        let r = resolve_overlaps(vec![
+            ent(0, 5, NAME, 0.5),
+            ent(3, 10, DATE, 0.9),
+            ent(20, 25, CITY, 0.1),
+        ]);
+        assert_eq!(r.len(), 2);
+        assert_eq!((r[0].start, r[0].end, r[0].label), (0, 10, DATE));
+        assert_eq!((r[1].start, r[1].end), (20, 25));
+    }
+
+    #[test]
+    fn nested_span_is_absorbed() {
+        let r = resolve_overlaps(vec![ent(2, 4, NAME, 0.9), ent(0, 10, CITY, 0.9)]);
+        assert_eq!(r.len(), 1);
+        assert_eq!((r[0].start, r[0].end, r[0].label), (0, 10, CITY));
+    }
+
+    #[test]
+    fn adjacent_name_parts_merge_but_not_across_words() {
+        let text = "Dra. Ana María López y Pedro";
+        let at = |w: &str| {
+            let s = text.find(w).unwrap();
+            ent(s, s + w.len(), NAME, 0.5)
+        };
+        let spans = vec![at("Ana"), at("María"), at("López"), at("Pedro")];
+        let m = merge_adjacent(text, spans);
+        assert_eq!(m.len(), 2);
+        assert_eq!(&text[m[0].start..m[0].end], "Ana María López");
+    }
+}
