@@ -28,7 +28,10 @@ fn collect(dir: &Path, root: &Path, out: &mut Vec<String>) {
 }
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("vocab");
+    // Read at run time, not compile time: a cached build script must follow the crate if the
+    // checkout moves (worktrees, CI clones).
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest).join("vocab");
     println!("cargo:rerun-if-changed=vocab");
     let mut files = Vec::new();
     if root.exists() {

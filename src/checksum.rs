@@ -259,10 +259,12 @@ pub fn luhn_valid(s: &str) -> bool {
 mod tests {
     use super::*;
 
+    type Validator = fn(&str) -> bool;
+
     #[test]
     fn table_of_known_identifiers() {
         // Values constructed by hand from each specification's arithmetic.
-        let cases: &[(&str, fn(&str) -> bool, bool)] = &[
+        let cases: &[(&str, Validator, bool)] = &[
             ("111222333", bsn_valid, true), // 9+8+7+12+10+8+9+6-3 = 66 = 6·11
             ("111222334", bsn_valid, false),
             ("000000000", bsn_valid, false),

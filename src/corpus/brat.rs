@@ -76,7 +76,7 @@ pub fn parse_ann(
             .ok_or_else(|| err("missing offsets after the label".into()))?;
         let mut nums = ranges.split([' ', ';']).map(|n| n.parse::<usize>());
         let first = nums.next();
-        let last = nums.last();
+        let last = nums.next_back();
         let (start, end) = match (first, last) {
             (Some(Ok(s)), Some(Ok(e))) if s < e => (s, e),
             _ => return Err(err(format!("bad offsets '{ranges}'"))),
