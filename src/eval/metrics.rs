@@ -418,7 +418,12 @@ mod tests {
         // One prediction across two gold names: one match, one miss.
         let gold = doc("a", text, &[("Ana", 0, PAT), ("Ruiz", 0, PAT)]);
         let pred = doc("a", text, &[("Ana Ruiz", 0, PAT)]);
-        let r = evaluate(&[gold.clone()], &[pred.clone()], &EvalOptions::default()).unwrap();
+        let r = evaluate(
+            std::slice::from_ref(&gold),
+            std::slice::from_ref(&pred),
+            &EvalOptions::default(),
+        )
+        .unwrap();
         assert_eq!(counts(&r.entity_overlap.subcategory), (1, 0, 1));
         assert_eq!(counts(&r.entity_strict.subcategory), (0, 1, 2));
         assert_eq!(counts(&r.token.subcategory), (2, 0, 0));
@@ -450,10 +455,20 @@ mod tests {
             text,
             &[("Ana Ruiz", 0, PAT), ("Gil", 0, DOC), ("40", 0, SEX)],
         );
-        let plain = evaluate(&[gold.clone()], &[pred.clone()], &EvalOptions::default()).unwrap();
+        let plain = evaluate(
+            std::slice::from_ref(&gold),
+            std::slice::from_ref(&pred),
+            &EvalOptions::default(),
+        )
+        .unwrap();
         assert_eq!(counts(&plain.entity_strict.binary), (2, 1, 1));
         let no_sex = EvalOptions { exclude: vec![SEX] };
-        let r = evaluate(&[gold.clone()], &[pred.clone()], &no_sex).unwrap();
+        let r = evaluate(
+            std::slice::from_ref(&gold),
+            std::slice::from_ref(&pred),
+            &no_sex,
+        )
+        .unwrap();
         assert_eq!(counts(&r.entity_strict.subcategory), (2, 0, 0));
         assert_eq!(counts(&r.token.binary), (3, 0, 0));
         assert_eq!(r.excluded, ["OTHER/SEX"]);
@@ -462,7 +477,12 @@ mod tests {
         let no_names = EvalOptions {
             exclude: vec![Label::category_only(C::Name)],
         };
-        let r = evaluate(&[gold.clone()], &[pred.clone()], &no_names).unwrap();
+        let r = evaluate(
+            std::slice::from_ref(&gold),
+            std::slice::from_ref(&pred),
+            &no_names,
+        )
+        .unwrap();
         assert_eq!((r.gold_entities, r.predicted_entities), (1, 1));
         assert_eq!(counts(&r.entity_strict.binary), (0, 1, 1));
         // A subtype label drops only that subtype.
@@ -530,7 +550,12 @@ mod tests {
         assert_eq!(r.entity_strict.binary, Score::default());
         let text = "Ana vino.";
         let g = doc("a", text, &[("Ana", 0, PAT)]);
-        let r = evaluate(&[g.clone()], &[g], &EvalOptions { exclude: vec![SEX] }).unwrap();
+        let r = evaluate(
+            std::slice::from_ref(&g),
+            std::slice::from_ref(&g),
+            &EvalOptions { exclude: vec![SEX] },
+        )
+        .unwrap();
         let table = r.to_table();
         assert!(
             table.contains("entity strict    subcategory  1.0000 1.0000 1.0000"),

@@ -257,3 +257,229 @@ pub fn residual_report(
         text: output.map(|o| residual_text(gold, o, opts)).transpose()?,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::labels::{Category as C, Label, Subtype as S};
+    use crate::span::Entity;
+
+    const PAT: Label = Label::new(C::Name, S::Patient);
+    const DOC: Label = Label::new(C::Name, S::Doctor);
+    const CITY: Label = Label::new(C::Location, S::City);
+    const SEX: Label = Label::new(C::Other, S::Sex);
+
+    const TEXT: &str = "Ana Ruiz, mujer, vio al Dr. Gil y al Dr. Li en Madrid. Ana vive lejos.";
+
+    fn at(surface: &str) -> (usize, usize) {
+        let s = TEXT.find(surface).unwrap();
+        (s, s + surface.len())
+    }
+
+    fn gold() -> Document {
+        let mut d = Document::new("g1", TEXT);
+        for (surface, label) in [
+            ("Ana Ruiz", PAT),
+            ("mujer", SEX),
+            ("Gil", DOC),
+            ("Li ", DOC),
+            ("Madrid", CITY),
+        ] {
+            let (s, e) = at(surface);
+            let e = if surface.ends_with(' ') { e - 1 } else { e };
+            d.entities.push(Entity::new(s, e, label, "gold", 1.0));
+        }
+        d
+    }
+
+    fn no_sex() -> EvalOptions {
+        EvalOptions { exclude: vec![SEX] }
+    }
+
+    #[test]
+    fn coverage_counts_uncovered_non_whitespace_characters() {
+        let (gil, _) = at("Gil");
+        let (li, li_end) = at("Li ");
+        // "Ana" and "Ruiz" replaced separately (the space between does not count), two
+        // overlapping ranges inside "Ana", only "Gi" of "Gil", all of "Li", nothing of "Madrid".
+        let ranges = vec![(0, 3), (1, 2), (4, 8), (gil, gil + 2), (li, li_end - 1)];
+        let replaced = HashMap::from([("g1".to_string(), ranges)]);
+        let r = residual(&[gold()], &replaced, &no_sex()).unwrap();
+        let o = &r.overall;
+        assert_eq!(
+            (o.entities, o.with_residue, o.chars, o.chars_left),
+            (4, 2, 18, 7)
+        );
+        assert!((o.share - 0.5).abs() < 1e-12);
+        let rows: Vec<(&str, usize, usize, usize, usize)> = r
+            .per_label
+            .iter()
+            .map(|r| {
+                (
+                    r.label.as_str(),
+                    r.entities,
+                    r.with_residue,
+                    r.chars,
+                    r.chars_left,
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("NAME/DOCTOR", 2, 1, 5, 1),
+                ("LOCATION/CITY", 1, 1, 6, 6),
+                ("NAME/PATIENT", 1, 0, 7, 0),
+            ]
+        );
+        // Without the exclusion, the unreplaced "mujer" counts too.
+        let r = residual(&[gold()], &replaced, &EvalOptions::default()).unwrap();
+        assert_eq!((r.overall.entities, r.overall.with_residue), (5, 3));
+    }
+
+    #[test]
+    fn coverage_input_errors_name_the_document() {
+        let opts = EvalOptions::default();
+        let cases = [
+            (
+                HashMap::new(),
+                "'g1' is in the gold set but not in the replaced ranges",
+            ),
+            (
+                HashMap::from([("g1".to_string(), vec![(5, 500)])]),
+                "'g1' (replaced ranges): span 5-500",
+            ),
+            (
+                HashMap::from([("g1".to_string(), vec![]), ("zz".to_string(), vec![])]),
+                "'zz' is in the replaced ranges but not in the gold set",
+            ),
+        ];
+        for (replaced, want) in cases {
+            let e = residual(&[gold()], &replaced, &opts)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(want), "{e}");
+        }
+    }
+
+    #[test]
+    fn text_check_finds_gold_words_left_in_the_output() {
+        // "Ana" also occurs outside PHI, so it is not checked; "Li" is too short; "Gilberto" is
+        // not the whole word "Gil"; "MADRID" matches case-insensitively.
+        let out = Document::new(
+            "g1",
+            "Eva Sanz, mujer, vio al Dr. Gilberto y al Dr. Li en MADRID. Ana vive lejos.",
+        );
+        let r = residual_text(&[gold()], std::slice::from_ref(&out), &no_sex()).unwrap();
+        let o = &r.overall;
+        assert_eq!(
+            (
+                o.entities,
+                o.checked,
+                o.leaked,
+                o.words_checked,
+                o.words_leaked
+            ),
+            (4, 3, 1, 3, 1)
+        );
+        assert!((o.share - 0.25).abs() < 1e-12);
+        let city = r
+            .per_label
+            .iter()
+            .find(|r| r.label == "LOCATION/CITY")
+            .unwrap();
+        assert_eq!((city.entities, city.leaked), (1, 1));
+        let doctor = r
+            .per_label
+            .iter()
+            .find(|r| r.label == "NAME/DOCTOR")
+            .unwrap();
+        assert_eq!((doctor.entities, doctor.checked, doctor.leaked), (2, 1, 0));
+
+        // Untouched output leaks every checked word.
+        let same = Document::new("g1", TEXT);
+        let r = residual_text(&[gold()], &[same], &no_sex()).unwrap();
+        assert_eq!((r.overall.leaked, r.overall.words_leaked), (3, 3));
+
+        let e = residual_text(&[gold()], &[], &no_sex())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("'g1' is in the gold set but not in the output"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn report_combines_both_checks_and_prints_without_text() {
+        let replaced = HashMap::from([("g1".to_string(), vec![])]);
+        let out = Document::new("g1", TEXT);
+        let r = residual_report(&[gold()], Some(&replaced), Some(&[out]), &no_sex()).unwrap();
+        assert_eq!(r.coverage.as_ref().unwrap().overall.with_residue, 4);
+        assert_eq!(r.text.as_ref().unwrap().overall.leaked, 3);
+        let table = r.to_table();
+        assert!(
+            table.contains("coverage:") && table.contains("text:"),
+            "{table}"
+        );
+        assert!(
+            !table.contains("Madrid") && !table.contains("Ruiz"),
+            "{table}"
+        );
+        let only_text = residual_report(&[gold()], None, None, &no_sex()).unwrap();
+        assert!(only_text.coverage.is_none() && only_text.text.is_none());
+        let json = serde_json::to_string(&r).unwrap();
+        let back: ResidualReport = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, r);
+    }
+}
+
+#[cfg(test)]
+mod meddocan_tests {
+    use super::*;
+    use crate::labels::{Category, Label, Subtype};
+
+    /// MEDDOCAN dev gold, read in place: replacing every gold span leaves nothing; replacing
+    /// nothing leaves every entity; the untouched text leaks every checkable word.
+    #[test]
+    fn meddocan_dev_residual_extremes() {
+        let dir = std::path::Path::new("../shared/data/meddocan/dev");
+        if !dir.is_dir() {
+            eprintln!("note: {} absent, skipping", dir.display());
+            return;
+        }
+        let map = crate::labelmap::LabelMap::builtin("meddocan").unwrap();
+        let resolver = map.resolver();
+        let gold: Vec<Document> = crate::corpus::brat::list_documents(dir)
+            .unwrap()
+            .iter()
+            .map(|p| crate::corpus::brat::read_document(p, &resolver).unwrap())
+            .collect();
+        let opts = EvalOptions {
+            exclude: vec![Label::new(Category::Other, Subtype::Sex)],
+        };
+        let all: HashMap<String, Vec<(usize, usize)>> = gold
+            .iter()
+            .map(|d| {
+                (
+                    d.id.clone(),
+                    d.entities.iter().map(|e| (e.start, e.end)).collect(),
+                )
+            })
+            .collect();
+        let none: HashMap<String, Vec<(usize, usize)>> =
+            gold.iter().map(|d| (d.id.clone(), Vec::new())).collect();
+        let full = residual(&gold, &all, &opts).unwrap();
+        assert!(full.overall.entities > 5000);
+        assert_eq!((full.overall.with_residue, full.overall.chars_left), (0, 0));
+        let bare = residual(&gold, &none, &opts).unwrap();
+        assert_eq!(bare.overall.with_residue, bare.overall.entities);
+        assert_eq!(bare.overall.chars_left, bare.overall.chars);
+        let text = residual_text(&gold, &gold, &opts).unwrap();
+        assert_eq!(text.overall.leaked, text.overall.checked);
+        // A span that cuts a word (3 in dev) leaves a fragment that is no whole word of the text.
+        let missed = text.overall.words_checked - text.overall.words_leaked;
+        assert!(missed <= 3, "{missed} words");
+        assert!(text.overall.checked * 2 > text.overall.entities);
+    }
+}
