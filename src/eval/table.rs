@@ -52,7 +52,7 @@ impl EvalReport {
         ] {
             let _ = writeln!(
                 o,
-                "\n{:<26} {:>7} {:>7}   {:<20}   {:<20}   {:<20}",
+                "\n{:<26} {:>7} {:>7}   {:<20}   {:<20}   {}",
                 title, "support", "pred", "strict P/R/F1", "overlap P/R/F1", "token P/R/F1"
             );
             for r in rows.iter() {
