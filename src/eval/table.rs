@@ -52,8 +52,8 @@ impl EvalReport {
         ] {
             let _ = writeln!(
                 o,
-                "\n{:<26} {:>7} {:>7}   {:<20}   {:<20}   {}",
-                title, "support", "pred", "strict P/R/F1", "overlap P/R/F1", "token P/R/F1"
+                "\n{:<26} {:>7} {:>7}   {:<20}   {:<20}   token P/R/F1",
+                title, "support", "pred", "strict P/R/F1", "overlap P/R/F1"
             );
             for r in rows.iter() {
                 let _ = writeln!(
