@@ -8,6 +8,8 @@
 pub mod checksum;
 pub mod corpus;
 pub mod deid;
+pub mod eval;
+pub mod labelmap;
 pub mod labels;
 pub mod lang;
 pub mod engine;
