@@ -187,7 +187,7 @@ pub fn parse_ann(
             .ok_or_else(|| err("missing offsets after the label".into()))?;
         let mut nums = ranges.split([' ', ';']).map(|n| n.parse::<usize>());
         let first = nums.next();
-        let last = nums.last();
+        let last = nums.next_back();
         let (start, end) = match (first, last) {
             (Some(Ok(s)), Some(Ok(e))) if s < e => (s, e),
             _ => return Err(err(format!("bad offsets '{ranges}'"))),
@@ -238,6 +238,37 @@ mod tests {
         assert!(
             !e.to_string().contains("Pérez"),
             "error must not echo document text"
+        );
+    }
+
+    #[test]
+    fn encode_ann_round_trips_and_splits_line_breaks() {
+        let mut doc = Document::new("d", "Dr. Ődön\nKovács 😀 Núñez");
+        let doctor = Label::new(Category::Name, Subtype::Doctor);
+        let s = doc.text.find("Ődön").unwrap();
+        let e = doc.text.find(" 😀").unwrap();
+        doc.entities.push(Entity::new(s, e, doctor, "x", 1.0));
+        let n = doc.text.find("Núñez").unwrap();
+        doc.entities
+            .push(Entity::new(n, doc.text.len(), doctor, "x", 1.0));
+        let ann = encode_ann(&doc, &tag_form_type).unwrap();
+        assert_eq!(
+            ann,
+            "T1\tNAME_DOCTOR 4 8;9 15\tŐdön Kovács\nT2\tNAME_DOCTOR 18 23\tNúñez\n"
+        );
+        let back = parse_ann(&ann, &doc.text, Path::new("d.ann"), &canonical_labels).unwrap();
+        let spans: Vec<(usize, usize)> = back.iter().map(|e| (e.start, e.end)).collect();
+        let want: Vec<(usize, usize)> = doc.entities.iter().map(|e| (e.start, e.end)).collect();
+        assert_eq!(spans, want);
+
+        let custom = encode_ann(&doc, &|l: Label| format!("X-{}", l.category)).unwrap();
+        assert!(custom.starts_with("T1\tX-NAME 4 8;9 15"), "{custom}");
+        assert!(encode_ann(&doc, &|_| "two words".to_string()).is_err());
+        doc.entities[0].start += 1; // inside 'Ő'
+        let e = encode_ann(&doc, &tag_form_type).unwrap_err().to_string();
+        assert!(
+            e.starts_with("document 'd': entity 0:") && !e.contains("Ődön"),
+            "{e}"
         );
     }
 }

@@ -389,7 +389,9 @@ mod tests {
     use super::*;
     use std::io::Cursor;
 
-    fn lines(input: &[u8], max: usize) -> Vec<Result<(usize, String), String>> {
+    type Lines = Vec<Result<(usize, String), String>>;
+
+    fn lines(input: &[u8], max: usize) -> Lines {
         let mut r = LineReader::new(Cursor::new(input.to_vec()), Source::stdin(), max);
         std::iter::from_fn(|| r.next_line())
             .map(|l| l.map(|l| (l.no, l.text)).map_err(|e| e.to_string()))
@@ -399,7 +401,7 @@ mod tests {
     #[test]
     fn line_reader_cases() {
         let ok = |n: usize, s: &str| Ok((n, s.to_string()));
-        let cases: Vec<(&[u8], usize, Vec<Result<(usize, String), String>>)> = vec![
+        let cases: Vec<(&[u8], usize, Lines)> = vec![
             (b"", 10, vec![]),
             (b"a\nb", 10, vec![ok(1, "a"), ok(2, "b")]),
             (b"a\r\n\nb\n", 10, vec![ok(1, "a"), ok(2, ""), ok(3, "b")]),
