@@ -504,6 +504,20 @@ fn streams_from_any_bufread_and_to_any_write() {
     assert_eq!(back[0].entities.len(), sample[1].entities.len());
 }
 
+#[test]
+fn readers_and_writers_can_move_across_threads() {
+    fn send<T: Send>() {}
+    send::<anonlm::corpus::DocIter>();
+    send::<CorpusWriter>();
+    let e = open_input(
+        Format::Jsonl,
+        Path::new("no/such.jsonl"),
+        &Default::default(),
+        None,
+    );
+    assert!(e.err().unwrap().to_string().starts_with("no/such.jsonl: "));
+}
+
 /// Child half of `real_stdin_to_stdout`: copies JSONL from stdin to stdout through the library.
 #[test]
 fn stdin_child() {
@@ -585,5 +599,50 @@ fn meddocan_streams_and_round_trips_through_jsonl_and_brat() {
     for (a, b) in docs.iter().zip(&back) {
         assert_eq!((&a.id, &a.text), (&b.id, &b.text));
         assert_eq!(surfaces(a), surfaces(b));
+    }
+}
+
+/// Throughput of JSONL read + write (run: `cargo test --release --test corpus_io -- --ignored
+/// --nocapture throughput`). Prints MB/s; never asserts on time.
+#[test]
+#[ignore]
+fn throughput() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("big.jsonl");
+    let mut docs = sample_docs(true);
+    for d in &mut docs {
+        d.text = d.text.repeat(40);
+    }
+    {
+        let target = OutputTarget::file(&src, &Default::default()).unwrap();
+        let mut w = open_output(Format::Jsonl, target, &WriteOptions::default()).unwrap();
+        for i in 0..20_000 {
+            let mut d = docs[i % docs.len()].clone();
+            d.id = format!("d{i}");
+            w.write(&d).unwrap();
+        }
+        w.finish().unwrap();
+    }
+    let mb = fs::metadata(&src).unwrap().len() as f64 / 1e6;
+    for format in [Format::Jsonl, Format::Text, Format::Conll] {
+        let out = dir.path().join(format!("out.{format:?}"));
+        let start = std::time::Instant::now();
+        let target = OutputTarget::file(&out, &Default::default()).unwrap();
+        let mut w = open_output(format, target, &WriteOptions::default()).unwrap();
+        let mut n = 0;
+        for d in open_input(Format::Jsonl, &src, &Default::default(), None).unwrap() {
+            let mut d = d.unwrap();
+            if format == Format::Text {
+                d.text = d.text.replace('\n', " ");
+            }
+            w.write(&d).unwrap();
+            n += 1;
+        }
+        w.finish().unwrap();
+        let secs = start.elapsed().as_secs_f64();
+        println!(
+            "jsonl -> {format:?}: {n} docs, {mb:.1} MB in {secs:.2}s = {:.0} MB/s",
+            mb / secs
+        );
     }
 }

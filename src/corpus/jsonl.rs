@@ -54,7 +54,8 @@ const ENTITY_KEYS: &[&str] = &[
     "start", "end", "label", "subtype", "source", "score", "text",
 ];
 
-/// Parses one JSONL line; the error is a message for `<file>:<line>: `.
+/// Parses one JSONL line; the error is a message for `<file>:<line>: `. Each entity's label
+/// goes to `resolve` as `label`, or as `label/subtype` when a subtype is given.
 pub fn parse_document(
     line: &str,
     stem: &str,

@@ -1,5 +1,4 @@
 //! Documents and the corpus formats they are read from and written to.
-
 //!
 //! Readers stream documents lazily (`open_input`), writers stage output atomically
 //! (`OutputTarget`, `open_output`). Inside the process entity offsets are bytes; every reader
