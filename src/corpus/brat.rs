@@ -1,10 +1,14 @@
 //! brat standoff directories: `<id>.txt` with `<id>.ann` holding `T` lines.
 
-use super::{CorpusError, Document};
+use super::codepoints::CodePoints;
+use super::input::{file_stem, read_file_capped};
+use super::output::doc_file_name;
+use super::{CorpusError, DocResult, Document, OutputTarget, ReadOptions, SharedResolver};
 use crate::labels::Label;
 use crate::offsets::OffsetMap;
 use crate::span::Entity;
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Maps a scheme label (e.g. a MEDDOCAN type) to a canonical label; `None` means "skip this type".
@@ -30,25 +34,132 @@ pub fn list_documents(dir: &Path) -> Result<Vec<PathBuf>, CorpusError> {
 
 /// Reads one document: its text and, when `<id>.ann` exists, its `T` spans checked against the text.
 pub fn read_document(txt_path: &Path, resolve: &LabelResolver) -> Result<Document, CorpusError> {
-    let bytes = fs::read(txt_path).map_err(|e| CorpusError::io(txt_path, e))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
-        CorpusError::line(txt_path, line, "invalid UTF-8")
-    })?;
-    let id = txt_path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut doc = Document::new(id, text);
+    read_document_with(txt_path, resolve, &ReadOptions::default())
+}
+
+/// [`read_document`] with read limits: a `.txt` or `.ann` over `max_doc_bytes` is an error.
+pub fn read_document_with(
+    txt_path: &Path,
+    resolve: &LabelResolver,
+    opts: &ReadOptions,
+) -> Result<Document, CorpusError> {
+    let text = read_file_capped(txt_path, opts.max_doc_bytes)?;
+    let mut doc = Document::new(file_stem(txt_path), text);
     let ann_path = txt_path.with_extension("ann");
     if ann_path.exists() {
-        let ann = fs::read_to_string(&ann_path).map_err(|e| CorpusError::io(&ann_path, e))?;
+        let ann = read_file_capped(&ann_path, opts.max_doc_bytes)?;
         doc.entities = parse_ann(&ann, &doc.text, &ann_path, resolve)?;
     }
     Ok(doc)
+}
+
+/// Streams the documents of a brat directory in name order, one file pair at a time.
+pub struct BratDirReader {
+    files: std::vec::IntoIter<PathBuf>,
+    opts: ReadOptions,
+    resolve: SharedResolver,
+}
+
+impl BratDirReader {
+    /// Lists the directory; an error when it holds no `.txt` file.
+    pub fn new(
+        dir: &Path,
+        opts: &ReadOptions,
+        resolve: SharedResolver,
+    ) -> Result<Self, CorpusError> {
+        let files = list_documents(dir)?;
+        if files.is_empty() {
+            return Err(CorpusError::file(
+                dir,
+                "no documents: the directory holds no .txt files",
+            ));
+        }
+        Ok(BratDirReader {
+            files: files.into_iter(),
+            opts: opts.clone(),
+            resolve,
+        })
+    }
+}
+
+impl Iterator for BratDirReader {
+    type Item = DocResult;
+    fn next(&mut self) -> Option<DocResult> {
+        let path = self.files.next()?;
+        Some(read_document_with(&path, &*self.resolve, &self.opts))
+    }
+}
+
+/// Maps a label to the brat type written for it.
+pub type TypeMap<'a> = dyn Fn(Label) -> String + 'a;
+
+/// The default brat type: the label's tag form (`NAME_DOCTOR`).
+pub fn tag_form_type(label: Label) -> String {
+    label.tag_form()
+}
+
+/// The `.ann` content for `doc`: a `T` line per entity, offsets in code points. An entity
+/// spanning a line break is written as fragments (`s e;s e`) with its surface parts joined by
+/// spaces, since an `.ann` line cannot hold a line break.
+pub fn encode_ann(doc: &Document, type_of: &TypeMap) -> Result<String, CorpusError> {
+    let text = &doc.text;
+    let cps = CodePoints::new(text);
+    let mut ann = String::new();
+    for (i, e) in doc.entities.iter().enumerate() {
+        let err = |m: &str| CorpusError::doc(&doc.id, format!("entity {i}: {m}"));
+        let (Some(_), Some(_)) = (cps.to_char(e.start), cps.to_char(e.end)) else {
+            return Err(err(&format!(
+                "byte offsets {}-{} lie outside the text or not on character boundaries",
+                e.start, e.end
+            )));
+        };
+        let ty = type_of(e.label);
+        if ty.is_empty() || ty.chars().any(char::is_whitespace) {
+            return Err(err("brat type is empty or holds whitespace"));
+        }
+        let mut ranges = Vec::new();
+        let mut surface = Vec::new();
+        let mut pos = e.start;
+        for part in text[e.start..e.end].split(['\n', '\r']) {
+            if !part.is_empty() {
+                let (s, t) = (
+                    cps.to_char(pos).unwrap(),
+                    cps.to_char(pos + part.len()).unwrap(),
+                );
+                ranges.push(format!("{s} {t}"));
+                surface.push(part);
+            }
+            pos += part.len() + 1;
+        }
+        if ranges.is_empty() {
+            return Err(err("span covers only line breaks"));
+        }
+        ann.push_str(&format!(
+            "T{}\t{ty} {}\t{}\n",
+            i + 1,
+            ranges.join(";"),
+            surface.join(" ")
+        ));
+    }
+    Ok(ann)
+}
+
+/// Writes `<id>.txt` (the text byte for byte) and `<id>.ann` into a directory target.
+pub fn write_doc(
+    target: &OutputTarget,
+    doc: &Document,
+    type_of: &TypeMap,
+) -> Result<(), CorpusError> {
+    let ann = encode_ann(doc, type_of)?;
+    let txt_name = doc_file_name(&doc.id, "txt")?;
+    let ann_name = doc_file_name(&doc.id, "ann")?;
+    for (name, content) in [(txt_name, doc.text.as_str()), (ann_name, ann.as_str())] {
+        let mut f = target.create_in_dir(&name)?;
+        f.write_all(content.as_bytes())
+            .and_then(|()| f.flush())
+            .map_err(|e| CorpusError::io(target.path().join(&name), e))?;
+    }
+    Ok(())
 }
 
 /// Parses the `T` lines of an `.ann` file. Offsets are code points; each surface must match.
@@ -127,6 +238,37 @@ mod tests {
         assert!(
             !e.to_string().contains("Pérez"),
             "error must not echo document text"
+        );
+    }
+
+    #[test]
+    fn encode_ann_round_trips_and_splits_line_breaks() {
+        let mut doc = Document::new("d", "Dr. Ődön\nKovács 😀 Núñez");
+        let doctor = Label::new(Category::Name, Subtype::Doctor);
+        let s = doc.text.find("Ődön").unwrap();
+        let e = doc.text.find(" 😀").unwrap();
+        doc.entities.push(Entity::new(s, e, doctor, "x", 1.0));
+        let n = doc.text.find("Núñez").unwrap();
+        doc.entities
+            .push(Entity::new(n, doc.text.len(), doctor, "x", 1.0));
+        let ann = encode_ann(&doc, &tag_form_type).unwrap();
+        assert_eq!(
+            ann,
+            "T1\tNAME_DOCTOR 4 8;9 15\tŐdön Kovács\nT2\tNAME_DOCTOR 18 23\tNúñez\n"
+        );
+        let back = parse_ann(&ann, &doc.text, Path::new("d.ann"), &canonical_labels).unwrap();
+        let spans: Vec<(usize, usize)> = back.iter().map(|e| (e.start, e.end)).collect();
+        let want: Vec<(usize, usize)> = doc.entities.iter().map(|e| (e.start, e.end)).collect();
+        assert_eq!(spans, want);
+
+        let custom = encode_ann(&doc, &|l: Label| format!("X-{}", l.category)).unwrap();
+        assert!(custom.starts_with("T1\tX-NAME 4 8;9 15"), "{custom}");
+        assert!(encode_ann(&doc, &|_| "two words".to_string()).is_err());
+        doc.entities[0].start += 1; // inside 'Ő'
+        let e = encode_ann(&doc, &tag_form_type).unwrap_err().to_string();
+        assert!(
+            e.starts_with("document 'd': entity 0:") && !e.contains("Ődön"),
+            "{e}"
         );
     }
 }

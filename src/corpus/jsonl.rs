@@ -1,0 +1,379 @@
+//! Document JSONL, the interchange format: one object per line,
+//! `{"id", "text", "entities": [{"start", "end", "label", "subtype", "source", "score"}], "meta"}`
+//! with `start`/`end` in Unicode code points (end exclusive).
+//!
+//! Lines are parsed into a `serde_json::Value` and checked by hand so that no error message
+//! repeats a value from the document (serde's type errors quote the offending value).
+
+use super::codepoints::CodePoints;
+use super::input::{LineReader, Source};
+use super::{CorpusError, DocResult, Document, ReadOptions, SharedResolver};
+use crate::span::Entity;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+/// Streams documents from JSONL; blank lines are skipped.
+pub struct JsonlReader<R> {
+    lines: LineReader<R>,
+    resolve: SharedResolver,
+}
+
+impl<R: BufRead> JsonlReader<R> {
+    pub fn new(reader: R, source: Source, opts: &ReadOptions, resolve: SharedResolver) -> Self {
+        JsonlReader {
+            lines: LineReader::new(reader, source, opts.max_doc_bytes),
+            resolve,
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for JsonlReader<R> {
+    type Item = DocResult;
+    fn next(&mut self) -> Option<DocResult> {
+        loop {
+            let line = match self.lines.next_line()? {
+                Ok(l) => l,
+                Err(e) => return Some(Err(e)),
+            };
+            if line.text.trim().is_empty() {
+                continue;
+            }
+            let src = self.lines.source();
+            return Some(
+                parse_document(&line.text, &src.stem, line.no, &*self.resolve)
+                    .map_err(|msg| CorpusError::line(&src.name, line.no, msg)),
+            );
+        }
+    }
+}
+
+const DOC_KEYS: &[&str] = &["id", "text", "entities", "meta"];
+const ENTITY_KEYS: &[&str] = &[
+    "start", "end", "label", "subtype", "source", "score", "text",
+];
+
+/// Parses one JSONL line; the error is a message for `<file>:<line>: `. Each entity's label
+/// goes to `resolve` as `label`, or as `label/subtype` when a subtype is given.
+pub fn parse_document(
+    line: &str,
+    stem: &str,
+    line_no: usize,
+    resolve: &super::brat::LabelResolver,
+) -> Result<Document, String> {
+    let value: Value = serde_json::from_str(line).map_err(|e| json_message(&e))?;
+    let Value::Object(mut obj) = value else {
+        return Err("expected a JSON object".into());
+    };
+    check_keys(&obj, DOC_KEYS, "document")?;
+    let id = match obj.remove("id") {
+        None | Some(Value::Null) => format!("{stem}:{line_no}"),
+        Some(Value::String(s)) if !s.is_empty() => s,
+        Some(Value::Number(n)) if n.is_u64() || n.is_i64() => n.to_string(),
+        Some(_) => return Err("field 'id' must be a non-empty string or an integer".into()),
+    };
+    let in_doc = |msg: String| format!("document '{id}': {msg}");
+    let text = match obj.remove("text") {
+        Some(Value::String(s)) => s,
+        Some(_) => return Err(in_doc("field 'text' must be a string".into())),
+        None => return Err(in_doc("missing field 'text'".into())),
+    };
+    let meta = match obj.remove("meta") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(in_doc("field 'meta' must be an object".into())),
+    };
+    let raw_entities = match obj.remove("entities") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a,
+        Some(_) => return Err(in_doc("field 'entities' must be an array".into())),
+    };
+    let mut entities = Vec::with_capacity(raw_entities.len());
+    if !raw_entities.is_empty() {
+        let cps = CodePoints::new(&text);
+        for (i, raw) in raw_entities.into_iter().enumerate() {
+            let ent = parse_entity(raw, &text, &cps, resolve)
+                .map_err(|m| in_doc(format!("entity {i}: {m}")))?;
+            entities.extend(ent);
+        }
+        entities.sort_by_key(|e: &Entity| (e.start, e.end));
+    }
+    Ok(Document {
+        id,
+        text,
+        entities,
+        meta,
+    })
+}
+
+fn parse_entity(
+    raw: Value,
+    text: &str,
+    cps: &CodePoints,
+    resolve: &super::brat::LabelResolver,
+) -> Result<Option<Entity>, String> {
+    let Value::Object(mut obj) = raw else {
+        return Err("expected an object".into());
+    };
+    check_keys(&obj, ENTITY_KEYS, "entity")?;
+    let offset = |obj: &Map<String, Value>, key: &str| -> Result<usize, String> {
+        match obj.get(key) {
+            Some(Value::Number(n)) => n
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| format!("'{key}' must be a non-negative integer")),
+            Some(_) => Err(format!("'{key}' must be a non-negative integer")),
+            None => Err(format!("missing '{key}'")),
+        }
+    };
+    let (start, end) = (offset(&obj, "start")?, offset(&obj, "end")?);
+    let len = cps.char_len();
+    if start >= end || end > len {
+        return Err(format!(
+            "offsets {start}-{end} must satisfy start < end <= {len} (text length in code points)"
+        ));
+    }
+    let (bs, be) = (cps.to_byte(start).unwrap(), cps.to_byte(end).unwrap());
+    let label = match obj.remove("label") {
+        Some(Value::String(s)) => s,
+        Some(_) => return Err("'label' must be a string".into()),
+        None => return Err("missing 'label'".into()),
+    };
+    let raw_label = match obj.remove("subtype") {
+        None | Some(Value::Null) => label,
+        Some(Value::String(st)) => format!("{label}/{st}"),
+        Some(_) => return Err("'subtype' must be a string or null".into()),
+    };
+    let source = match obj.remove("source") {
+        None | Some(Value::Null) => "gold".to_string(),
+        Some(Value::String(s)) => s,
+        Some(_) => return Err("'source' must be a string".into()),
+    };
+    let score = match obj.get("score") {
+        None | Some(Value::Null) => 1.0,
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(s) if (0.0..=1.0).contains(&s) => s as f32,
+            _ => return Err("'score' must be a number in [0, 1]".into()),
+        },
+        Some(_) => return Err("'score' must be a number in [0, 1]".into()),
+    };
+    match obj.get("text") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) if *s == text[bs..be] => {}
+        Some(_) => {
+            return Err(format!(
+                "offsets {start}-{end} do not match the entity's 'text' field"
+            ))
+        }
+    }
+    let label = match resolve(&raw_label).map_err(|m| format!("label '{raw_label}': {m}"))? {
+        Some(l) => l,
+        None => return Ok(None),
+    };
+    Ok(Some(Entity::new(bs, be, label, source, score)))
+}
+
+fn check_keys(obj: &Map<String, Value>, allowed: &[&str], what: &str) -> Result<(), String> {
+    match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(k) => {
+            let shown: String = k.chars().take(40).collect();
+            Err(format!(
+                "unknown {what} field '{shown}' (expected {}; put extra fields in 'meta')",
+                allowed.join(", ")
+            ))
+        }
+    }
+}
+
+/// serde_json's syntax message with the column, without its "line 1" (we name the real line).
+fn json_message(e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    let msg = full
+        .rsplit_once(" at line ")
+        .map_or(full.as_str(), |(m, _)| m);
+    format!("malformed JSON: {msg} at column {}", e.column())
+}
+
+#[derive(Serialize)]
+struct OutEntity<'a> {
+    start: usize,
+    end: usize,
+    label: &'static str,
+    subtype: Option<&'static str>,
+    source: &'a str,
+    score: f32,
+}
+
+#[derive(Serialize)]
+struct OutDocument<'a> {
+    id: &'a str,
+    text: &'a str,
+    entities: Vec<OutEntity<'a>>,
+    meta: &'a Map<String, Value>,
+}
+
+/// Serializes `doc` as one JSONL line (with its newline) into `buf`, offsets in code points.
+/// Entities off the text or off character boundaries are an error naming the document.
+pub fn encode(doc: &Document, buf: &mut Vec<u8>) -> Result<(), CorpusError> {
+    let cps = CodePoints::new(&doc.text);
+    let mut entities = Vec::with_capacity(doc.entities.len());
+    for (i, e) in doc.entities.iter().enumerate() {
+        let (start, end) = match (cps.to_char(e.start), cps.to_char(e.end)) {
+            (Some(s), Some(t)) if s < t => (s, t),
+            _ => {
+                return Err(CorpusError::doc(
+                    &doc.id,
+                    format!(
+                        "entity {i}: byte offsets {}-{} are empty, outside the text or not on \
+                         character boundaries",
+                        e.start, e.end
+                    ),
+                ))
+            }
+        };
+        if !e.score.is_finite() {
+            return Err(CorpusError::doc(
+                &doc.id,
+                format!("entity {i}: score is not finite"),
+            ));
+        }
+        entities.push(OutEntity {
+            start,
+            end,
+            label: e.label.category.as_str(),
+            subtype: e.label.subtype.map(|s| s.as_str()),
+            source: &e.source,
+            score: e.score,
+        });
+    }
+    let out = OutDocument {
+        id: &doc.id,
+        text: &doc.text,
+        entities,
+        meta: &doc.meta,
+    };
+    buf.clear();
+    serde_json::to_writer(&mut *buf, &out)
+        .map_err(|e| CorpusError::doc(&doc.id, format!("cannot encode as JSON: {e}")))?;
+    buf.push(b'\n');
+    Ok(())
+}
+
+/// Writes `doc` as one JSONL line.
+pub fn write_doc(
+    out: &mut dyn Write,
+    doc: &Document,
+    buf: &mut Vec<u8>,
+    sink: &Path,
+) -> Result<(), CorpusError> {
+    encode(doc, buf)?;
+    out.write_all(buf).map_err(|e| CorpusError::io(sink, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::brat::canonical_labels;
+    use crate::labels::{Category, Label, Subtype};
+
+    fn parse(line: &str) -> Result<Document, String> {
+        parse_document(line, "f", 7, &canonical_labels)
+    }
+
+    #[test]
+    fn code_points_become_bytes() {
+        let d = parse(
+            r#"{"id":"d1","text":"Dr. Ődön Kovács 😀 Núñez","entities":[
+            {"start":18,"end":23,"label":"NAME","subtype":"PATIENT","source":"x","score":0.5},
+            {"start":4,"end":15,"label":"NAME_DOCTOR","text":"Ődön Kovács"}],"meta":{"k":1}}"#
+                .replace('\n', "")
+                .as_str(),
+        )
+        .unwrap();
+        let surfaces: Vec<&str> = d.entities.iter().map(|e| &d.text[e.start..e.end]).collect();
+        assert_eq!(surfaces, ["Ődön Kovács", "Núñez"]);
+        assert_eq!(
+            d.entities[0].label,
+            Label::new(Category::Name, Subtype::Doctor)
+        );
+        assert_eq!(d.entities[0].source, "gold");
+        assert_eq!(
+            (d.entities[1].source.as_str(), d.entities[1].score),
+            ("x", 0.5)
+        );
+        assert_eq!(d.meta["k"], 1);
+    }
+
+    #[test]
+    fn id_is_generated_when_missing() {
+        assert_eq!(parse(r#"{"text":"x"}"#).unwrap().id, "f:7");
+        assert_eq!(parse(r#"{"id":12,"text":"x"}"#).unwrap().id, "12");
+    }
+
+    #[test]
+    fn bad_documents_are_rejected_without_echoing_text() {
+        let cases = [
+            (
+                r#"{"id":"a","text":"Ágota"#,
+                "malformed JSON: EOF while parsing a string",
+            ),
+            (r#"["Ágota"]"#, "expected a JSON object"),
+            (r#"{"id":"a"}"#, "missing field 'text'"),
+            (r#"{"id":"a","text":5}"#, "'text' must be a string"),
+            (
+                r#"{"id":"a","text":"Ágota","extra":1}"#,
+                "unknown document field 'extra'",
+            ),
+            (
+                r#"{"id":"a","text":"Ágota","entities":[{"start":0,"end":6,"label":"NAME"}]}"#,
+                "entity 0: offsets 0-6 must satisfy start < end <= 5",
+            ),
+            (
+                r#"{"id":"a","text":"Ágota","entities":[{"start":2,"end":2,"label":"NAME"}]}"#,
+                "entity 0: offsets 2-2",
+            ),
+            (
+                r#"{"id":"a","text":"Ágota","entities":[{"start":0,"end":"Ágota","label":"NAME"}]}"#,
+                "'end' must be a non-negative integer",
+            ),
+            (
+                r#"{"id":"a","text":"Ágota","entities":[{"start":0,"end":5,"label":"NOPE"}]}"#,
+                "label 'NOPE'",
+            ),
+            (
+                r#"{"id":"a","text":"Ágota","entities":[{"start":0,"end":5,"label":"NAME","text":"Ágot"}]}"#,
+                "do not match the entity's 'text' field",
+            ),
+            (
+                r#"{"id":"a","text":"Ágota","entities":[{"start":0,"end":5,"label":"NAME","score":2}]}"#,
+                "'score' must be a number in [0, 1]",
+            ),
+        ];
+        for (line, want) in cases {
+            let e = parse(line).unwrap_err();
+            assert!(e.contains(want), "{line}: got {e}");
+            assert!(!e.contains("Ágot"), "{line}: error echoes text: {e}");
+        }
+    }
+
+    #[test]
+    fn encode_round_trips_and_rejects_bad_offsets() {
+        let mut doc = Document::new("x", "Señora Núñez, 😀 ő");
+        let name = Label::new(Category::Name, Subtype::Patient);
+        doc.entities
+            .push(Entity::new(8, 15, name, "pattern:t", 0.9));
+        doc.meta.insert("lang".into(), "es".into());
+        let mut buf = Vec::new();
+        encode(&doc, &mut buf).unwrap();
+        let line = std::str::from_utf8(&buf).unwrap();
+        assert!(line.contains(r#""start":7,"end":12,"label":"NAME","subtype":"PATIENT""#));
+        assert!(line.contains(r#""score":0.9"#), "{line}");
+        assert_eq!(parse(line.trim_end()).unwrap(), doc);
+
+        doc.entities[0].start = 10; // inside 'ú'
+        let e = encode(&doc, &mut buf).unwrap_err().to_string();
+        assert!(e.starts_with("document 'x': entity 0"), "{e}");
+    }
+}
