@@ -7,6 +7,7 @@
 
 pub mod checksum;
 pub mod corpus;
+pub mod dates;
 pub mod deid;
 pub mod labels;
 pub mod lang;
