@@ -15,6 +15,7 @@ pub mod offsets;
 pub mod recognize;
 pub mod span;
 pub mod surrogate;
+pub mod synth;
 pub mod vocab;
 
 pub use corpus::{Document, Format};

@@ -16,6 +16,7 @@ use crate::lang::Lang;
 use rand::{Rng, RngCore};
 
 pub use ids::{looks_like, IdScheme};
+pub use names::{first_name, full_name, surname};
 pub use text::same_value;
 
 /// Attempts of a generator before the deterministic perturbation takes over.

@@ -186,7 +186,8 @@ fn generation_is_a_function_of_the_rng_state() {
 
 #[test]
 fn checksummed_ids_stay_valid_over_many_seeds() {
-    let cases: &[(&str, Lang, fn(&str) -> bool)] = &[
+    type Validator = fn(&str) -> bool;
+    let cases: &[(&str, Lang, Validator)] = &[
         ("111222333", Lang::Nl, bsn_valid),
         ("123 456 788", Lang::Hu, taj_valid),
         ("12345678Z", Lang::Es, dni_nie_valid),
