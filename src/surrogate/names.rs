@@ -5,6 +5,8 @@ use super::places::list;
 use super::text::{fold_ascii, match_case, random_digit, random_upper, same_value};
 use crate::lang::Lang;
 use rand::{Rng, RngCore};
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 /// Titles and name particles kept verbatim (compared lowercased, without a trailing period).
 const KEEP: &[&str] = &[
@@ -48,6 +50,24 @@ pub fn full_name(lang: Lang, rng: &mut dyn RngCore) -> String {
     }
 }
 
+/// Whether a lowercased word is in the language's first-name list (set built once).
+fn is_first_name(lang: Lang, lower: &str) -> bool {
+    static SETS: OnceLock<HashMap<Lang, HashSet<String>>> = OnceLock::new();
+    let sets = SETS.get_or_init(|| {
+        Lang::ALL
+            .iter()
+            .map(|&l| {
+                let set = list(l, "first_names")
+                    .iter()
+                    .map(|f| f.to_lowercase())
+                    .collect();
+                (l, set)
+            })
+            .collect()
+    });
+    sets.get(&lang).is_some_and(|s| s.contains(lower))
+}
+
 fn is_word_char(c: char) -> bool {
     c.is_alphabetic() || c == '\'' || c == '’'
 }
@@ -85,7 +105,7 @@ pub fn like(lang: Lang, original: &str, rng: &mut dyn RngCore) -> String {
                 l
             });
         } else {
-            let is_first = firsts.iter().any(|f| f.to_lowercase() == lower);
+            let is_first = is_first_name(lang, &lower);
             let pool = if is_first { firsts } else { lasts };
             out.push_str(&match_case(tok, pick_other(pool, tok, rng)));
         }

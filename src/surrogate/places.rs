@@ -328,7 +328,8 @@ pub fn date_like(lang: Lang, original: &str, birth: bool, rng: &mut dyn RngCore)
             .find_map(|&l| parse_date(original, l))
     });
     let Some(p) = parsed else {
-        return substitute_digits(original, rng);
+        // Not a date this module reads ("ieri", "Q3"): keep the layout, re-draw the characters.
+        return substitute_layout(original, rng);
     };
     let (has_y, has_m, has_d) = p.format.components();
     let unit: i64 = if has_d {
