@@ -228,7 +228,7 @@ fn note(lang: Lang, kind: NoteKind, rng: &mut ChaCha20Rng) -> (String, Vec<Entit
     };
     // Choices first, so the filler can borrow the RNG for the rest of the note.
     let title = *t.title.choose(rng).expect("title templates");
-    let n_head = rng.gen_range(5..=9).min(t.head.len());
+    let n_head = rng.gen_range(6..=10).min(t.head.len());
     let mut head: Vec<&str> = t.head.choose_multiple(rng, n_head).copied().collect();
     if !head.iter().any(|h| h.contains("DATE}")) {
         // Every record carries at least one dated header line.
@@ -252,7 +252,7 @@ fn note(lang: Lang, kind: NoteKind, rng: &mut ChaCha20Rng) -> (String, Vec<Entit
     let sep = *[": ", ":\t", " : ", ":  "].choose(rng).unwrap_or(&": ");
     let upper_keys = rng.gen_bool(0.3);
     let open = *t.open.choose(rng).expect("opening templates");
-    let n_body = rng.gen_range(3..=6).min(t.body.len());
+    let n_body = rng.gen_range(5..=9).min(t.body.len());
     let body: Vec<&str> = t.body.choose_multiple(rng, n_body).copied().collect();
     let split = rng.gen_range(1..=body.len());
     let sign = *t.sign.choose(rng).expect("signature templates");

@@ -75,7 +75,7 @@ fn entities_sit_on_char_boundaries_and_do_not_overlap() {
                 assert_eq!(e.source, "gold");
             }
             let n = d.text.chars().count();
-            assert!((400..=3000).contains(&n), "{}: {} chars", d.id, n);
+            assert!((500..=2500).contains(&n), "{}: {} chars", d.id, n);
         }
     }
 }
