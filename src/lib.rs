@@ -7,6 +7,7 @@
 
 pub mod checksum;
 pub mod corpus;
+pub mod dates;
 pub mod deid;
 pub mod eval;
 pub mod labelmap;
@@ -18,6 +19,7 @@ pub mod progress;
 pub mod recognize;
 pub mod span;
 pub mod surrogate;
+pub mod synth;
 pub mod vocab;
 
 pub use corpus::{Document, Format};
