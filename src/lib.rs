@@ -9,6 +9,7 @@ pub mod checksum;
 pub mod corpus;
 pub mod dates;
 pub mod deid;
+pub mod keys;
 pub mod labels;
 pub mod lang;
 pub mod offsets;
