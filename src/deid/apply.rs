@@ -439,6 +439,64 @@ mod tests {
         let d2 = Deidentifier::new(policy(toml), Key::from_bytes(&[5u8; 32]), 1).unwrap();
         let c = d2.deidentify("doc-a", Lang::Nl, None, TEXT, &ents());
         assert_ne!(val(&a, 1), val(&c, 1), "another key, another pseudonym");
+        assert_ne!(val(&a, 0), val(&c, 0), "another key, another surrogate");
+    }
+
+    #[test]
+    fn lone_surname_reuses_the_full_names_surrogate() {
+        let text = "García ingresó. Paciente Juan García López, 45 años. GARCÍA evoluciona bien.";
+        let second = text.rfind("GARCÍA").unwrap();
+        let es = vec![
+            ent(text, "García", "NAME"),
+            ent(text, "Juan García López", "NAME/PATIENT"),
+            Entity::new(
+                second,
+                second + "GARCÍA".len(),
+                Label::parse("NAME").unwrap(),
+                "t",
+                1.0,
+            ),
+        ];
+        for seed in 0..20 {
+            let d = Deidentifier::new(policy("default = \"surrogate\""), None, seed).unwrap();
+            let out = d.deidentify("doc", Lang::Es, None, text, &es);
+            let vals: Vec<&str> = out
+                .ops
+                .iter()
+                .map(|o| &out.text[o.out_start..o.out_end])
+                .collect();
+            let full: Vec<&str> = vals[1].split_whitespace().collect();
+            assert_eq!(full.len(), 3, "{}", vals[1]);
+            assert_eq!(vals[0], full[1], "seed {seed}: {}", out.text);
+            assert_eq!(vals[2], full[1].to_uppercase(), "seed {seed}: {}", out.text);
+            assert!(
+                !out.text.contains("García") && !out.text.contains("López"),
+                "{}",
+                out.text
+            );
+        }
+    }
+
+    #[test]
+    fn date_shift_is_per_patient_across_documents() {
+        let toml = "[labels]\nDATE = \"date-shift\"";
+        let d = Deidentifier::new(policy(toml), Key::from_bytes(&[7u8; 32]), 1).unwrap();
+        let t1 = "Ingreso el 03/02/2020.";
+        let t2 = "Alta el 13/02/2020.";
+        let shifted = |doc: &str, patient: &str, t: &str| {
+            let s = t.find(char::is_numeric).unwrap();
+            let e = Entity::new(s, s + 10, Label::parse("DATE").unwrap(), "t", 1.0);
+            let out = d.deidentify(doc, Lang::Es, Some(patient), t, &[e]);
+            assert_eq!(out.ops[0].operator, "date-shift");
+            let v = &out.text[out.ops[0].out_start..out.ops[0].out_end];
+            let p = crate::dates::parse_date(v, Lang::Es).unwrap();
+            crate::dates::days_from_civil(p.year.unwrap(), p.month.unwrap(), p.day.unwrap())
+        };
+        assert_eq!(shifted("b", "P1", t2) - shifted("a", "P1", t1), 10);
+        let offsets: std::collections::HashSet<i64> = (0..10)
+            .map(|p| shifted("a", &format!("P{p}"), t1))
+            .collect();
+        assert!(offsets.len() >= 8, "patients get their own shifts");
     }
 
     #[test]
@@ -456,5 +514,50 @@ mod tests {
         assert_eq!(out.text, "[NAME] és [NAME]");
         let covered: usize = out.ops.iter().map(|o| o.end - o.start).sum();
         assert_eq!(covered, "Éva Kovács".len() + "Anna".len());
+    }
+
+    /// Throughput of the applier alone (no recognition). Run with
+    /// `cargo test --release --lib deid::apply::tests::throughput -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn throughput() {
+        let sentence =
+            "Patiënt Jan de Vries (BSN 123456782) kwam op 12-03-2019 bij dr. Bakker in Utrecht \
+                        voor controle van de bloeddruk en medicatie; geen bijzonderheden gemeld. ";
+        let doc: String = sentence.repeat(16);
+        let mut es = Vec::new();
+        for (i, _) in doc.match_indices(sentence) {
+            for mut e in ents() {
+                e.start += i;
+                e.end += i;
+                es.push(e);
+            }
+        }
+        let key = Key::from_bytes(&[1u8; 32]);
+        let policies = [
+            ("tag", "default = \"tag\""),
+            ("surrogate", "default = \"surrogate\""),
+            ("keyed", "default = \"surrogate\"\nsurrogate_scope = \"corpus\"\n[labels]\nDATE = \"date-shift\"\nID = \"pseudonym\""),
+        ];
+        for (name, toml) in policies {
+            let d = Deidentifier::new(policy(toml), key.clone(), 1).unwrap();
+            let n = 2000;
+            let t = std::time::Instant::now();
+            let mut bytes = 0;
+            for i in 0..n {
+                let out = d.deidentify(&format!("doc{i}"), Lang::Nl, None, &doc, &es);
+                bytes += doc.len();
+                std::hint::black_box(out);
+            }
+            let secs = t.elapsed().as_secs_f64();
+            println!(
+                "{name}: {:.1} MB/s, {:.2} M spans/s ({} docs of {} bytes, {} spans each)",
+                bytes as f64 / secs / 1e6,
+                (n * es.len()) as f64 / secs / 1e6,
+                n,
+                doc.len(),
+                es.len()
+            );
+        }
     }
 }

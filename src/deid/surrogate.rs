@@ -60,14 +60,18 @@ impl Surrogate {
             }
             None => &mut *ctx.rng,
         };
-        let orig_words: HashSet<String> = name_tokens(norm).map(str::to_string).collect();
+        // Words of 3 characters or fewer may recur: particles (de, van, der, del, di) are
+        // kept by the generator and carry no identity on their own.
+        let orig_words: HashSet<&str> = name_tokens(norm)
+            .filter(|w| w.chars().count() > 3)
+            .collect();
         for _ in 0..MAX_TRIES {
             let s = crate::surrogate::generate(label, ctx.lang, original, rng);
             let s_norm = normalize(label, &s);
             let leaks = s.is_empty()
                 || s == original
                 || s_norm == norm
-                // A name surrogate shares no word with the original name.
+                // A name surrogate shares no name word with the original, in any position.
                 || (label.category == Category::Name
                     && name_tokens(&s_norm).any(|w| orig_words.contains(w)));
             let clash = self.key.is_none() && ctx.memo.used.contains(&s);
@@ -114,16 +118,15 @@ impl Surrogate {
     }
 }
 
-/// `part` in the case pattern of `word` (all caps stays all caps).
-fn match_case(word: &str, part: &str) -> String {
-    let mut letters = word.chars().filter(|c| c.is_alphabetic()).peekable();
-    let all_upper = letters.peek().is_some()
-        && word.chars().filter(|c| c.is_alphabetic()).count() > 1
-        && letters.all(char::is_uppercase);
+/// `value` in upper case when `word` is written all in capitals (more than one letter),
+/// otherwise unchanged.
+fn match_case(word: &str, value: &str) -> String {
+    let mut letters = word.chars().filter(|c| c.is_alphabetic());
+    let all_upper = letters.clone().nth(1).is_some() && letters.all(char::is_uppercase);
     if all_upper {
-        part.to_uppercase()
+        value.to_uppercase()
     } else {
-        part.to_string()
+        value.to_string()
     }
 }
 
@@ -136,7 +139,7 @@ impl Operator for Surrogate {
         let norm = normalize(label, original);
         let memo_key = (label.category, norm);
         if let Some(s) = ctx.memo.values.get(&memo_key) {
-            return Replaced::by("surrogate", s.clone());
+            return Replaced::by("surrogate", match_case(original, s));
         }
         let is_name = label.category == Category::Name;
         let found = if is_name {
@@ -205,10 +208,49 @@ mod tests {
             assert_ne!(&out[i], orig);
             assert!(!out[i].is_empty());
         }
-        assert_eq!(out[0], out[3], "same name, other case");
+        assert_eq!(out[3], out[0].to_uppercase(), "same name, capitals kept");
         assert_eq!(out[1], out[4]);
         assert_eq!(out[2], out[5], "same id, other separators");
         assert_ne!(out[0], out[6], "two people stay two people");
+    }
+
+    #[test]
+    fn never_returns_the_original_across_types_and_languages() {
+        let l = |s: &str| Label::parse(s).unwrap();
+        let items = [
+            ("Jan de Vries", l("NAME/PATIENT")),
+            ("Kovács Éva", l("NAME/DOCTOR")),
+            ("J. Smith", l("NAME")),
+            ("Sevilla", l("LOCATION/CITY")),
+            ("Calle Mayor 12", l("LOCATION/STREET")),
+            ("12/03/2019", l("DATE")),
+            ("612 345 678", l("CONTACT/PHONE")),
+            ("ana@example.org", l("CONTACT/EMAIL")),
+            ("123456782", l("ID/SSN")),
+            ("54 años", l("AGE")),
+        ];
+        for lang in Lang::ALL {
+            for seed in 0..10 {
+                let mut rng = ChaCha20Rng::seed_from_u64(seed);
+                let mut memo = SurrogateMemo::default();
+                let mut ctx = OpContext {
+                    doc_id: "d",
+                    lang,
+                    patient: "d",
+                    rng: &mut rng,
+                    memo: &mut memo,
+                };
+                for (orig, label) in items {
+                    let r = Surrogate { key: None }.replace(orig, label, &mut ctx);
+                    assert!(!r.text.trim().is_empty(), "{lang} {orig}");
+                    assert_ne!(
+                        normalize(label, &r.text),
+                        normalize(label, orig),
+                        "{lang} {orig}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
