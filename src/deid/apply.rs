@@ -516,6 +516,97 @@ mod tests {
         assert_eq!(covered, "Éva Kovács".len() + "Anna".len());
     }
 
+    /// MEDDOCAN's scheme, from its README table (test-only; the real label maps live in vocab/).
+    fn meddocan_label(raw: &str) -> Result<Option<Label>, String> {
+        let canonical = match raw {
+            "TERRITORIO" => "LOCATION/CITY",
+            "FECHAS" => "DATE/DATE",
+            "EDAD_SUJETO_ASISTENCIA" => "AGE/AGE",
+            "NOMBRE_SUJETO_ASISTENCIA" => "NAME/PATIENT",
+            "NOMBRE_PERSONAL_SANITARIO" => "NAME/DOCTOR",
+            "SEXO_SUJETO_ASISTENCIA" => "OTHER/SEX",
+            "CALLE" => "LOCATION/STREET",
+            "PAIS" => "LOCATION/COUNTRY",
+            "ID_SUJETO_ASISTENCIA" => "ID/MEDICALRECORD",
+            "CORREO_ELECTRONICO" => "CONTACT/EMAIL",
+            "ID_TITULACION_PERSONAL_SANITARIO" => "ID/LICENSE",
+            "ID_ASEGURAMIENTO" => "ID/HEALTHPLAN",
+            "HOSPITAL" | "CENTRO_SALUD" => "LOCATION/HOSPITAL",
+            "FAMILIARES_SUJETO_ASISTENCIA" => "NAME/RELATIVE",
+            "INSTITUCION" => "LOCATION/ORGANIZATION",
+            "NUMERO_TELEFONO" => "CONTACT/PHONE",
+            "NUMERO_FAX" => "CONTACT/FAX",
+            "PROFESION" => "PROFESSION/PROFESSION",
+            "OTROS_SUJETO_ASISTENCIA" => "OTHER/OTHER",
+            _ => "ID/IDNUM",
+        };
+        Label::parse(canonical).map(Some)
+    }
+
+    #[test]
+    fn meddocan_gold_spans_round_trip() {
+        use crate::corpus::brat::{list_documents, read_document};
+        let dir = std::path::Path::new("../shared/data/meddocan/dev");
+        if !dir.exists() {
+            eprintln!(
+                "note: {} absent; skipping the MEDDOCAN check",
+                dir.display()
+            );
+            return;
+        }
+        let key = Key::from_bytes(&[2u8; 32]);
+        let d = Deidentifier::new(Policy::builtin("keyed").unwrap(), key, 3).unwrap();
+        let mut stats = super::super::DeidStats::default();
+        let mut gold_spans = 0;
+        for path in list_documents(dir).unwrap().iter().take(80) {
+            let doc = read_document(path, &meddocan_label).unwrap();
+            let ents = resolve_overlaps(doc.entities.clone());
+            gold_spans += ents.len();
+            let out = d.deidentify(&doc.id, Lang::Es, None, &doc.text, &ents);
+            // Text between replacements is untouched; every replacement differs from its source.
+            let (mut i, mut o) = (0, 0);
+            for op in &out.ops {
+                assert_eq!(
+                    &doc.text[i..op.start],
+                    &out.text[o..op.out_start],
+                    "{}",
+                    doc.id
+                );
+                let label = crate::labels::Label {
+                    category: op.label,
+                    subtype: op.subtype,
+                };
+                let (orig, repl) = (
+                    &doc.text[op.start..op.end],
+                    &out.text[op.out_start..op.out_end],
+                );
+                assert_ne!(
+                    super::super::norm::normalize(label, orig),
+                    super::super::norm::normalize(label, repl),
+                    "{} {label} at {}..{}",
+                    doc.id,
+                    op.start,
+                    op.end
+                );
+                (i, o) = (op.end, op.out_end);
+            }
+            assert_eq!(&doc.text[i..], &out.text[o..], "{}", doc.id);
+            stats.add_document(&out.ops);
+        }
+        assert_eq!(stats.spans as usize, gold_spans);
+        let shifted = stats.by_operator.get("date-shift").copied().unwrap_or(0);
+        let fell = stats
+            .fallbacks
+            .get("date-shift->surrogate")
+            .copied()
+            .unwrap_or(0);
+        eprintln!(
+            "MEDDOCAN dev: {} docs, {gold_spans} spans, dates shifted {shifted}, fell back {fell}",
+            stats.documents
+        );
+        assert!(shifted > 0, "some gold dates parse and shift");
+    }
+
     /// Throughput of the applier alone (no recognition). Run with
     /// `cargo test --release --lib deid::apply::tests::throughput -- --ignored --nocapture`.
     #[test]
