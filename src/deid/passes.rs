@@ -30,7 +30,6 @@ pub struct MultiPassOutput {
 impl Deidentifier {
     /// Runs up to `passes` passes (at least one): pass 1 recognizes `text`, pass k the output
     /// of pass k-1; stops early when a pass finds nothing new outside text it wrote itself.
-    #[allow(clippy::too_many_arguments)]
     pub fn run_passes(
         &self,
         doc_id: &str,
