@@ -10,6 +10,7 @@ pub mod corpus;
 pub mod dates;
 pub mod deid;
 pub mod eval;
+pub mod keys;
 pub mod labelmap;
 pub mod labels;
 pub mod lang;
