@@ -6,6 +6,8 @@
 //! (+ ops log without raw PII) → tokenizer / masked LM → probes → vocabulary rewrite → audit → report.
 
 pub mod checksum;
+pub mod cli;
+pub mod commands;
 pub mod corpus;
 pub mod dates;
 pub mod deid;
@@ -16,6 +18,7 @@ pub mod labels;
 pub mod lang;
 pub mod engine;
 pub mod offsets;
+pub mod opslog;
 pub mod progress;
 pub mod recognize;
 pub mod span;

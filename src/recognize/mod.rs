@@ -1,5 +1,7 @@
 //! Recognizers find PHI candidates; the pipeline runs them per language and resolves overlaps.
 
+pub mod build;
+
 use crate::lang::{Lang, LangChoice};
 use crate::span::{merge_adjacent, resolve_overlaps, Entity};
 
@@ -42,12 +44,20 @@ impl Pipeline {
     /// Candidates of every recognizer, overlaps resolved, adjacent name parts merged.
     pub fn recognize(&self, text: &str) -> (Lang, Vec<Entity>) {
         let lang = self.lang_for(text);
+        (lang, self.recognize_as(text, lang))
+    }
+
+    /// Like `recognize`, with the language already decided (later passes over a document).
+    pub fn recognize_as(&self, text: &str, lang: Lang) -> Vec<Entity> {
         let mut cands = Vec::new();
-        if let Some(lp) = self.langs.iter().find(|lp| lp.lang == lang) {
-            for r in &lp.recognizers {
-                r.find(text, &mut cands);
-            }
+        let lp = self
+            .langs
+            .iter()
+            .find(|lp| lp.lang == lang)
+            .expect("the pipeline holds every language its LangChoice can return");
+        for r in &lp.recognizers {
+            r.find(text, &mut cands);
         }
-        (lang, merge_adjacent(text, resolve_overlaps(cands)))
+        merge_adjacent(text, resolve_overlaps(cands))
     }
 }

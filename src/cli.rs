@@ -1,0 +1,217 @@
+//! Command-line definitions (clap). Flags only; the work happens in `commands` and the library.
+
+use crate::lang::LangChoice;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(name = "anonlm", version, about = "De-identify clinical corpora and release masked language models without the people in them")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Find PHI spans and write them (JSONL, or brat .ann beside copies of the .txt).
+    Recognize(RecognizeArgs),
+    /// Replace PHI and write the de-identified corpus, an ops log and counts per label.
+    Deid(DeidArgs),
+    /// Generate synthetic annotated clinical notes (the built-in sample and test data).
+    Synth(SynthArgs),
+    /// Score predicted spans against gold spans; residual PII after de-identification.
+    Eval(EvalArgs),
+    /// Measure throughput, memory and start-up of recognize and deid on this machine.
+    Bench(BenchArgs),
+    /// Run the whole de-identification job on the built-in synthetic sample.
+    Demo(DemoArgs),
+    /// Write a new random key file (for pseudonyms, keyed surrogates and date shifts).
+    Keygen(KeygenArgs),
+}
+
+/// Where documents come from and how recognition is set up.
+#[derive(Args, Debug, Clone)]
+pub struct InputArgs {
+    /// Input: a file, a directory (brat, or text files), or `-` for stdin (text, jsonl).
+    pub input: PathBuf,
+    /// Input format: text, jsonl, brat, conll, or auto (from the path).
+    #[arg(long, default_value = "auto")]
+    pub format: String,
+    /// Document language: nl, hu, es, it, en, or auto (guessed per document).
+    #[arg(long, default_value = "auto")]
+    pub lang: LangChoice,
+    /// Language used when auto detection finds no evidence.
+    #[arg(long, default_value = "en")]
+    pub fallback_lang: crate::lang::Lang,
+    /// Extra word lists: DIR/<lang>/<name>.txt added to the built-in list of that name.
+    #[arg(long)]
+    pub lists: Option<PathBuf>,
+    /// Label map (built-in name such as meddocan, or a TOML file) for scheme labels in the input.
+    #[arg(long)]
+    pub label_map: Option<String>,
+    /// Largest document (or line) accepted, in bytes.
+    #[arg(long, default_value_t = 16 << 20)]
+    pub max_doc_bytes: usize,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Where results go.
+#[derive(Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Output file or directory, or `-` for stdout.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Output format (default: jsonl for recognize, the input format for deid).
+    #[arg(long)]
+    pub out_format: Option<String>,
+    /// Replace an existing output (inputs are never overwritten).
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct RecognizeArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Write brat types / JSONL labels in this label map's scheme instead of canonical labels.
+    #[arg(long)]
+    pub out_label_map: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct DeidArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Policy: a built-in name (default, medroberta, ...) or a TOML file.
+    #[arg(long, default_value = "default")]
+    pub policy: String,
+    /// Operator for every label not set otherwise: tag, redact, surrogate, pseudonym, date-shift.
+    #[arg(long)]
+    pub operator: Option<String>,
+    /// Per-label operator, e.g. `--op NAME=surrogate --op DATE=date-shift` (repeatable).
+    #[arg(long = "op", value_name = "LABEL=OPERATOR")]
+    pub ops: Vec<String>,
+    /// Tag style for the tag operator: brackets, medroberta, deid.
+    #[arg(long)]
+    pub tag_style: Option<String>,
+    /// Key file for pseudonyms, corpus-wide surrogates and date shifts (see `anonlm keygen`).
+    #[arg(long)]
+    pub key_file: Option<PathBuf>,
+    /// Seed for every random choice.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Recognition passes over the output of the previous pass.
+    #[arg(long, default_value_t = 2)]
+    pub passes: usize,
+    /// Ops log (JSONL, no raw PII). Default: next to the output as `<out>.ops.jsonl`.
+    #[arg(long)]
+    pub ops_log: Option<PathBuf>,
+    /// Counts per label (JSON). Default: next to the output as `<out>.stats.json`.
+    #[arg(long)]
+    pub stats: Option<PathBuf>,
+    /// JSON metadata key holding the patient id (for per-patient date shifts); default: doc id.
+    #[arg(long)]
+    pub patient_key: Option<String>,
+    /// Also replace the spans already present in the input (JSONL entities, brat .ann), e.g.
+    /// reviewed output of `recognize`, together with what the recognizers find.
+    #[arg(long)]
+    pub use_input_spans: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SynthArgs {
+    /// Language: nl, hu, es, it, en, or all.
+    #[arg(long)]
+    pub lang: String,
+    #[arg(long, default_value_t = 100)]
+    pub docs: usize,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Output file (jsonl, text, conll) or directory (brat), or `-`.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Output format: jsonl (default), brat, text, conll.
+    #[arg(long, default_value = "jsonl")]
+    pub format: String,
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// Gold documents.
+    #[arg(long)]
+    pub gold: PathBuf,
+    /// Predicted spans (output of `recognize`).
+    #[arg(long)]
+    pub pred: Option<PathBuf>,
+    /// Format of gold (and pred unless --pred-format): text, jsonl, brat, conll, auto.
+    #[arg(long, default_value = "auto")]
+    pub format: String,
+    #[arg(long)]
+    pub pred_format: Option<String>,
+    /// Label map for the gold labels (built-in name or TOML file).
+    #[arg(long)]
+    pub label_map: Option<String>,
+    /// Label map for the predicted labels, when they are not canonical.
+    #[arg(long)]
+    pub pred_label_map: Option<String>,
+    /// Labels left out of scoring on both sides (e.g. OTHER/SEX), repeatable.
+    #[arg(long)]
+    pub exclude: Vec<String>,
+    /// Ops log of a `deid` run over the gold texts: report residual PII.
+    #[arg(long)]
+    pub ops_log: Option<PathBuf>,
+    /// De-identified output of that run (jsonl or text), for the surface check of residual PII.
+    #[arg(long)]
+    pub deid: Option<PathBuf>,
+    /// Write the full report as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    #[arg(long)]
+    pub max_doc_bytes: Option<usize>,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Megabytes of synthetic text per measurement.
+    #[arg(long, default_value_t = 32)]
+    pub mb: usize,
+    /// Language of the synthetic text: nl, hu, es, it, en, or all.
+    #[arg(long, default_value = "all")]
+    pub lang: String,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Write the figures as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// Output directory for every artifact of the run.
+    #[arg(long, default_value = "out/demo")]
+    pub out: PathBuf,
+    /// Documents per language.
+    #[arg(long, default_value_t = 40)]
+    pub docs: usize,
+    #[arg(long, default_value_t = 7)]
+    pub seed: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct KeygenArgs {
+    /// Where to write the key (refuses to overwrite).
+    #[arg(long)]
+    pub out: PathBuf,
+}

@@ -1,0 +1,146 @@
+//! Plumbing shared by the corpus commands: formats, label maps, inputs, outputs, threads, counts.
+
+use crate::cli::InputArgs;
+use crate::corpus::{
+    self, detect_format, ensure_not_input, open_input, DocIter, Document, Format, OutputOptions,
+    OutputTarget, ReadOptions, SharedResolver,
+};
+use crate::labelmap::LabelMap;
+use crate::labels::Label;
+use crate::recognize::build::build_pipeline;
+use crate::recognize::Pipeline;
+use crate::vocab::ListSources;
+use anyhow::{Context, Result};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+/// `--format auto` resolves from the input path.
+pub fn resolve_format(spec: &str, input: &Path) -> Result<Format> {
+    if spec.eq_ignore_ascii_case("auto") {
+        Ok(detect_format(input)?)
+    } else {
+        spec.parse().map_err(anyhow::Error::msg)
+    }
+}
+
+/// A label resolver for scheme labels, from a built-in map name or a TOML file.
+pub fn resolver(label_map: Option<&str>) -> Result<Option<SharedResolver>> {
+    let Some(spec) = label_map else {
+        return Ok(None);
+    };
+    let map = Arc::new(LabelMap::load(spec).with_context(|| format!("label map '{spec}'"))?);
+    Ok(Some(Arc::new(move |raw: &str| map.resolve(raw))))
+}
+
+/// Opens the input stream of a corpus command.
+pub fn open_documents(
+    input: &Path,
+    format: Format,
+    max_doc_bytes: usize,
+    label_map: Option<&str>,
+) -> Result<DocIter> {
+    let opts = ReadOptions { max_doc_bytes };
+    Ok(open_input(format, input, &opts, resolver(label_map)?)?)
+}
+
+/// The staged output target; refuses to write onto the input.
+pub fn output_target(
+    out: &Path,
+    format: Format,
+    input: &Path,
+    overwrite: bool,
+) -> Result<OutputTarget> {
+    if !corpus::input::is_stdio(out) && !corpus::input::is_stdio(input) {
+        ensure_not_input(out, &[input])?;
+    }
+    let input_is_dir = input.is_dir();
+    Ok(OutputTarget::for_format(
+        out,
+        format,
+        input_is_dir,
+        &OutputOptions { overwrite },
+    )?)
+}
+
+/// Sets the size of the global worker pool once per process.
+pub fn init_threads(threads: Option<usize>) {
+    if let Some(n) = threads {
+        // A second call (tests in one process) keeps the first pool: that is fine.
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
+    }
+}
+
+/// The recognition pipeline for the input flags (fails closed on any list error).
+pub fn pipeline(args: &InputArgs) -> Result<Pipeline> {
+    let lists = ListSources {
+        user_dir: args.lists.clone(),
+    };
+    if let Some(dir) = &args.lists {
+        anyhow::ensure!(dir.is_dir(), "--lists {}: not a directory", dir.display());
+    }
+    build_pipeline(args.lang, args.fallback_lang, &lists).context("building the recognizers")
+}
+
+/// Total bytes of a file or of the files directly inside a directory (for the progress bar).
+pub fn input_size(input: &Path) -> Option<u64> {
+    if corpus::input::is_stdio(input) {
+        return None;
+    }
+    let meta = std::fs::metadata(input).ok()?;
+    if meta.is_file() {
+        return Some(meta.len());
+    }
+    let total = std::fs::read_dir(input)
+        .ok()?
+        .flatten()
+        .filter_map(|e| e.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum();
+    Some(total)
+}
+
+/// Entity counts per label: labels only, never text.
+#[derive(Default, Debug, serde::Serialize)]
+pub struct LabelCounts {
+    pub documents: usize,
+    pub entities: usize,
+    pub per_label: BTreeMap<String, usize>,
+}
+
+impl LabelCounts {
+    pub fn add(&mut self, doc: &Document) {
+        self.documents += 1;
+        self.entities += doc.entities.len();
+        for e in &doc.entities {
+            *self.per_label.entry(e.label.to_string()).or_default() += 1;
+        }
+    }
+
+    pub fn add_label(&mut self, label: Label) {
+        self.entities += 1;
+        *self.per_label.entry(label.to_string()).or_default() += 1;
+    }
+
+    /// A short table for stderr.
+    pub fn table(&self) -> String {
+        let mut s = format!("{} documents, {} entities\n", self.documents, self.entities);
+        for (label, n) in &self.per_label {
+            s.push_str(&format!("  {label:<28} {n:>9}\n"));
+        }
+        s
+    }
+}
+
+/// Writes a whole small file (report, stats) atomically: staged, then renamed into place.
+pub fn write_bytes_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<()> {
+    let mut target = OutputTarget::file(path, &OutputOptions { overwrite })?;
+    let stream = target.stream().expect("a file target has a stream");
+    stream
+        .write_all(bytes)
+        .with_context(|| format!("writing {}", path.display()))?;
+    target.commit()?;
+    Ok(())
+}

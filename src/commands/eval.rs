@@ -1,0 +1,72 @@
+//! `anonlm eval`: precision/recall/F1 at six levels, per label, and residual PII after deid.
+
+use super::common;
+use crate::cli::EvalArgs;
+use crate::corpus::{Document, ReadOptions};
+use crate::eval::{evaluate, residual_report, EvalOptions};
+use crate::labels::Label;
+use anyhow::{Context, Result};
+use serde_json::json;
+use std::path::Path;
+use std::process::ExitCode;
+
+fn read_all(
+    path: &Path,
+    format: &str,
+    max: Option<usize>,
+    map: Option<&str>,
+) -> Result<Vec<Document>> {
+    let format = common::resolve_format(format, path)?;
+    let max = max.unwrap_or(ReadOptions::DEFAULT_MAX_DOC_BYTES);
+    let docs = common::open_documents(path, format, max, map)?;
+    Ok(docs.collect::<Result<Vec<_>, _>>()?)
+}
+
+pub fn run(args: EvalArgs) -> Result<ExitCode> {
+    let opts = EvalOptions {
+        exclude: args
+            .exclude
+            .iter()
+            .map(|s| Label::parse(s).map_err(anyhow::Error::msg))
+            .collect::<Result<_>>()?,
+    };
+    let gold = read_all(&args.gold, &args.format, args.max_doc_bytes, args.label_map.as_deref())
+        .context("reading gold")?;
+    let mut report = serde_json::Map::new();
+    if let Some(pred_path) = &args.pred {
+        let pred_format = args.pred_format.as_deref().unwrap_or(&args.format);
+        let pred = read_all(
+            pred_path,
+            pred_format,
+            args.max_doc_bytes,
+            args.pred_label_map.as_deref(),
+        )
+        .context("reading predictions")?;
+        let scores = evaluate(&gold, &pred, &opts)?;
+        print!("{}", scores.to_table());
+        report.insert("spans".into(), serde_json::to_value(&scores)?);
+    }
+    if args.ops_log.is_some() || args.deid.is_some() {
+        let replaced = args
+            .ops_log
+            .as_deref()
+            .map(|p| crate::opslog::read_replaced_ranges(p, &gold))
+            .transpose()?;
+        let output = match &args.deid {
+            Some(p) => Some(read_all(p, "auto", args.max_doc_bytes, None)?),
+            None => None,
+        };
+        let residual = residual_report(&gold, replaced.as_ref(), output.as_deref(), &opts)?;
+        print!("{}", residual.to_table());
+        report.insert("residual".into(), serde_json::to_value(&residual)?);
+    }
+    anyhow::ensure!(
+        !report.is_empty(),
+        "nothing to evaluate: give --pred, or --ops-log / --deid for residual PII"
+    );
+    if let Some(path) = &args.json {
+        let body = json!({"tool": "anonlm", "version": env!("CARGO_PKG_VERSION"), "report": report});
+        common::write_bytes_atomic(path, serde_json::to_string_pretty(&body)?.as_bytes(), true)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

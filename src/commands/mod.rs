@@ -1,0 +1,21 @@
+//! One module per subcommand; each reads its flags, calls the library and prints a summary.
+
+mod common;
+mod deid;
+mod eval;
+mod recognize;
+mod synth;
+
+use crate::cli::{Cli, Command};
+use std::process::ExitCode;
+
+/// Runs a parsed command line; errors become exit code 2 in `main`.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Recognize(a) => recognize::run(a),
+        Command::Deid(a) => deid::run(a),
+        Command::Eval(a) => eval::run(a),
+        Command::Synth(a) => synth::run(a),
+        _ => anyhow::bail!("this subcommand is not available yet"),
+    }
+}
