@@ -29,6 +29,10 @@ pub struct Lexicon {
     pub age_verbs: &'static [&'static str],
     /// Words after "N <unit>" that make it an age ("de edad", "oud").
     pub age_tails: &'static [&'static str],
+    /// Two words before "N years" that make it an age at some event ("a los 14 años"), with the
+    /// year units they accept.
+    pub age_at: &'static [&'static str],
+    pub year_units: &'static [&'static str],
     /// Spelled-out numbers usable as ages.
     pub number_words: &'static [&'static str],
     /// Words before a bare year that make it a date ("en 2010", "sinds 2010").
@@ -132,7 +136,9 @@ static ES: Lexicon = Lexicon {
     ],
     age_links: &["de"],
     age_verbs: &["tiene", "tenía", "tenia", "edad", "cumplidos", "contaba", "con"],
-    age_tails: &["de edad", "cumplidos"],
+    age_tails: &["de edad", "cumplidos", "de vida"],
+    age_at: &["los a", "los desde", "los hasta"],
+    year_units: &["años", "año", "anos"],
     number_words: &[
         "un",
         "uno",
@@ -241,6 +247,8 @@ static NL: Lexicon = Lexicon {
     age_links: &["van"],
     age_verbs: &["leeftijd", "is", "werd", "was"],
     age_tails: &["oud"],
+    age_at: &[],
+    year_units: &["jaar"],
     number_words: &[],
     year_preps: &[
         "in", "sinds", "tot", "van", "vanaf", "sedert", "jaar", "eind", "begin", "medio", "na",
@@ -287,6 +295,8 @@ static HU: Lexicon = Lexicon {
     age_links: &[],
     age_verbs: &["kor", "életkor", "életkora", "kora"],
     age_tails: &[],
+    age_at: &[],
+    year_units: &["év"],
     number_words: &[],
     year_preps: &["óta", "év", "évben"],
     year_nouns: &[],
@@ -351,7 +361,9 @@ static IT: Lexicon = Lexicon {
     ],
     age_links: &["di"],
     age_verbs: &["età", "ha", "aveva", "compiuti"],
-    age_tails: &["di età", "d'età"],
+    age_tails: &["di età", "d'età", "di vita"],
+    age_at: &["di all'età"],
+    year_units: &["anni"],
     number_words: &[
         "uno",
         "due",
@@ -444,7 +456,9 @@ static EN: Lexicon = Lexicon {
     ],
     age_links: &["of"],
     age_verbs: &["aged", "age", "is", "was", "turned"],
-    age_tails: &["of age", "old"],
+    age_tails: &["of age", "old", "of life"],
+    age_at: &[],
+    year_units: &["years", "year"],
     number_words: &[
         "one",
         "two",

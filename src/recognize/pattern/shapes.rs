@@ -51,6 +51,8 @@ pub struct Shapes {
     any: Regex,
     rules: Vec<Rule>,
     ext: Regex,
+    /// "y abril de 2000" after a bare month.
+    conj: Regex,
 }
 
 const D: &str = "[0-9]";
@@ -84,7 +86,7 @@ pub fn written_date_source(lang: Lang, lex: &Lexicon) -> String {
     );
     // Month day[, year]: "March 12, 2019", "Agosto 06".
     let mdy = format!(r"{wd}{month}[ ]+{day}(?:st|nd|rd|th)?(?:,?[ ]+{year})?");
-    let mut alts = vec![dmy, mdy];
+    let mut alts = vec![mdy, dmy];
     if lang == Lang::Hu {
         // "2019. március 12.", "március 12-én", "2019. márciusban".
         alts.insert(
@@ -141,12 +143,12 @@ fn rule_sources(lang: Lang, lex: &Lexicon) -> Vec<(Kind, String)> {
     v.push((
         Kind::PhoneIntl,
         format!(
-            r"(?:\+|00|\(\+){D}{{1,3}}\)?[ .\-]?(?:\(0\)[ .\-]?)?(?:\({D}{{1,4}}\)[ .\-]?)?{D}{{1,4}}(?:[ .\-]?{D}{{1,4}}){{1,5}}"
+            r"(?:\+[ ]?|00|\(\+){D}{{1,3}}\)?[ .\-]{{0,2}}(?:\(0\)[ .\-]?)?(?:\({D}{{1,4}}\)[ .\-]?)?{D}{{1,4}}(?:[ .\-]?{D}{{1,4}}){{1,5}}"
         ),
     ));
     v.push((
         Kind::PhoneLocal,
-        format!(r"\(?{D}{{2,5}}\)?(?:[ .\-]?{D}{{2,4}}){{1,4}}"),
+        format!(r"{D}{{6,}}|\(?{D}+\)?(?:[ .\-]\(?{D}+\)?){{1,5}}"),
     ));
     let num = number_source(lex);
     if !lex.age_adjectives.is_empty() {
@@ -216,12 +218,16 @@ impl Shapes {
             })
             .collect::<Result<Vec<_>, PatternError>>()?;
         let ext = build(r"^[ ]*(?i:ext\.?|extensión|extension|int\.?|toestel|mellék)[ .:]*[0-9]{1,5}")?;
+        let conj = build(&format!(
+            r"^[ ]+(?:y|e|a|al|hasta|and|to|until|tot|en|és|-)[ ]+[^\n.;]{{0,20}}?\b(?:19|20){D}{{2}}\b"
+        ))?;
         Ok(Shapes {
             lang,
             lex,
             any,
             rules,
             ext,
+            conj,
         })
     }
 
@@ -328,7 +334,9 @@ impl Shapes {
                 if !(1900..=2039).contains(&y) {
                     return None;
                 }
+                let parens = text[..s].ends_with('(') && text[e..].starts_with([')', ' ', ',']);
                 let ok = triggered
+                    || parens
                     || !year_first
                     || words_before(text, s, 1)
                         .first()
@@ -347,12 +355,6 @@ impl Shapes {
                     return None;
                 }
                 let digits = raw.trim_start_matches(|c: char| !c.is_ascii_digit());
-                if kind == Kind::Zip5 && self.lang == Lang::Es {
-                    let prov: u32 = digits[..2].parse().ok()?;
-                    if !(1..=52).contains(&prov) {
-                        return None;
-                    }
-                }
                 if kind == Kind::Zip4 && !raw.starts_with("H-") && !triggered {
                     let y: u32 = digits.parse().ok()?;
                     if (1900..=2039).contains(&y) {
@@ -370,11 +372,20 @@ impl Shapes {
         // Trailing "." belongs to an abbreviation only when no year follows; keep it out.
         let raw_t = raw.trim_end_matches([' ', ',', '-', '/']);
         let e = s + raw_t.len();
-        if !raw_t.bytes().any(|b| b.is_ascii_digit()) || !ends_token(text, e) {
+        if !ends_token(text, e) {
             return None;
         }
+        if !raw_t.bytes().any(|b| b.is_ascii_digit()) {
+            // "marzo y abril de 2000": a bare month joined to a dated one.
+            return (self.conj.is_match(&text[e..]) && self.lex.months.iter().any(|m| raw_t.eq_ignore_ascii_case(m)))
+                .then(|| Cand::new(s, e, Label::new(Category::Date, Subtype::Date), "date", 0.8));
+        }
         let lower = raw_t.to_lowercase();
-        let has_year = has_digit_run(&lower, 4) || lower.contains('\'');
+        let b = lower.as_bytes();
+        let short_year = b.len() > 3
+            && matches!(b[b.len() - 3], b'-' | b'/' | b'\'')
+            && !b[..b.len() - 3].iter().any(u8::is_ascii_digit);
+        let has_year = has_digit_run(&lower, 4) || short_year;
         let full = self
             .lex
             .months
@@ -385,6 +396,22 @@ impl Shapes {
         }
         if self.lang == Lang::En && !has_year && lower.contains("may") && !raw_t.contains("May") {
             return None;
+        }
+        // "Hospital 12 de Octubre" is a name, not a date.
+        if words_before(text, s, 1)
+            .iter()
+            .any(|w| matches!(w.as_str(), "hospital" | "h" | "ospedale" | "universitario"))
+        {
+            return None;
+        }
+        if let Some(y) = raw_t
+            .split(|c: char| !c.is_ascii_digit())
+            .find(|r| r.len() == 4)
+            .and_then(|r| r.parse::<u32>().ok())
+        {
+            if !(1900..=2099).contains(&y) {
+                return None;
+            }
         }
         // Day numbers must be plausible: any 1-2 digit run is a day (or a 2-digit year).
         let day_ok = raw_t
@@ -442,7 +469,7 @@ impl Shapes {
         let lex = self.lex;
         let before = words_before(text, s, 4);
         let first = before.first().map(String::as_str);
-        if first.is_some_and(|w| lex.age_verbs.contains(&w)) {
+        if first.is_some_and(|w| lex.age_verbs.contains(&w) || lex.person_nouns.contains(&w)) {
             return true;
         }
         if first.is_some_and(|w| lex.age_links.contains(&w))
@@ -451,6 +478,13 @@ impl Shapes {
                 .any(|w| lex.person_nouns.contains(&w.as_str()))
         {
             return true;
+        }
+        if before.len() >= 2 {
+            let pair = format!("{} {}", before[0], before[1]);
+            let unit = text[s..e].rsplit(' ').next().unwrap_or("").to_lowercase();
+            if lex.age_at.contains(&pair.as_str()) && lex.year_units.contains(&unit.as_str()) {
+                return true;
+            }
         }
         let after = text[e..].trim_start_matches([' ', ',']).to_lowercase();
         lex.age_tails.iter().any(|t| {
@@ -476,6 +510,14 @@ fn word_in(hay: &str, w: &str) -> bool {
 }
 
 fn numeric_date_ok(raw: &str, us_order: bool) -> bool {
+    // Both separators alike ("12/03/2019", "2019.03.12."), not "1-14/21".
+    let seps: Vec<char> = raw
+        .chars()
+        .filter(|c| matches!(c, '/' | '-' | '.'))
+        .collect();
+    if seps.len() >= 2 && seps.iter().filter(|&&c| c != seps[0]).count() > 0 {
+        return false;
+    }
     let groups: Vec<&str> = raw
         .split(|c: char| !c.is_ascii_digit())
         .filter(|g| !g.is_empty())
@@ -487,8 +529,10 @@ fn numeric_date_ok(raw: &str, us_order: bool) -> bool {
         }
         [d, m, y] => {
             let year_ok = y.len() == 2 || (1900..=2099).contains(&n(y));
+            // Month-first ("03/15/1996") is accepted everywhere: such slips occur in any language.
+            let _ = us_order;
             let dm = (1..=31).contains(&n(d)) && (1..=12).contains(&n(m));
-            let md = us_order && (1..=12).contains(&n(d)) && (1..=31).contains(&n(m));
+            let md = (1..=12).contains(&n(d)) && (1..=31).contains(&n(m));
             year_ok && (dm || md)
         }
         [m, y] => y.len() == 4 && (1..=12).contains(&n(m)) && (1900..=2099).contains(&n(y)),
@@ -503,7 +547,7 @@ fn age_value_ok(raw: &str) -> bool {
 
 /// A title-case word follows (after spaces or a comma): "28046 Madrid", "00184, Roma".
 fn city_follows(text: &str, e: usize) -> bool {
-    let rest = text[e..].trim_start_matches([' ', ',', '\t']);
+    let rest = text[e..].trim_start_matches([' ', ',', '\t', '.', '-', '–']);
     if rest.len() + 3 < text.len() - e {
         return false;
     }

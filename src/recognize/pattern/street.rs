@@ -1,7 +1,7 @@
 //! Street addresses: a street-type word (`vocab/<lang>/street_types.txt`) with the name around
 //! it and a house number/floor/door tail; plus typeless "Name, 12" right before a postcode.
 
-use super::text::{is_title_word, line_start, next_char, prev_char};
+use super::text::{is_title_word, line_start, next_char, prev_char, run_start};
 use super::{Cand, PatternError};
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
@@ -26,11 +26,20 @@ const CONNECTORS: &[&str] = &[
     "of", "the", "van", "der", "den", "het", "ter", "ten", "y", "e", "i", "d'", "l'", "sul",
 ];
 
+/// Words that end a typeless street name when walking back from its number (institutions).
+const STOP_WORDS: &[&str] = &[
+    "Hospital", "Universitario", "Universitaria", "Universidad", "Servicio", "Centro", "Clínica",
+    "Clinica", "Unidad", "Departamento", "Instituto", "Fundación", "Facultad", "General", "Salud",
+    "Médico", "Apartado", "Sección", "Consultorio", "Complejo", "Ospedale", "Azienda", "Reparto",
+    "Zona", "Planta",
+];
+
 /// Floor, door and staircase words after a house number ("3º izq.", "bajo C", "1 dcha").
 const TAIL_WORDS: &[&str] = &[
     "bajo", "izq", "izda", "izqda", "izquierda", "iz", "dcha", "dch", "dcho", "der", "derecha",
     "bis", "piso", "pta", "puerta", "esc", "escalera", "ático", "atico", "entlo", "local", "planta",
     "int", "interno", "scala", "sc", "hs", "huis", "em", "emelet", "ajtó", "fszt", "almd", "mo",
+    "portal", "bloque", "blq", "edificio", "edif", "apto", "dpto", "depto", "oficina",
 ];
 
 fn is_abbrev(word: &str) -> bool {
@@ -79,11 +88,17 @@ impl Streets {
             }
             let c = match kind {
                 Kind::Before => {
-                    let exact = found == word || found == word.to_uppercase();
-                    if !exact || prev_char(text, s).is_some_and(char::is_alphanumeric) {
+                    let exact = found == word
+                        || (word.chars().count() > 4 && found == word.to_uppercase());
+                    let lower = !exact && found == word.to_lowercase();
+                    if !(exact || lower) || prev_char(text, s).is_some_and(char::is_alphanumeric) {
                         continue;
                     }
-                    self.before(text, s, e)
+                    // A full word followed by "." ends a sentence ("... el Paseo.").
+                    if !word.ends_with(['.', '/']) && word.chars().count() > 4 && text[e..].starts_with('.') {
+                        continue;
+                    }
+                    self.before(text, s, e, lower)
                 }
                 Kind::After => {
                     if prev_char(text, s).is_some_and(char::is_alphanumeric) {
@@ -100,7 +115,9 @@ impl Streets {
     }
 
     /// "Calle Carmen Romero, 23, 1D", "Avda. de la Constitución 12", "Via Roma 12".
-    fn before(&self, text: &str, s: usize, e: usize) -> Option<Cand> {
+    /// `lowercase`: the type word was written in lowercase ("en la calle Mayor 5"), which is
+    /// accepted only with a capitalized name and a house number.
+    fn before(&self, text: &str, s: usize, e: usize, lowercase: bool) -> Option<Cand> {
         let mut p = e;
         if text[p..].starts_with('.') {
             p += 1;
@@ -110,6 +127,9 @@ impl Streets {
             return None;
         }
         let tail = number_tail(text, name_end_all);
+        if lowercase && (tail == name_end_all || !is_name_word(&text[words[0].0..words[0].1])) {
+            return None;
+        }
         let end = if tail > name_end_all {
             tail
         } else {
@@ -120,7 +140,7 @@ impl Streets {
             let last_cap = words.iter().rposition(|(ws, we)| is_name_word(&text[*ws..*we]))?;
             words[last_cap].1
         };
-        if !words.iter().any(|(ws, we)| is_name_word(&text[*ws..*we])) {
+        if tail == name_end_all && !words.iter().any(|(ws, we)| is_name_word(&text[*ws..*we])) {
             return None;
         }
         Some(street(s, end, 0.8))
@@ -136,9 +156,7 @@ impl Streets {
             if before.len() == start || n == 4 {
                 break;
             }
-            let ws = before
-                .rfind(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
-                .map_or(0, |i| i + before[i..].chars().next().map_or(1, char::len_utf8));
+            let ws = run_start(before, |c| c.is_alphanumeric() || c == '-' || c == '\'');
             let w = &before[ws..];
             if w.is_empty() || !(is_title_word(w) || (n > 0 && CONNECTORS.contains(&w))) {
                 break;
@@ -161,9 +179,7 @@ impl Streets {
         // English house number before the name: "221B Baker Street".
         let before = text[..start].trim_end_matches(' ');
         if self.lang == Lang::En && before.len() < start {
-            let ws = before
-                .rfind(|c: char| !c.is_alphanumeric())
-                .map_or(0, |i| i + 1);
+            let ws = run_start(before, char::is_alphanumeric);
             let w = &before[ws..];
             if !w.is_empty()
                 && w.len() <= 5
@@ -183,9 +199,7 @@ impl Streets {
 
     /// Dutch compounds: "Kerkstraat 12", "Van Eeghenstraat 7-II", "Laan van Meerdervoort 10".
     fn ending(&self, text: &str, s: usize, e: usize) -> Option<Cand> {
-        let ws = text[..s]
-            .rfind(|c: char| !(c.is_alphabetic() || c == '-' || c == '\''))
-            .map_or(0, |i| i + 1);
+        let ws = run_start(&text[..s], |c| c.is_alphabetic() || c == '-' || c == '\'');
         let word = &text[ws..e];
         if !word.starts_with(|c: char| c.is_uppercase()) {
             return None;
@@ -198,9 +212,7 @@ impl Streets {
         let mut start = ws;
         let before = text[..start].trim_end_matches(' ');
         if before.len() + 1 == start {
-            let pws = before
-                .rfind(|c: char| !c.is_alphabetic())
-                .map_or(0, |i| i + 1);
+            let pws = run_start(before, char::is_alphabetic);
             let pw = &before[pws..];
             if CONNECTORS.contains(&pw.to_lowercase().as_str()) && is_title_word(pw) {
                 start = pws;
@@ -252,13 +264,15 @@ impl Streets {
             if trimmed.len() < before.len().saturating_sub(1) {
                 break; // two or more spaces separate fields
             }
-            let ws = trimmed
-                .rfind(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-' || c == '.'))
-                .map_or(0, |i| i + 1);
+            let ws = run_start(trimmed, |c| c.is_alphanumeric() || c == '\'' || c == '-' || c == '.');
             let w = &trimmed[ws..];
             let upper = w.chars().filter(|c| c.is_uppercase()).count();
             let all_caps = upper > 1 && upper == w.chars().filter(|c| c.is_alphabetic()).count();
-            let ok = !all_caps && !w.ends_with('.') && (is_title_word(w) || CONNECTORS.contains(&w));
+            let ok = !all_caps
+                && !w.ends_with('.')
+                && (is_title_word(w) || CONNECTORS.contains(&w))
+                && !STOP_WORDS.contains(&w)
+                && caps < 3;
             if !ok {
                 break;
             }
@@ -267,6 +281,10 @@ impl Streets {
             }
             start = ws;
             words += 1;
+            // A street-type word starts the street; the typed rule covers it, so stop here.
+            if self.is_before_type(w) {
+                break;
+            }
         }
         // Skip leading connectors.
         while let Some(sp) = seg[start..name_end].find(' ') {
@@ -277,7 +295,14 @@ impl Streets {
                 break;
             }
         }
-        (caps > 0 && start < name_end).then(|| street(ls + start, tail, 0.7))
+        let end = ls + seg[..(tail - ls).min(seg.len())].trim_end_matches([' ', ',', '-']).len();
+        (caps > 0 && start < name_end).then(|| street(ls + start, end.min(zip), 0.7))
+    }
+
+    fn is_before_type(&self, w: &str) -> bool {
+        self.entries
+            .iter()
+            .any(|(k, t)| *k == Kind::Before && t.trim_end_matches('.') == w)
     }
 }
 
@@ -300,6 +325,15 @@ fn name_words(text: &str, p: usize, max: usize) -> (Vec<(usize, usize)>, usize) 
         let mut j = i;
         while j < b.len() && b[j] == b' ' {
             j += 1;
+        }
+        if j - i > 1 && !words.is_empty() {
+            break; // two spaces separate fields
+        }
+        let rest = &text[j..];
+        if ["s/n", "S/N", "sn ", "sn.", "sn,", "SN"].iter().any(|p| rest.starts_with(p))
+            || number_word_at(rest)
+        {
+            break;
         }
         let ws = j;
         let mut we = j;
@@ -343,15 +377,22 @@ fn number_tail(text: &str, p: usize) -> usize {
     };
     let mut i = skip(p, b" ,");
     let lower_at = |i: usize| text[i..].chars().take(4).collect::<String>().to_lowercase();
-    for pre in ["nº", "n°", "no.", "nr.", "km", "#"] {
-        if lower_at(i).starts_with(pre) {
-            i = skip(i + pre.len(), b" .");
-            break;
-        }
+    if number_word_at(&text[i..]) || text[i..].starts_with('#') {
+        let w = text[i..]
+            .char_indices()
+            .find(|(k, c)| *k > 0 && !(c.is_alphabetic() || *c == 'º' || *c == '°'))
+            .map_or(text.len() - i, |(k, _)| k);
+        i = skip(i + w, b" .:");
+    } else if lower_at(i).starts_with("km") {
+        i = skip(i + 2, b" .");
     }
     let start_num = i;
     if text[i..].starts_with("s/n") || text[i..].starts_with("S/N") {
         i += 3;
+    } else if (text[i..].starts_with("sn") || text[i..].starts_with("SN"))
+        && !text[i + 2..].starts_with(|c: char| c.is_alphanumeric())
+    {
+        i += 2;
     } else {
         let mut j = i;
         while j < b.len() && b[j].is_ascii_digit() && j - i < 5 {
@@ -370,6 +411,18 @@ fn number_tail(text: &str, p: usize) -> usize {
         i = j;
         // Optional letter or ordinal glued to the number: "221B", "7mo", "3º".
         i = glued_suffix(text, i);
+        // A range of numbers: "340-350".
+        let r = skip(i, b" ");
+        if r < b.len() && (b[r] == b'-' || text[r..].starts_with('–')) {
+            let d0 = skip(r + if b[r] == b'-' { 1 } else { 3 }, b" ");
+            let mut d = d0;
+            while d < b.len() && b[d].is_ascii_digit() && d - d0 < 5 {
+                d += 1;
+            }
+            if d > d0 && d - d0 >= 2 && !(d < b.len() && b[d].is_ascii_alphanumeric()) {
+                i = d;
+            }
+        }
     }
     if i == start_num {
         return p;
@@ -388,11 +441,35 @@ fn number_tail(text: &str, p: usize) -> usize {
         if tok_end == j {
             break;
         }
+        // "3.º D", "1.o F": an ordinal written after a dot.
+        let mut tok_end = tok_end;
+        for ord in [".º", ".ª", ".o"] {
+            if text[tok_end..].starts_with(ord)
+                && !text[tok_end + ord.len()..].starts_with(|c: char| c.is_alphanumeric())
+            {
+                tok_end += ord.len();
+            }
+        }
         let tok = &text[j..tok_end];
         let digits = tok.chars().take_while(char::is_ascii_digit).count();
         let letters_part = &tok[digits..];
         let lower = letters_part.trim_start_matches(['º', 'ª', '°']).to_lowercase();
-        let ok = if digits > 0 {
+        if tok.eq_ignore_ascii_case("km") {
+            // "km 539", "Km 14.500"
+            let k = number_tail(text, tok_end);
+            if k > tok_end {
+                end = k;
+                continue;
+            }
+            break;
+        }
+        let letter_digit = tok.len() <= 3
+            && tok.starts_with(|c: char| c.is_ascii_uppercase())
+            && tok[1..].chars().all(|c| c.is_ascii_digit())
+            && tok.len() > 1;
+        let ok = if letter_digit {
+            true
+        } else if digits > 0 {
             digits <= 2 && (lower.len() <= 3 || TAIL_WORDS.contains(&lower.as_str()))
         } else {
             let upper_short = tok.chars().count() <= 2 && tok.chars().all(|c| c.is_uppercase());
@@ -407,6 +484,19 @@ fn number_tail(text: &str, p: usize) -> usize {
         }
     }
     end
+}
+
+/// "nº 23", "N° 62", "no 15", "no13", "número 4", "Numero 69" (a number word before digits).
+fn number_word_at(rest: &str) -> bool {
+    let lower: String = rest.chars().take(8).collect::<String>().to_lowercase();
+    ["nº", "n°", "no", "nr", "núm", "num", "número", "numero"]
+        .iter()
+        .any(|w| {
+            lower.starts_with(w) && {
+                let after = lower[w.len()..].trim_start_matches(['.', ' ', ':']);
+                after.starts_with(|c: char| c.is_ascii_digit())
+            }
+        })
 }
 
 fn glued_suffix(text: &str, i: usize) -> usize {

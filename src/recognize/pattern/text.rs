@@ -107,6 +107,18 @@ pub fn ceil_char_boundary(text: &str, mut i: usize) -> usize {
     i
 }
 
+/// Start of the trailing run of characters of `s` satisfying `keep` (`s.len()` if none).
+pub fn run_start(s: &str, keep: impl Fn(char) -> bool) -> usize {
+    let mut start = s.len();
+    for (i, c) in s.char_indices().rev() {
+        if !keep(c) {
+            break;
+        }
+        start = i;
+    }
+    start
+}
+
 /// Whether `w` starts with an uppercase letter followed by a lowercase one ("Madrid", not "UI").
 pub fn is_title_word(w: &str) -> bool {
     let mut cs = w.chars();
@@ -120,12 +132,14 @@ mod tests {
     #[test]
     fn token_edges_and_words() {
         let t = "Varón de 53 años, 1.234 mg";
-        assert!(starts_token(t, 9));
-        assert!(!starts_token(t, 20)); // "234" inside "1.234"
-        assert!(ends_token(t, 11));
-        assert!(!ends_token(t, 19)); // "1" before ".234"
-        assert_eq!(words_before(t, 9, 2), vec!["de", "varón"]);
-        assert_eq!(token_end(t, 9), 11);
+        let n = t.find("53").unwrap();
+        let one = t.find("1.234").unwrap();
+        assert!(starts_token(t, n));
+        assert!(!starts_token(t, one + 2)); // "234" inside "1.234"
+        assert!(ends_token(t, n + 2));
+        assert!(!ends_token(t, one + 1)); // "1" before ".234"
+        assert_eq!(words_before(t, n, 2), vec!["de", "varón"]);
+        assert_eq!(token_end(t, n), n + 2);
         assert!(is_title_word("Madrid") && !is_title_word("UI"));
     }
 }

@@ -65,7 +65,7 @@ impl Triggers {
             id: re(
                 r"^(?:[A-Z]{1,4}[\- ]?|[A-Za-z]{1,4}-)?[0-9][0-9A-Za-z]*(?:(?:[ ]|[/\-.])[0-9A-Z][0-9A-Za-z]*)*",
             )?,
-            zip: re(r"^(?:[A-Z]{1,2}-)?[0-9]{4,7}")?,
+            zip: re(r"^(?:[A-Z]{1,2}-)?[0-9]{2,7}(?:[ \-][0-9]{3,4})?")?,
             age: re(r"^[0-9]{1,3}")?,
         })
     }
@@ -74,15 +74,26 @@ impl Triggers {
         for m in self.ac.find_iter(text) {
             let (s, e) = (m.start(), m.end());
             let trig = &text[s..e];
-            if is_word_char(prev_char(text, s))
+            // "IzaNºCol:": a capitalized trigger glued to a lowercase word still counts.
+            let glued = prev_char(text, s).is_some_and(char::is_lowercase)
+                && trig.starts_with(|c: char| c.is_uppercase());
+            if (is_word_char(prev_char(text, s)) && !glued)
                 || (trig.chars().next_back().is_some_and(char::is_alphanumeric)
                     && is_word_char(next_char(text, e)))
             {
                 continue;
             }
             let label = self.labels[m.pattern().as_usize()];
-            let v = e + self.skip.find(&text[e..]).map_or(0, |m| m.end());
+            let skipped = self.skip.find(&text[e..]).map_or("", |m| m.as_str());
+            let v = e + skipped.len();
             if v >= text.len() {
+                continue;
+            }
+            // An address is read only from a field ("Domicilio: ..."), not from running text.
+            if label.category == Category::Location
+                && label.subtype != Some(Subtype::Zip)
+                && !skipped.contains(':')
+            {
                 continue;
             }
             if let Some(c) = self.value(text, v, label, shapes) {
@@ -148,11 +159,20 @@ impl Triggers {
                     .unwrap_or(line.len());
                 let val = line[..cut].trim_end_matches([' ', '.', ',', ';', ':']);
                 let letters = val.chars().filter(|c| c.is_alphabetic()).count();
-                (letters >= 3).then(|| Cand::new(v, v + val.len(), label, "street", 0.92))
+                (letters >= 3 && val.len() <= 120)
+                    .then(|| Cand::new(v, v + val.len(), label, "street_field", 0.92))
             }
             _ => {
                 let m = self.id.find(rest)?;
-                let val = m.as_str();
+                let mut val = m.as_str();
+                let mut v = v;
+                // "nhc-123456": a lowercase field prefix is not part of the number.
+                if let Some((pre, num)) = val.split_once(['-', '/']) {
+                    if !pre.is_empty() && pre.chars().all(|c| c.is_ascii_lowercase()) {
+                        v += pre.len() + 1;
+                        val = num;
+                    }
+                }
                 let end = v + val.len();
                 let digits = val.bytes().filter(u8::is_ascii_digit).count();
                 (digits >= 3 && super::text::ends_token(text, end))

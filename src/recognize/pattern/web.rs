@@ -20,9 +20,24 @@ pub fn emails(text: &str, out: &mut Vec<Cand>) {
         if at < last_end {
             continue;
         }
+        // Local parts may hold accented letters ("garcía@"): walk back by characters.
         let mut s = at;
-        while s > last_end && local_part(b[s - 1]) {
-            s -= 1;
+        for (i, c) in text[last_end..at].char_indices().rev() {
+            if c.is_ascii() && !local_part(c as u8) || (!c.is_ascii() && !c.is_alphanumeric()) {
+                break;
+            }
+            s = last_end + i;
+        }
+        // "E-mail.jdoe@x.es": a glued field label is not part of the address.
+        let local = &text[s..at];
+        for label in ["e-mail", "email", "mail", "correo"] {
+            if local.len() > label.len() + 1
+                && local[..label.len()].eq_ignore_ascii_case(label)
+                && matches!(local.as_bytes()[label.len()], b'.' | b'-' | b':')
+            {
+                s += label.len() + 1;
+                break;
+            }
         }
         while s < at && matches!(b[s], b'.' | b'\'' | b'-') {
             s += 1;
