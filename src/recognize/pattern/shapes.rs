@@ -57,8 +57,9 @@ pub struct Shapes {
 
 const D: &str = "[0-9]";
 
-/// Regex source of a written date for `lex` (day/month/year in the orders the language uses).
-pub fn written_date_source(lang: Lang, lex: &Lexicon) -> String {
+/// Regex sources of written dates for `lex`: month-first ("March 12, 2019") and the other
+/// orders, tried in that order so a failed month-first reading falls back.
+pub fn written_date_source(lang: Lang, lex: &Lexicon) -> (String, String) {
     let full = alternation(lex.months);
     let abbr = alternation(lex.month_abbr);
     let month = format!(r"(?i:(?:{full})|(?:{abbr})\.?)");
@@ -86,17 +87,17 @@ pub fn written_date_source(lang: Lang, lex: &Lexicon) -> String {
     );
     // Month day[, year]: "March 12, 2019", "Agosto 06".
     let mdy = format!(r"{wd}{month}[ ]+{day}(?:st|nd|rd|th)?(?:,?[ ]+{year})?");
-    let mut alts = vec![mdy, dmy];
+    let mut first = vec![mdy];
     if lang == Lang::Hu {
         // "2019. március 12.", "március 12-én", "2019. márciusban".
-        alts.insert(
+        first.insert(
             0,
             format!(
                 r"(?:{D}{{4}}\.?[ ]*)?{month}[ ]*{day}(?:\.|-(?i:[a-záéíóöőúüű]{{1,5}}))?|{D}{{4}}\.[ ]*{month}(?i:ban|ben|ig|tól|től|i)?"
             ),
         );
     }
-    alts.join("|")
+    (first.join("|"), dmy)
 }
 
 fn number_source(lex: &Lexicon) -> String {
@@ -126,7 +127,9 @@ fn rule_sources(lang: Lang, lex: &Lexicon) -> Vec<(Kind, String)> {
             r"{D}{{4}}\.[ ]?{D}{{1,2}}\.[ ]?{D}{{1,2}}\.?|{D}{{4}}[\-/]{D}{{1,2}}[\-/]{D}{{1,2}}|{D}{{1,2}}[ ]?[/.\-]{{1,2}}[ ]?{D}{{1,2}}[ ]?[/.\-]{{1,2}}[ ]?(?:{D}{{4}}|{D}{{2}})|{D}{{1,2}}/{D}{{4}}"
         ),
     ));
-    v.push((Kind::DateWritten, written_date_source(lang, lex)));
+    let (mdy, dmy) = written_date_source(lang, lex);
+    v.push((Kind::DateWritten, mdy));
+    v.push((Kind::DateWritten, dmy));
     match lang {
         Lang::Es => v.push((
             Kind::Nass,
@@ -233,9 +236,10 @@ impl Shapes {
 
     /// Anchored reading of one rule at `s` (used by triggers for dates).
     pub fn read_at(&self, kind: Kind, text: &str, s: usize) -> Option<Cand> {
-        let rule = self.rules.iter().find(|r| r.kind == kind)?;
-        let m = rule.re.find(&text[s..])?;
-        self.accept(kind, text, s, s + m.end(), true)
+        self.rules.iter().filter(|r| r.kind == kind).find_map(|rule| {
+            let m = rule.re.find(&text[s..])?;
+            self.accept(kind, text, s, s + m.end(), true)
+        })
     }
 
     pub fn find(&self, text: &str, out: &mut Vec<Cand>) {
