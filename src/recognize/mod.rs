@@ -1,6 +1,7 @@
 //! Recognizers find PHI candidates; the pipeline runs them per language and resolves overlaps.
 
 pub mod build;
+pub mod pattern;
 
 use crate::lang::{Lang, LangChoice};
 use crate::span::{merge_adjacent, resolve_overlaps, Entity};

@@ -1,0 +1,135 @@
+//! Pattern recognizer: regular shapes with checksum validators (IDs, phones, e-mails, URLs,
+//! IPs, dates, ages, postcodes, street addresses) and trigger-word values, for one language.
+//!
+//! Submodules: `shapes` (one combined scan for number-like shapes), `triggers` (values after
+//! trigger words from `vocab/<lang>/id_triggers.txt`), `street` (street-type words from
+//! `vocab/<lang>/street_types.txt`), `web` (e-mail, URL, IPv6), `lexicon` (month names, age
+//! words), `text` (offset helpers).
+//!
+//! Choices: a Spanish NASS (social security number) is labelled ID/HEALTHPLAN, because it is
+//! the number of the public health insurance (MEDDOCAN's ID_ASEGURAMIENTO); national personal
+//! numbers (BSN, TAJ, DNI/NIE, codice fiscale) are ID/SSN. Bare digit strings need a valid
+//! checksum, a national phone-number shape, or a trigger word; a trigger reads its value even
+//! when the checksum fails (recall first).
+
+mod lexicon;
+mod shapes;
+mod street;
+mod text;
+mod triggers;
+mod web;
+
+use crate::labels::{Category, Label, Subtype};
+use crate::lang::Lang;
+use crate::recognize::Recognizer;
+use crate::span::{resolve_overlaps, Entity};
+use crate::vocab::{ListSources, VocabError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum PatternError {
+    #[error(transparent)]
+    Vocab(#[from] VocabError),
+    #[error("word list {list}, entry {entry}: {msg}")]
+    BadEntry {
+        list: String,
+        entry: usize,
+        msg: String,
+    },
+    #[error("pattern could not be built: {0}")]
+    Regex(String),
+}
+
+/// A candidate before it becomes an `Entity`: the rule name is static to avoid allocation
+/// until the candidate survives.
+#[derive(Clone, Debug)]
+pub(crate) struct Cand {
+    pub start: usize,
+    pub end: usize,
+    pub label: Label,
+    pub rule: &'static str,
+    pub score: f32,
+}
+
+impl Cand {
+    pub fn new(start: usize, end: usize, label: Label, rule: &'static str, score: f32) -> Self {
+        Cand {
+            start,
+            end,
+            label,
+            rule,
+            score,
+        }
+    }
+}
+
+pub struct PatternRecognizer {
+    lang: Lang,
+    shapes: shapes::Shapes,
+    triggers: triggers::Triggers,
+    streets: street::Streets,
+    urls: web::Urls,
+}
+
+impl PatternRecognizer {
+    /// Builds the rules of `lang`; fails when a built-in or user word list is missing or malformed.
+    pub fn new(lang: Lang, lists: &ListSources) -> Result<Self, PatternError> {
+        let lex = lexicon::lexicon(lang);
+        Ok(PatternRecognizer {
+            lang,
+            shapes: shapes::Shapes::new(lang, lex)?,
+            triggers: triggers::Triggers::new(lang, lists)?,
+            streets: street::Streets::new(lang, lists)?,
+            urls: web::Urls::new()?,
+        })
+    }
+
+    pub fn lang(&self) -> Lang {
+        self.lang
+    }
+
+    /// All candidates, resolved to non-overlapping spans (higher score keeps its label).
+    fn candidates(&self, text: &str) -> Vec<Cand> {
+        let mut c = Vec::new();
+        web::emails(text, &mut c);
+        self.urls.find(text, &mut c);
+        web::ipv6(text, &mut c);
+        self.shapes.find(text, &mut c);
+        self.triggers.find(text, &self.shapes, &mut c);
+        self.streets.find(text, &mut c);
+        let zips: Vec<usize> = c
+            .iter()
+            .filter(|x| x.label == Label::new(Category::Location, Subtype::Zip))
+            .map(|x| x.start)
+            .collect();
+        for z in zips {
+            if let Some(s) = self.streets.before_zip(text, z) {
+                c.push(s);
+            }
+        }
+        c
+    }
+}
+
+impl Recognizer for PatternRecognizer {
+    fn name(&self) -> &str {
+        "pattern"
+    }
+
+    fn find(&self, text: &str, out: &mut Vec<Entity>) {
+        let cands = self.candidates(text);
+        if cands.is_empty() {
+            return;
+        }
+        let ents = cands
+            .into_iter()
+            .map(|c| Entity::new(c.start, c.end, c.label, c.rule, c.score))
+            .collect();
+        for mut e in resolve_overlaps(ents) {
+            e.source = format!("pattern:{}", e.source);
+            out.push(e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

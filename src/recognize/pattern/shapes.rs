@@ -1,0 +1,593 @@
+//! Untriggered shapes found in one scan: dates, ages, years, phone numbers, checksummed
+//! identifiers, postcodes and IPv4 addresses.
+//!
+//! One combined regex (the alternation of every rule) finds candidate starts; at each start the
+//! rules are tried in priority order with anchored regexes on the rest of the text, and the first
+//! one whose validator accepts wins. Rejected starts skip one token, so a failed long reading
+//! never hides a shorter valid one further on.
+
+use super::lexicon::{alternation, Lexicon};
+use super::text::{
+    ends_token, is_title_word, next_char, starts_token, token_end, words_before,
+};
+use super::{Cand, PatternError};
+use crate::checksum;
+use crate::labels::{Category, Label, Subtype};
+use crate::lang::Lang;
+use regex::Regex;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Iban,
+    CodiceFiscale,
+    DniNie,
+    Ipv4,
+    DateNum,
+    DateWritten,
+    Nass,
+    Bsn,
+    Taj,
+    Nhs,
+    PhoneIntl,
+    PhoneLocal,
+    AgeAdj,
+    AgeUnit,
+    YearSuffix,
+    Year,
+    ZipNl,
+    ZipUk,
+    Zip5,
+    Zip4,
+}
+
+struct Rule {
+    kind: Kind,
+    re: Regex,
+}
+
+pub struct Shapes {
+    lang: Lang,
+    lex: &'static Lexicon,
+    any: Regex,
+    rules: Vec<Rule>,
+    ext: Regex,
+    /// "y abril de 2000" after a bare month.
+    conj: Regex,
+}
+
+const D: &str = "[0-9]";
+
+/// Regex sources of written dates for `lex`: month-first ("March 12, 2019") and the other
+/// orders, tried in that order so a failed month-first reading falls back.
+pub fn written_date_source(lang: Lang, lex: &Lexicon) -> (String, String) {
+    let full = alternation(lex.months);
+    let abbr = alternation(lex.month_abbr);
+    let month = format!(r"(?i:(?:{full})|(?:{abbr})\.?)");
+    let wd = if lex.weekdays.is_empty() {
+        String::new()
+    } else {
+        format!(r"(?:(?i:{}),?[ ]+)?", alternation(lex.weekdays))
+    };
+    let ord = if lex.ordinals.is_empty() {
+        r"\.?".to_string()
+    } else {
+        format!(r"(?:{}|\.)?", alternation(lex.ordinals))
+    };
+    let links = if lex.date_links.is_empty() {
+        String::new()
+    } else {
+        format!(r"(?i:{})[ ]+|", alternation(lex.date_links))
+    };
+    let year = format!("(?:{D}{{4}}|'{D}{{2}})");
+    let day = format!("{D}{{1,2}}");
+    let the = if lang == Lang::En { "(?:the[ ]+)?" } else { "" };
+    // Day month [year]: "3 de mayo de 2010", "12 mrt. 2019", "12th of March", "26-julio-2004".
+    let dmy = format!(
+        r"{wd}(?:{the}{day}{ord}[ ]*(?:{links}[\-/][ ]*)?)?{month}(?:[ ]*(?:{links}[\-/,][ ]*)?(?:{year}|{D}{{2}}))?"
+    );
+    // Month day[, year]: "March 12, 2019", "Agosto 06".
+    let mdy = format!(r"{wd}{month}[ ]+{day}(?:st|nd|rd|th)?(?:,?[ ]+{year})?");
+    let mut first = vec![mdy];
+    if lang == Lang::Hu {
+        // "2019. március 12.", "március 12-én", "2019. márciusban".
+        first.insert(
+            0,
+            format!(
+                r"(?:{D}{{4}}\.?[ ]*)?{month}[ ]*{day}(?:\.|-(?i:[a-záéíóöőúüű]{{1,5}}))?|{D}{{4}}\.[ ]*{month}(?i:ban|ben|ig|tól|től|i)?"
+            ),
+        );
+    }
+    (first.join("|"), dmy)
+}
+
+fn number_source(lex: &Lexicon) -> String {
+    if lex.number_words.is_empty() {
+        format!("{D}{{1,3}}")
+    } else {
+        let w = alternation(lex.number_words);
+        format!(r"(?:{D}{{1,3}}|(?i:(?:{w})(?:[ ]+(?:y|e|and)[ ]+(?:{w}))?))")
+    }
+}
+
+fn rule_sources(lang: Lang, lex: &Lexicon) -> Vec<(Kind, String)> {
+    let mut v: Vec<(Kind, String)> = Vec::new();
+    v.push((Kind::Iban, format!("[A-Z]{{2}}{D}{{2}}(?:[ ]?[A-Z0-9]){{11,30}}")));
+    let cd = "[0-9LMNPQRSTUV]";
+    v.push((
+        Kind::CodiceFiscale,
+        format!("[A-Za-z]{{6}}{cd}{{2}}[A-Za-z]{cd}{{2}}[A-Za-z]{cd}{{3}}[A-Za-z]"),
+    ));
+    if lang == Lang::Es {
+        v.push((Kind::DniNie, format!("[XYZxyz]?-?{D}{{7,8}}-?[A-Za-z]")));
+    }
+    v.push((Kind::Ipv4, format!(r"{D}{{1,3}}\.{D}{{1,3}}\.{D}{{1,3}}\.{D}{{1,3}}")));
+    v.push((
+        Kind::DateNum,
+        format!(
+            r"{D}{{4}}\.[ ]?{D}{{1,2}}\.[ ]?{D}{{1,2}}\.?|{D}{{4}}[\-/]{D}{{1,2}}[\-/]{D}{{1,2}}|{D}{{1,2}}[ ]?[/.\-]{{1,2}}[ ]?{D}{{1,2}}[ ]?[/.\-]{{1,2}}[ ]?(?:{D}{{4}}|{D}{{2}})|{D}{{1,2}}/{D}{{4}}"
+        ),
+    ));
+    let (mdy, dmy) = written_date_source(lang, lex);
+    v.push((Kind::DateWritten, mdy));
+    v.push((Kind::DateWritten, dmy));
+    match lang {
+        Lang::Es => v.push((
+            Kind::Nass,
+            format!("{D}{{2}}[ /\\-]{D}{{7,10}}[ /\\-]{D}{{2}}|{D}{{12}}"),
+        )),
+        Lang::Nl => v.push((
+            Kind::Bsn,
+            format!(r"{D}{{9}}|{D}{{4}}\.{D}{{2}}\.{D}{{3}}|{D}{{3}}[ \-]{D}{{3}}[ \-]{D}{{3}}"),
+        )),
+        Lang::Hu => v.push((Kind::Taj, format!(r"{D}{{3}}[ \-]?{D}{{3}}[ \-]?{D}{{3}}"))),
+        Lang::En => v.push((Kind::Nhs, format!(r"{D}{{3}}[ \-]?{D}{{3}}[ \-]?{D}{{4}}"))),
+        Lang::It => {}
+    }
+    v.push((
+        Kind::PhoneIntl,
+        format!(
+            r"(?:\+[ ]?|00|\(\+){D}{{1,3}}\)?[ .\-]{{0,2}}(?:\(0\)[ .\-]?)?(?:\({D}{{1,4}}\)[ .\-]?)?{D}{{1,4}}(?:[ .\-]?{D}{{1,4}}){{1,5}}"
+        ),
+    ));
+    v.push((
+        Kind::PhoneLocal,
+        format!(r"{D}{{6,}}|\(?{D}+\)?(?:[ .\-]\(?{D}+\)?){{1,5}}"),
+    ));
+    let num = number_source(lex);
+    if !lex.age_adjectives.is_empty() {
+        v.push((
+            Kind::AgeAdj,
+            format!(
+                r"{D}{{1,3}}[ ]*-?[ ]*(?i:{})|{num}[ ]*-[ ]*(?i:{})",
+                alternation(lex.age_adjectives),
+                alternation(lex.age_adjectives)
+            ),
+        ));
+    }
+    let units = alternation(lex.age_units);
+    v.push((
+        Kind::AgeUnit,
+        format!(r"{num}[ ]*(?i:{units})(?:[ ]+(?:y|e|en|and|és)[ ]+(?:{num}[ ]*(?i:{units})|(?i:medio|mezzo|half)))?"),
+    ));
+    if lang == Lang::Hu {
+        v.push((
+            Kind::YearSuffix,
+            format!(r"(?:19|20){D}{{2}}-(?i:ban|ben|ig|tól|től|ra|re|as|es|ös|i|a|e)"),
+        ));
+    }
+    let year_noun = if lex.year_nouns.is_empty() {
+        String::new()
+    } else {
+        format!(r"(?:(?i:{})[ ]+)?", alternation(lex.year_nouns))
+    };
+    v.push((Kind::Year, format!(r"{year_noun}(?:19|20){D}{{2}}")));
+    match lang {
+        Lang::Nl => v.push((Kind::ZipNl, format!("[1-9]{D}{{3}}[ ]?[A-Z]{{2}}"))),
+        Lang::En => v.push((
+            Kind::ZipUk,
+            format!("[A-Z]{{1,2}}{D}[A-Z0-9]?[ ]{D}[A-Z]{{2}}"),
+        )),
+        Lang::Es | Lang::It => v.push((Kind::Zip5, format!("(?:[A-Z]-)?{D}{{5}}"))),
+        Lang::Hu => v.push((Kind::Zip4, format!("(?:H-)?[1-9]{D}{{3}}"))),
+    }
+    v
+}
+
+fn build(src: &str) -> Result<Regex, PatternError> {
+    regex::RegexBuilder::new(src)
+        .size_limit(64 << 20)
+        .dfa_size_limit(64 << 20)
+        .build()
+        .map_err(|e| PatternError::Regex(e.to_string()))
+}
+
+impl Shapes {
+    pub fn new(lang: Lang, lex: &'static Lexicon) -> Result<Self, PatternError> {
+        let srcs = rule_sources(lang, lex);
+        let any = build(
+            &srcs
+                .iter()
+                .map(|(_, s)| format!("(?:{s})"))
+                .collect::<Vec<_>>()
+                .join("|"),
+        )?;
+        let rules = srcs
+            .iter()
+            .map(|(k, s)| {
+                Ok(Rule {
+                    kind: *k,
+                    re: build(&format!("^(?:{s})"))?,
+                })
+            })
+            .collect::<Result<Vec<_>, PatternError>>()?;
+        let ext = build(r"^[ ]*(?i:ext\.?|extensión|extension|int\.?|toestel|mellék)[ .:]*[0-9]{1,5}")?;
+        let conj = build(&format!(
+            r"^[ ]+(?:y|e|a|al|hasta|and|to|until|tot|en|és|-)[ ]+[^\n.;]{{0,20}}?\b(?:19|20){D}{{2}}\b"
+        ))?;
+        Ok(Shapes {
+            lang,
+            lex,
+            any,
+            rules,
+            ext,
+            conj,
+        })
+    }
+
+    /// Anchored reading of one rule at `s` (used by triggers for dates).
+    pub fn read_at(&self, kind: Kind, text: &str, s: usize) -> Option<Cand> {
+        self.rules.iter().filter(|r| r.kind == kind).find_map(|rule| {
+            let m = rule.re.find(&text[s..])?;
+            self.accept(kind, text, s, s + m.end(), true)
+        })
+    }
+
+    pub fn find(&self, text: &str, out: &mut Vec<Cand>) {
+        let mut pos = 0;
+        while pos < text.len() {
+            let Some(m) = self.any.find_at(text, pos) else {
+                break;
+            };
+            let s = m.start();
+            let mut next = token_end(text, s).max(s + 1);
+            if starts_token(text, s) {
+                let rest = &text[s..];
+                for rule in &self.rules {
+                    if let Some(rm) = rule.re.find(rest) {
+                        if let Some(c) = self.accept(rule.kind, text, s, s + rm.end(), false) {
+                            next = c.end.max(next);
+                            out.push(c);
+                            break;
+                        }
+                    }
+                }
+            }
+            pos = super::text::ceil_char_boundary(text, next);
+        }
+    }
+
+    /// Validates a raw rule match `s..e`; may shorten it. `triggered` relaxes context checks.
+    fn accept(&self, kind: Kind, text: &str, s: usize, e: usize, triggered: bool) -> Option<Cand> {
+        let raw = &text[s..e];
+        let lab = |c, st| Label::new(c, st);
+        match kind {
+            Kind::Iban => {
+                let mut end = e;
+                loop {
+                    let cand = &text[s..end];
+                    if checksum::iban_valid(cand) && ends_token(text, end) {
+                        return Some(Cand::new(s, end, lab(Category::Id, Subtype::Account), "iban", 0.95));
+                    }
+                    let cut = cand.trim_end().len();
+                    if cut <= 15 {
+                        return None;
+                    }
+                    end = s + cut - 1;
+                    end = s + text[s..end].trim_end().len();
+                }
+            }
+            Kind::CodiceFiscale => (ends_token(text, e)
+                && checksum::codice_fiscale_valid(raw))
+            .then(|| Cand::new(s, e, lab(Category::Id, Subtype::Ssn), "codice_fiscale", 0.95)),
+            Kind::DniNie => (ends_token(text, e) && checksum::dni_nie_valid(raw))
+                .then(|| Cand::new(s, e, lab(Category::Id, Subtype::Ssn), "dni_nie", 0.95)),
+            Kind::Ipv4 => (ends_token(text, e) && raw.parse::<std::net::Ipv4Addr>().is_ok())
+                .then(|| Cand::new(s, e, lab(Category::Contact, Subtype::Ipaddr), "ipv4", 0.9)),
+            Kind::DateNum => {
+                (ends_token(text, e) && numeric_date_ok(raw, self.lang == Lang::En)).then(|| {
+                    Cand::new(s, e, lab(Category::Date, Subtype::Date), "date", 0.85)
+                })
+            }
+            Kind::DateWritten => self.written_date(text, s, e),
+            Kind::Nass => {
+                if !ends_token(text, e) {
+                    return None;
+                }
+                if checksum::nass_valid(raw) {
+                    Some(Cand::new(s, e, lab(Category::Id, Subtype::Healthplan), "nass", 0.9))
+                } else if raw.len() > 12 {
+                    // "28 12345678 90": the separated NASS layout is distinctive on its own.
+                    Some(Cand::new(s, e, lab(Category::Id, Subtype::Healthplan), "nass_shape", 0.6))
+                } else {
+                    None
+                }
+            }
+            Kind::Bsn => (ends_token(text, e) && checksum::bsn_valid(raw))
+                .then(|| Cand::new(s, e, lab(Category::Id, Subtype::Ssn), "bsn", 0.9)),
+            Kind::Taj => (ends_token(text, e) && checksum::taj_valid(raw))
+                .then(|| Cand::new(s, e, lab(Category::Id, Subtype::Ssn), "taj", 0.9)),
+            Kind::Nhs => (ends_token(text, e) && !raw.contains('-') && checksum::nhs_valid(raw))
+                .then(|| Cand::new(s, e, lab(Category::Id, Subtype::Healthplan), "nhs", 0.9)),
+            Kind::PhoneIntl | Kind::PhoneLocal => self.phone(kind, text, s, e, triggered),
+            Kind::AgeAdj => (ends_token(text, e) && age_value_ok(raw))
+                .then(|| Cand::new(s, e, lab(Category::Age, Subtype::Age), "age", 0.85)),
+            Kind::AgeUnit => {
+                if !ends_token(text, e) || !age_value_ok(raw) {
+                    return None;
+                }
+                (triggered || self.age_context(text, s, e))
+                    .then(|| Cand::new(s, e, lab(Category::Age, Subtype::Age), "age", 0.8))
+            }
+            Kind::YearSuffix => Some(Cand::new(s, e, lab(Category::Date, Subtype::Date), "year", 0.7)),
+            Kind::Year => {
+                if !ends_token(text, e) {
+                    return None;
+                }
+                let year_first = raw.as_bytes()[0].is_ascii_digit();
+                let y: u32 = raw[raw.len() - 4..].parse().ok()?;
+                if !(1900..=2039).contains(&y) {
+                    return None;
+                }
+                let parens = text[..s].ends_with('(') && text[e..].starts_with([')', ' ', ',']);
+                let ok = triggered
+                    || parens
+                    || !year_first
+                    || words_before(text, s, 1)
+                        .first()
+                        .is_some_and(|w| self.lex.year_preps.contains(&w.as_str()));
+                ok.then(|| Cand::new(s, e, lab(Category::Date, Subtype::Date), "year", 0.6))
+            }
+            Kind::ZipNl => {
+                let letters = &raw[raw.len() - 2..];
+                (ends_token(text, e) && !matches!(letters, "SA" | "SD" | "SS"))
+                    .then(|| Cand::new(s, e, lab(Category::Location, Subtype::Zip), "zip", 0.8))
+            }
+            Kind::ZipUk => ends_token(text, e)
+                .then(|| Cand::new(s, e, lab(Category::Location, Subtype::Zip), "zip", 0.8)),
+            Kind::Zip5 | Kind::Zip4 => {
+                if !ends_token(text, e) {
+                    return None;
+                }
+                let digits = raw.trim_start_matches(|c: char| !c.is_ascii_digit());
+                if kind == Kind::Zip4 && !raw.starts_with("H-") && !triggered {
+                    let y: u32 = digits.parse().ok()?;
+                    if (1900..=2039).contains(&y) {
+                        return None;
+                    }
+                }
+                (triggered || city_follows(text, e))
+                    .then(|| Cand::new(s, e, lab(Category::Location, Subtype::Zip), "zip", 0.75))
+            }
+        }
+    }
+
+    fn written_date(&self, text: &str, s: usize, e: usize) -> Option<Cand> {
+        let raw = &text[s..e];
+        // Trailing "." belongs to an abbreviation only when no year follows; keep it out.
+        let raw_t = raw.trim_end_matches([' ', ',', '-', '/']);
+        let e = s + raw_t.len();
+        if !ends_token(text, e) {
+            return None;
+        }
+        if !raw_t.bytes().any(|b| b.is_ascii_digit()) {
+            // "marzo y abril de 2000": a bare month joined to a dated one.
+            return (self.conj.is_match(&text[e..]) && self.lex.months.iter().any(|m| raw_t.eq_ignore_ascii_case(m)))
+                .then(|| Cand::new(s, e, Label::new(Category::Date, Subtype::Date), "date", 0.8));
+        }
+        let lower = raw_t.to_lowercase();
+        let b = lower.as_bytes();
+        let short_year = b.len() > 3
+            && matches!(b[b.len() - 3], b'-' | b'/' | b'\'')
+            && !b[..b.len() - 3].iter().any(u8::is_ascii_digit);
+        let has_year = has_digit_run(&lower, 4) || short_year;
+        let full = self
+            .lex
+            .months
+            .iter()
+            .any(|m| lower.contains(m) && word_in(&lower, m));
+        if !full && !has_year {
+            return None;
+        }
+        if self.lang == Lang::En && !has_year && lower.contains("may") && !raw_t.contains("May") {
+            return None;
+        }
+        // "Hospital 12 de Octubre" is a name, not a date.
+        if words_before(text, s, 1)
+            .iter()
+            .any(|w| matches!(w.as_str(), "hospital" | "h" | "ospedale" | "universitario"))
+        {
+            return None;
+        }
+        if let Some(y) = raw_t
+            .split(|c: char| !c.is_ascii_digit())
+            .find(|r| r.len() == 4)
+            .and_then(|r| r.parse::<u32>().ok())
+        {
+            if !(1900..=2099).contains(&y) {
+                return None;
+            }
+        }
+        // Day numbers must be plausible: any 1-2 digit run is a day (or a 2-digit year).
+        let day_ok = raw_t
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|r| !r.is_empty() && r.len() <= 2)
+            .all(|r| r.parse::<u32>().is_ok_and(|d| (1..=31).contains(&d) || has_year || r.len() == 2));
+        day_ok.then(|| Cand::new(s, e, Label::new(Category::Date, Subtype::Date), "date", 0.85))
+    }
+
+    fn phone(&self, kind: Kind, text: &str, s: usize, e: usize, triggered: bool) -> Option<Cand> {
+        // Candidate ends: after each digit group, longest first.
+        let raw = &text[s..e];
+        let mut ends: Vec<usize> = raw
+            .char_indices()
+            .filter(|&(i, c)| {
+                c.is_ascii_digit()
+                    && raw[i + 1..].chars().next().map_or(true, |n| !n.is_ascii_digit())
+            })
+            .map(|(i, _)| s + i + 1)
+            .collect();
+        if raw.ends_with(')') {
+            ends.push(e);
+        }
+        ends.sort_unstable();
+        for &end in ends.iter().rev() {
+            let cand = &text[s..end];
+            if !ends_token(text, end) {
+                continue;
+            }
+            let digits: String = cand.chars().filter(char::is_ascii_digit).collect();
+            let ok = match kind {
+                Kind::PhoneIntl => (9..=15).contains(&digits.len()),
+                _ if triggered => (6..=13).contains(&digits.len()),
+                _ => local_phone_ok(self.lang, cand, &digits),
+            };
+            if ok {
+                let mut end = end;
+                if let Some(m) = self.ext.find(&text[end..]) {
+                    end += m.end();
+                }
+                return Some(Cand::new(
+                    s,
+                    end,
+                    Label::new(Category::Contact, Subtype::Phone),
+                    "phone",
+                    0.8,
+                ));
+            }
+        }
+        None
+    }
+
+    /// "Varón de 53 años", "tenía 53 años", "53 años de edad".
+    fn age_context(&self, text: &str, s: usize, e: usize) -> bool {
+        let lex = self.lex;
+        let before = words_before(text, s, 4);
+        let first = before.first().map(String::as_str);
+        if first.is_some_and(|w| lex.age_verbs.contains(&w) || lex.person_nouns.contains(&w)) {
+            return true;
+        }
+        if first.is_some_and(|w| lex.age_links.contains(&w))
+            && before[1..]
+                .iter()
+                .any(|w| lex.person_nouns.contains(&w.as_str()))
+        {
+            return true;
+        }
+        if before.len() >= 2 {
+            let pair = format!("{} {}", before[0], before[1]);
+            let unit = text[s..e].rsplit(' ').next().unwrap_or("").to_lowercase();
+            if lex.age_at.contains(&pair.as_str()) && lex.year_units.contains(&unit.as_str()) {
+                return true;
+            }
+        }
+        let after = text[e..].trim_start_matches([' ', ',']).to_lowercase();
+        lex.age_tails.iter().any(|t| {
+            after.starts_with(t)
+                && !after[t.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphanumeric())
+        })
+    }
+}
+
+fn has_digit_run(s: &str, n: usize) -> bool {
+    s.split(|c: char| !c.is_ascii_digit()).any(|r| r.len() == n)
+}
+
+fn word_in(hay: &str, w: &str) -> bool {
+    hay.match_indices(w).any(|(i, _)| {
+        let before = hay[..i].chars().next_back();
+        let after = hay[i + w.len()..].chars().next();
+        !before.is_some_and(char::is_alphabetic) && !after.is_some_and(char::is_alphabetic)
+    })
+}
+
+fn numeric_date_ok(raw: &str, us_order: bool) -> bool {
+    // Both separators alike ("12/03/2019", "2019.03.12."), not "1-14/21".
+    let seps: Vec<char> = raw
+        .chars()
+        .filter(|c| matches!(c, '/' | '-' | '.'))
+        .collect();
+    if seps.len() >= 2 && seps.iter().filter(|&&c| c != seps[0]).count() > 0 {
+        return false;
+    }
+    let groups: Vec<&str> = raw
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|g| !g.is_empty())
+        .collect();
+    let n = |g: &str| g.parse::<u32>().unwrap_or(0);
+    match groups.as_slice() {
+        [y, m, d] if y.len() == 4 => {
+            (1900..=2099).contains(&n(y)) && (1..=12).contains(&n(m)) && (1..=31).contains(&n(d))
+        }
+        [d, m, y] => {
+            let year_ok = y.len() == 2 || (1900..=2099).contains(&n(y));
+            // Month-first ("03/15/1996") is accepted everywhere: such slips occur in any language.
+            let _ = us_order;
+            let dm = (1..=31).contains(&n(d)) && (1..=12).contains(&n(m));
+            let md = (1..=12).contains(&n(d)) && (1..=31).contains(&n(m));
+            year_ok && (dm || md)
+        }
+        [m, y] => y.len() == 4 && (1..=12).contains(&n(m)) && (1900..=2099).contains(&n(y)),
+        _ => false,
+    }
+}
+
+fn age_value_ok(raw: &str) -> bool {
+    let d: String = raw.chars().take_while(char::is_ascii_digit).collect();
+    d.is_empty() || d.parse::<u32>().is_ok_and(|v| v <= 130)
+}
+
+/// A title-case word follows (after spaces or a comma): "28046 Madrid", "00184, Roma".
+fn city_follows(text: &str, e: usize) -> bool {
+    let rest = text[e..].trim_start_matches([' ', ',', '\t', '.', '-', '–']);
+    if rest.len() + 3 < text.len() - e {
+        return false;
+    }
+    let word_end = rest
+        .find(|c: char| !c.is_alphabetic())
+        .unwrap_or(rest.len());
+    is_title_word(&rest[..word_end]) || next_char(rest, 0).is_some_and(|c| c == '(')
+}
+
+/// Untriggered local numbers, per national numbering plan.
+fn local_phone_ok(lang: Lang, raw: &str, d: &str) -> bool {
+    let b = d.as_bytes();
+    let n = b.len();
+    let has_sep = raw.contains([' ', '-', '.', '(']);
+    match lang {
+        Lang::Es => n == 9 && matches!(b[0], b'6'..=b'9'),
+        Lang::Nl => n == 10 && b[0] == b'0' && b[1] != b'0',
+        Lang::Hu => {
+            (n == 11 && d.starts_with("06"))
+                || (n == 10 && d.starts_with("061"))
+                || (n == 9 && has_sep && ["20", "30", "31", "50", "70"].iter().any(|p| d.starts_with(p)))
+        }
+        Lang::It => (n == 10 && b[0] == b'3') || (b[0] == b'0' && (8..=11).contains(&n)),
+        Lang::En => {
+            (n == 11 && b[0] == b'0' && matches!(b[1], b'1'..=b'3' | b'7' | b'8'))
+                || (n == 10 && has_sep && us_shape(raw))
+        }
+    }
+}
+
+/// "(555) 123-4567", "555-123-4567", "555.123.4567".
+fn us_shape(raw: &str) -> bool {
+    let groups: Vec<usize> = raw
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|g| !g.is_empty())
+        .map(str::len)
+        .collect();
+    groups == [3, 3, 4]
+}

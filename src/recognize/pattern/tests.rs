@@ -1,0 +1,237 @@
+//! Table-driven tests of the pattern recognizer, per language, with negatives. Sentences are
+//! written for these tests.
+
+use super::*;
+
+fn run(lang: Lang, text: &str) -> Vec<(String, String)> {
+    let r = PatternRecognizer::new(lang, &ListSources::default()).unwrap();
+    let mut out = Vec::new();
+    r.find(text, &mut out);
+    out.iter()
+        .map(|e| (text[e.start..e.end].to_string(), e.label.to_string()))
+        .collect()
+}
+
+/// Each case: language, text, expected (surface, label) that must be among the spans.
+fn check_found(cases: &[(Lang, &str, &str, &str)]) {
+    for (lang, text, surface, label) in cases {
+        let got = run(*lang, text);
+        assert!(
+            got.iter().any(|(s, l)| s == surface && l == label),
+            "{lang:?} {text:?}: want {surface:?} {label}, got {got:?}"
+        );
+    }
+}
+
+/// Each case: language, text, a substring that must not be covered by any span.
+fn check_absent(cases: &[(Lang, &str, &str)]) {
+    for (lang, text, part) in cases {
+        let r = PatternRecognizer::new(*lang, &ListSources::default()).unwrap();
+        let mut out = Vec::new();
+        r.find(text, &mut out);
+        let at = text.find(part).unwrap();
+        let hit = out.iter().find(|e| e.start < at + part.len() && at < e.end);
+        assert!(
+            hit.is_none(),
+            "{lang:?} {text:?}: {part:?} covered by {:?}",
+            hit.map(|e| (&text[e.start..e.end], e.label.to_string()))
+        );
+    }
+}
+
+use Lang::{En, Es, Hu, It, Nl};
+
+#[test]
+fn contact_details() {
+    check_found(&[
+        (Es, "Contacto: ana.garcia@hospital.es.", "ana.garcia@hospital.es", "CONTACT/EMAIL"),
+        (Es, "E-mail: pedro.martinez.garcía@salud.es", "pedro.martinez.garcía@salud.es", "CONTACT/EMAIL"),
+        (En, "See https://example.org/a?b=1, then", "https://example.org/a?b=1", "CONTACT/URL"),
+        (Nl, "Zie www.ziekenhuis.nl.", "www.ziekenhuis.nl", "CONTACT/URL"),
+        (En, "host 192.168.10.254 logged", "192.168.10.254", "CONTACT/IPADDR"),
+        (En, "from fe80::1ff:fe23:4567:890a today", "fe80::1ff:fe23:4567:890a", "CONTACT/IPADDR"),
+        (Nl, "Bel 06-12345678 of 020-1234567.", "06-12345678", "CONTACT/PHONE"),
+        (Nl, "Bel 06-12345678 of 020-1234567.", "020-1234567", "CONTACT/PHONE"),
+        (Nl, "Tel: +31 20 123 4567", "+31 20 123 4567", "CONTACT/PHONE"),
+        (Hu, "Telefon: +36 30 123 4567", "+36 30 123 4567", "CONTACT/PHONE"),
+        (Hu, "hívja a 06-1-234-5678 számot", "06-1-234-5678", "CONTACT/PHONE"),
+        (Es, "llamar al 912 345 678 o al 612345678", "912 345 678", "CONTACT/PHONE"),
+        (Es, "llamar al 912 345 678 o al 612345678", "612345678", "CONTACT/PHONE"),
+        (Es, "Tel.: + 34 93 693 29 05.", "+ 34 93 693 29 05", "CONTACT/PHONE"),
+        (It, "cellulare 347 123 4567, ufficio 06 1234 5678", "347 123 4567", "CONTACT/PHONE"),
+        (It, "cellulare 347 123 4567, ufficio 06 1234 5678", "06 1234 5678", "CONTACT/PHONE"),
+        (En, "Call 07700 900123 or (555) 123-4567.", "07700 900123", "CONTACT/PHONE"),
+        (En, "Call 07700 900123 or (555) 123-4567.", "(555) 123-4567", "CONTACT/PHONE"),
+        (Es, "Tfno: 948 255 400 Fax: 948 296 500", "948 296 500", "CONTACT/FAX"),
+        (Nl, "telefax: 020-7654321", "020-7654321", "CONTACT/FAX"),
+        (Es, "FAX: + 34- 963864175 E-mail", "+ 34- 963864175", "CONTACT/FAX"),
+    ]);
+}
+
+#[test]
+fn identifiers_with_checksums_and_triggers() {
+    check_found(&[
+        (Nl, "IBAN NL91ABNA0417164300 bekend", "NL91ABNA0417164300", "ID/ACCOUNT"),
+        (En, "pay GB82 WEST 1234 5698 7654 32 now", "GB82 WEST 1234 5698 7654 32", "ID/ACCOUNT"),
+        (Nl, "zijn nummer 111222333 staat", "111222333", "ID/SSN"),
+        (Nl, "BSN: 111222334 (fout)", "111222334", "ID/SSN"),
+        (Hu, "száma 123 456 788 szerint", "123 456 788", "ID/SSN"),
+        (Hu, "TAJ szám: 123456789", "123456789", "ID/SSN"),
+        (Es, "con DNI 12345678Z acude", "12345678Z", "ID/SSN"),
+        (Es, "NIE X1234567L", "X1234567L", "ID/SSN"),
+        (It, "codice RSSMRA85T10A562S in atti", "RSSMRA85T10A562S", "ID/SSN"),
+        (En, "NHS no 943 476 5919", "943 476 5919", "ID/HEALTHPLAN"),
+        (En, "number 943 476 5919 on file", "943 476 5919", "ID/HEALTHPLAN"),
+        (Es, "NHC: 7834563.\nNASS: 28 12345678 90.", "7834563", "ID/MEDICALRECORD"),
+        (Es, "NHC: 7834563.\nNASS: 28 12345678 90.", "28 12345678 90", "ID/HEALTHPLAN"),
+        (Es, "Domicilio: 91 28065072 33.", "91 28065072 33", "ID/HEALTHPLAN"),
+        (Es, "Médico: Ana Ruiz NºCol: 28 28 34053.", "28 28 34053", "ID/LICENSE"),
+        (Es, "número de colegiado 08-08-25574", "08-08-25574", "ID/LICENSE"),
+        (Es, "Episodio: 7845162.", "7845162", "ID/IDNUM"),
+        (Es, "CIPA: nhc-789412.", "789412", "ID/MEDICALRECORD"),
+        (Es, "nº de afiliación: 28/12345678/90", "28/12345678/90", "ID/HEALTHPLAN"),
+        (Nl, "patiëntnummer: AB-1234567", "AB-1234567", "ID/MEDICALRECORD"),
+        (It, "tessera sanitaria n. 80380000500123456789", "80380000500123456789", "ID/HEALTHPLAN"),
+        (It, "cartella clinica 2019/004512", "2019/004512", "ID/MEDICALRECORD"),
+        (Hu, "KBA: 1234567", "1234567", "ID/MEDICALRECORD"),
+        (En, "MRN: ES1234567", "ES1234567", "ID/MEDICALRECORD"),
+    ]);
+}
+
+#[test]
+fn dates_in_five_languages() {
+    check_found(&[
+        (Es, "ingresó el 3 de mayo de 2010 por", "3 de mayo de 2010", "DATE/DATE"),
+        (Es, "En mayo de 2010 se operó", "mayo de 2010", "DATE/DATE"),
+        (Es, "el día 26-julio-2004 reinició", "26-julio-2004", "DATE/DATE"),
+        (Es, "entre Marzo y Abril de 2000 recibió", "Marzo", "DATE/DATE"),
+        (Es, "Fecha de nacimiento: 13/05/1961.", "13/05/1961", "DATE/BIRTHDATE"),
+        (Es, "en 1996 se procedió", "1996", "DATE/DATE"),
+        (Es, "desde el año 2004, con", "año 2004", "DATE/DATE"),
+        (Nl, "op 12 maart 2019 gezien", "12 maart 2019", "DATE/DATE"),
+        (Nl, "op 12 mrt. 2019 gezien", "12 mrt. 2019", "DATE/DATE"),
+        (Nl, "sinds 2010 klachten", "2010", "DATE/DATE"),
+        (Nl, "geb. 01-02-1950", "01-02-1950", "DATE/BIRTHDATE"),
+        (Hu, "2019. március 12. óta", "2019. március 12.", "DATE/DATE"),
+        (Hu, "március 12-én felvéve", "március 12-én", "DATE/DATE"),
+        (Hu, "felvétel: 2019.03.12. napon", "2019.03.12.", "DATE/DATE"),
+        (Hu, "kontroll 2019. 03. 12. napon", "2019. 03. 12.", "DATE/DATE"),
+        (Hu, "születési dátum: 1950.02.01.", "1950.02.01.", "DATE/BIRTHDATE"),
+        (It, "ricoverato il 12 marzo 2019", "12 marzo 2019", "DATE/DATE"),
+        (It, "data di nascita 01/02/1950", "01/02/1950", "DATE/BIRTHDATE"),
+        (En, "seen on 12 March 2019 and", "12 March 2019", "DATE/DATE"),
+        (En, "seen on March 12, 2019 and", "March 12, 2019", "DATE/DATE"),
+        (En, "seen on the 12th of March.", "the 12th of March", "DATE/DATE"),
+        (En, "seen on Monday, 12 March 2019.", "Monday, 12 March 2019", "DATE/DATE"),
+        (En, "DOB: 2001-04-23", "2001-04-23", "DATE/BIRTHDATE"),
+    ]);
+}
+
+#[test]
+fn ages() {
+    check_found(&[
+        (Es, "Varón de 53 años que acude", "53 años", "AGE/AGE"),
+        (Es, "Niña de cuatro años que", "cuatro años", "AGE/AGE"),
+        (Es, "Lactante de 8 meses con", "8 meses", "AGE/AGE"),
+        (Es, "Edad: 11  Sexo: M", "11", "AGE/AGE"),
+        (Es, "operado a los 14 años.", "14 años", "AGE/AGE"),
+        (Nl, "een 53-jarige man", "53-jarige", "AGE/AGE"),
+        (Nl, "patiënt van 53 jaar met", "53 jaar", "AGE/AGE"),
+        (Nl, "leeftijd: 53", "53", "AGE/AGE"),
+        (Hu, "53 éves férfi", "53 éves", "AGE/AGE"),
+        (It, "paziente di 53 anni con", "53 anni", "AGE/AGE"),
+        (En, "a 53-year-old woman", "53-year-old", "AGE/AGE"),
+        (En, "patient aged 53 presented", "53", "AGE/AGE"),
+    ]);
+}
+
+#[test]
+fn addresses_and_postcodes() {
+    check_found(&[
+        (Es, "Domicilio: Calle Carmen Romero, 23, 1D.\n", "Calle Carmen Romero, 23, 1D", "LOCATION/STREET"),
+        (Es, "vive en C/ Mayor 5, 3º izq. desde", "C/ Mayor 5, 3º izq.", "LOCATION/STREET"),
+        (Es, "en la Avda. de la Constitución 12, Sevilla", "Avda. de la Constitución 12", "LOCATION/STREET"),
+        (Es, "Hospital X. Paseo de la Castellana, 261. 28046 Madrid", "Paseo de la Castellana, 261", "LOCATION/STREET"),
+        (Es, "Hospital X. Paseo de la Castellana, 261. 28046 Madrid", "28046", "LOCATION/ZIP"),
+        (Es, "Hospital Y. Hermanos Falcó, s/n - 02006 Albacete", "Hermanos Falcó, s/n", "LOCATION/STREET"),
+        (Es, "CP: 28029.", "28029", "LOCATION/ZIP"),
+        (Nl, "woont Kerkstraat 12 te", "Kerkstraat 12", "LOCATION/STREET"),
+        (Nl, "adres Laan van Meerdervoort 10, 2517 AB Den Haag", "Laan van Meerdervoort 10", "LOCATION/STREET"),
+        (Nl, "adres Laan van Meerdervoort 10, 2517 AB Den Haag", "2517 AB", "LOCATION/ZIP"),
+        (It, "abita in Via Roma 12, 00184 Roma", "Via Roma 12", "LOCATION/STREET"),
+        (It, "abita in Via Roma 12, 00184 Roma", "00184", "LOCATION/ZIP"),
+        (It, "sede in Piazza Garibaldi 3.", "Piazza Garibaldi 3", "LOCATION/STREET"),
+        (Hu, "lakik: Kossuth Lajos utca 12. alatt", "Kossuth Lajos utca 12.", "LOCATION/STREET"),
+        (Hu, "a Petőfi u. 3. szám", "Petőfi u. 3.", "LOCATION/STREET"),
+        (Hu, "1085 Budapest, Üllői út 26.", "1085", "LOCATION/ZIP"),
+        (En, "lives at 12 Baker Street, London", "12 Baker Street", "LOCATION/STREET"),
+        (En, "lives at 221B Baker St, London NW1 6XE", "221B Baker St", "LOCATION/STREET"),
+        (En, "lives at 221B Baker St, London NW1 6XE", "NW1 6XE", "LOCATION/ZIP"),
+    ]);
+}
+
+#[test]
+fn negatives_stay_unmarked() {
+    check_absent(&[
+        (Es, "Se pautó 10 mg cada 8 horas.", "10 mg"),
+        (Es, "Hemoglobina 12.5 g/dl, plaquetas 250.000/mm3.", "250.000"),
+        (Es, "Control a las 10:30 horas.", "10:30"),
+        (Es, "Estadio T3N0M0 con Ki67 del 20%.", "T3N0M0"),
+        (Es, "TA 120/80 mmHg, FC 80 lpm.", "120/80"),
+        (Es, "durante 3 años con tratamiento", "3 años"),
+        (Es, "hace 5 años presentó", "5 años"),
+        (Es, "se colocó en la calle de la izquierda", "calle"),
+        (Es, "dosis 12345678A en lote", "12345678A"), // wrong DNI letter, no trigger
+        (Es, "Hospital 12 de Octubre de Madrid", "12 de Octubre"),
+        (Nl, "nummer 111222334 onbekend", "111222334"), // fails the 11-proef
+        (Hu, "szám 123456789 ismeretlen", "123456789"),   // wrong TAJ CDV
+        (En, "value 9434765918 only", "9434765918"), // wrong NHS check digit
+        (En, "The results may vary by 5 may be", "5 may"),
+        (En, "Smith et al. 2010 reported", "2010"),
+        (It, "assume 2 compresse da 500 mg", "500 mg"),
+        (Nl, "bloeddruk 140/90, saturatie 98%", "140/90"),
+        (Hu, "vérnyomás 140/90 Hgmm", "140/90"),
+    ]);
+}
+
+#[test]
+fn sources_carry_rule_names() {
+    let r = PatternRecognizer::new(Es, &ListSources::default()).unwrap();
+    assert_eq!(r.name(), "pattern");
+    let mut out = Vec::new();
+    r.find("NHC: 7834563. Email: a.b@c.es", &mut out);
+    let sources: Vec<&str> = out.iter().map(|e| e.source.as_str()).collect();
+    assert_eq!(sources, ["pattern:record_number", "pattern:email"]);
+}
+
+#[test]
+fn malformed_user_lists_fail_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("es")).unwrap();
+    std::fs::write(dir.path().join("es/id_triggers.txt"), "NHC ID/MEDICALRECORD\n").unwrap();
+    let lists = ListSources {
+        user_dir: Some(dir.path().to_path_buf()),
+    };
+    assert!(matches!(
+        PatternRecognizer::new(Es, &lists),
+        Err(PatternError::BadEntry { .. })
+    ));
+    std::fs::write(dir.path().join("es/id_triggers.txt"), "NHC\tNOT/A_LABEL\n").unwrap();
+    assert!(PatternRecognizer::new(Es, &lists).is_err());
+    std::fs::write(dir.path().join("es/id_triggers.txt"), "Expediente\tID/MEDICALRECORD\n").unwrap();
+    std::fs::write(dir.path().join("es/street_types.txt"), "sideways\tCalle\n").unwrap();
+    assert!(PatternRecognizer::new(Es, &lists).is_err());
+    std::fs::write(dir.path().join("es/street_types.txt"), "").unwrap();
+    let r = PatternRecognizer::new(Es, &lists).unwrap();
+    let mut out = Vec::new();
+    r.find("Expediente: 445566", &mut out);
+    assert_eq!(out.len(), 1);
+}
+
+#[test]
+fn all_languages_build() {
+    for lang in Lang::ALL {
+        let r = PatternRecognizer::new(lang, &ListSources::default()).unwrap();
+        assert_eq!(r.lang(), lang);
+    }
+}

@@ -1,0 +1,145 @@
+//! Small byte-offset helpers shared by the pattern rules: neighbouring characters, words
+//! before a position, line bounds.
+
+/// The character ending right before byte `i`.
+pub fn prev_char(text: &str, i: usize) -> Option<char> {
+    text[..i].chars().next_back()
+}
+
+/// The character starting at byte `i`.
+pub fn next_char(text: &str, i: usize) -> Option<char> {
+    text[i..].chars().next()
+}
+
+pub fn is_word_char(c: Option<char>) -> bool {
+    c.is_some_and(|c| c.is_alphanumeric())
+}
+
+/// Whether a match starting at `s` starts a token: not inside a word nor inside a number such
+/// as "1.234" or "12/05".
+pub fn starts_token(text: &str, s: usize) -> bool {
+    match prev_char(text, s) {
+        None => true,
+        Some(c) if c.is_alphanumeric() => false,
+        Some('.' | ',' | '/') => !is_digit_before(text, s - 1),
+        Some(_) => true,
+    }
+}
+
+fn is_digit_before(text: &str, i: usize) -> bool {
+    prev_char(text, i).is_some_and(|c| c.is_ascii_digit())
+}
+
+/// Whether a match ending at `e` ends a token: no word character and no "<sep><digit>" after it.
+pub fn ends_token(text: &str, e: usize) -> bool {
+    let b = text.as_bytes();
+    match next_char(text, e) {
+        None => true,
+        Some(c) if c.is_alphanumeric() => false,
+        Some('.' | ',' | '/' | '-') => !b.get(e + 1).is_some_and(|x| x.is_ascii_digit()),
+        Some(_) => true,
+    }
+}
+
+/// End of the run of alphanumeric characters starting at `s` (at least one character).
+pub fn token_end(text: &str, s: usize) -> usize {
+    let mut end = s;
+    for (i, c) in text[s..].char_indices() {
+        if i > 0 && !c.is_alphanumeric() {
+            break;
+        }
+        end = s + i + c.len_utf8();
+    }
+    end
+}
+
+/// Up to `n` words (letters/digits) ending before byte `i`, nearest first, lowercased; stops at
+/// a line break or at a sentence end ("." followed by space).
+pub fn words_before(text: &str, i: usize, n: usize) -> Vec<String> {
+    let window_start = floor_char_boundary(text, i.saturating_sub(80));
+    let win = &text[window_start..i];
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in win.chars().rev() {
+        if c.is_alphanumeric() || c == '\'' || c == 'º' {
+            cur.push(c);
+            continue;
+        }
+        if !cur.is_empty() {
+            out.push(cur.chars().rev().collect::<String>().to_lowercase());
+            cur.clear();
+            if out.len() == n {
+                return out;
+            }
+        }
+        if c == '\n' {
+            return out;
+        }
+    }
+    if !cur.is_empty() && window_start == 0 {
+        out.push(cur.chars().rev().collect::<String>().to_lowercase());
+    }
+    out
+}
+
+/// Start of the line containing byte `i`.
+pub fn line_start(text: &str, i: usize) -> usize {
+    memchr::memrchr(b'\n', &text.as_bytes()[..i]).map_or(0, |p| p + 1)
+}
+
+/// End of the line containing byte `i` (position of the newline or the text end).
+pub fn line_end(text: &str, i: usize) -> usize {
+    memchr::memchr(b'\n', &text.as_bytes()[i..]).map_or(text.len(), |p| i + p)
+}
+
+pub fn floor_char_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+pub fn ceil_char_boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// Start of the trailing run of characters of `s` satisfying `keep` (`s.len()` if none).
+pub fn run_start(s: &str, keep: impl Fn(char) -> bool) -> usize {
+    let mut start = s.len();
+    for (i, c) in s.char_indices().rev() {
+        if !keep(c) {
+            break;
+        }
+        start = i;
+    }
+    start
+}
+
+/// Whether `w` starts with an uppercase letter followed by a lowercase one ("Madrid", not "UI").
+pub fn is_title_word(w: &str) -> bool {
+    let mut cs = w.chars();
+    matches!((cs.next(), cs.next()), (Some(a), Some(b)) if a.is_uppercase() && b.is_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_edges_and_words() {
+        let t = "Varón de 53 años, 1.234 mg";
+        let n = t.find("53").unwrap();
+        let one = t.find("1.234").unwrap();
+        assert!(starts_token(t, n));
+        assert!(!starts_token(t, one + 2)); // "234" inside "1.234"
+        assert!(ends_token(t, n + 2));
+        assert!(!ends_token(t, one + 1)); // "1" before ".234"
+        assert_eq!(words_before(t, n, 2), vec!["de", "varón"]);
+        assert_eq!(token_end(t, n), n + 2);
+        assert!(is_title_word("Madrid") && !is_title_word("UI"));
+    }
+}
