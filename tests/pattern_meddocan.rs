@@ -21,26 +21,35 @@ const LABELS: &[(&str, Category, Subtype)] = &[
     ("CALLE", Category::Location, Subtype::Street),
     ("ID_SUJETO_ASISTENCIA", Category::Id, Subtype::Medicalrecord),
     ("ID_ASEGURAMIENTO", Category::Id, Subtype::Healthplan),
-    ("ID_TITULACION_PERSONAL_SANITARIO", Category::Id, Subtype::License),
+    (
+        "ID_TITULACION_PERSONAL_SANITARIO",
+        Category::Id,
+        Subtype::License,
+    ),
     ("ID_CONTACTO_ASISTENCIAL", Category::Id, Subtype::Idnum),
     // Only its all-digit tokens (postcodes) are scored.
     ("TERRITORIO", Category::Location, Subtype::City),
 ];
 
-/// Recall floors asserted on dev (category-correct token recall), a little under measured.
+/// Recall floors asserted on dev (category-correct token recall), a little under measured
+/// (measured: CALLE 0.954, TERRITORIO postcodes 0.976, FAX 15/15 tokens, all others >= 0.985).
+/// ID labels count only spans holding a digit (see `score_dir`).
 const FLOORS: &[(&str, f64)] = &[
     ("CORREO_ELECTRONICO", 0.97),
     ("NUMERO_TELEFONO", 0.97),
-    ("NUMERO_FAX", 0.97),
+    ("NUMERO_FAX", 0.93),
     ("FECHAS", 0.97),
     ("EDAD_SUJETO_ASISTENCIA", 0.97),
-    ("CALLE", 0.85),
+    ("CALLE", 0.93),
     ("ID_SUJETO_ASISTENCIA", 0.97),
     ("ID_ASEGURAMIENTO", 0.97),
     ("ID_TITULACION_PERSONAL_SANITARIO", 0.97),
     ("ID_CONTACTO_ASISTENCIAL", 0.97),
-    ("TERRITORIO", 0.9),
+    ("TERRITORIO", 0.95),
 ];
+
+/// Token precision floor for every label the recognizer predicts on dev (measured >= 0.966).
+const PRECISION_FLOOR: f64 = 0.95;
 
 fn resolver(raw: &str) -> Result<Option<Label>, String> {
     Ok(LABELS
@@ -102,7 +111,9 @@ fn score_dir(dir: &Path, show_misses: bool) -> BTreeMap<String, Count> {
                 let mut name = name_of(g.label).to_string();
                 // MEDDOCAN marks some descriptions ("Lactante", "raza blanca") as
                 // ID_SUJETO_ASISTENCIA; no pattern can find those, so they are scored apart.
-                if name.starts_with("ID_") && !doc.text[g.start..g.end].bytes().any(|b| b.is_ascii_digit()) {
+                if name.starts_with("ID_")
+                    && !doc.text[g.start..g.end].bytes().any(|b| b.is_ascii_digit())
+                {
                     name.push_str(" (no digit)");
                 }
                 if name == "TERRITORIO" && !doc.text[t.0..t.1].bytes().all(|b| b.is_ascii_digit()) {
@@ -140,7 +151,12 @@ fn score_dir(dir: &Path, show_misses: bool) -> BTreeMap<String, Count> {
                 if g.is_some() {
                     c.pred_ok += 1;
                 } else if show_misses {
-                    eprintln!("FP {} {}: {:?}", p.label, p.source, &doc.text[p.start..p.end]);
+                    eprintln!(
+                        "FP {} {}: {:?}",
+                        p.label,
+                        p.source,
+                        &doc.text[p.start..p.end]
+                    );
                 }
             }
         }
@@ -160,7 +176,10 @@ fn meddocan_dev_recall_floors() {
     }
     let show = std::env::var_os("SHOW_MISSES").is_some();
     let counts = score_dir(dir, show);
-    println!("{:<34} {:>6} {:>8} {:>8}", "label (gold tokens)", "gold", "recall", "any");
+    println!(
+        "{:<34} {:>6} {:>8} {:>8}",
+        "label (gold tokens)", "gold", "recall", "any"
+    );
     for (name, c) in counts.iter().filter(|(_, c)| c.gold > 0) {
         println!(
             "{:<34} {:>6} {:>8.4} {:>8.4}",
@@ -170,9 +189,17 @@ fn meddocan_dev_recall_floors() {
             c.hit_any as f64 / c.gold as f64
         );
     }
-    println!("{:<34} {:>6} {:>8}", "predicted label (tokens)", "pred", "prec");
+    println!(
+        "{:<34} {:>6} {:>8}",
+        "predicted label (tokens)", "pred", "prec"
+    );
     for (name, c) in counts.iter().filter(|(_, c)| c.pred > 0) {
-        println!("{:<34} {:>6} {:>8.4}", name, c.pred, c.pred_ok as f64 / c.pred as f64);
+        println!(
+            "{:<34} {:>6} {:>8.4}",
+            name,
+            c.pred,
+            c.pred_ok as f64 / c.pred as f64
+        );
     }
     if split != "dev" {
         return;
@@ -181,6 +208,13 @@ fn meddocan_dev_recall_floors() {
         let c = &counts[*name];
         let r = c.hit as f64 / c.gold as f64;
         assert!(r >= *floor, "{name}: recall {r:.4} below {floor}");
+    }
+    for (name, c) in counts.iter().filter(|(_, c)| c.pred > 0) {
+        let p = c.pred_ok as f64 / c.pred as f64;
+        assert!(
+            p >= PRECISION_FLOOR,
+            "{name}: precision {p:.4} below {PRECISION_FLOOR}"
+        );
     }
 }
 
@@ -209,6 +243,10 @@ fn throughput_on_clinical_text() {
     for lang in [Lang::Es, Lang::Nl, Lang::Hu, Lang::It, Lang::En] {
         let rec = PatternRecognizer::new(lang, &ListSources::default()).unwrap();
         let mut out = Vec::new();
+        // Warm the lazy DFA caches once, as a long-lived recognizer would be over a corpus.
+        for d in &docs[..texts.len()] {
+            rec.find(d, &mut out);
+        }
         let t0 = std::time::Instant::now();
         for d in &docs {
             out.clear();

@@ -7,9 +7,7 @@
 //! never hides a shorter valid one further on.
 
 use super::lexicon::{alternation, Lexicon};
-use super::text::{
-    ends_token, is_title_word, next_char, starts_token, token_end, words_before,
-};
+use super::text::{ends_token, is_title_word, next_char, starts_token, token_end, words_before};
 use super::{Cand, PatternError};
 use crate::checksum;
 use crate::labels::{Category, Label, Subtype};
@@ -43,6 +41,18 @@ pub enum Kind {
 struct Rule {
     kind: Kind,
     re: Regex,
+    /// Whether the rule can only start with an ASCII digit (lets a letter start skip it).
+    digit_start: bool,
+}
+
+fn digit_start(kind: Kind, lex: &Lexicon) -> bool {
+    match kind {
+        Kind::Ipv4 | Kind::DateNum | Kind::Nass | Kind::Bsn | Kind::Taj | Kind::Nhs => true,
+        Kind::YearSuffix | Kind::ZipNl => true,
+        Kind::AgeAdj | Kind::AgeUnit => lex.number_words.is_empty(),
+        Kind::Year => lex.year_nouns.is_empty(),
+        _ => false,
+    }
 }
 
 pub struct Shapes {
@@ -111,7 +121,10 @@ fn number_source(lex: &Lexicon) -> String {
 
 fn rule_sources(lang: Lang, lex: &Lexicon) -> Vec<(Kind, String)> {
     let mut v: Vec<(Kind, String)> = Vec::new();
-    v.push((Kind::Iban, format!("[A-Z]{{2}}{D}{{2}}(?:[ ]?[A-Z0-9]){{11,30}}")));
+    v.push((
+        Kind::Iban,
+        format!("[A-Z]{{2}}{D}{{2}}(?:[ ]?[A-Z0-9]){{11,30}}"),
+    ));
     let cd = "[0-9LMNPQRSTUV]";
     v.push((
         Kind::CodiceFiscale,
@@ -120,7 +133,10 @@ fn rule_sources(lang: Lang, lex: &Lexicon) -> Vec<(Kind, String)> {
     if lang == Lang::Es {
         v.push((Kind::DniNie, format!("[XYZxyz]?-?{D}{{7,8}}-?[A-Za-z]")));
     }
-    v.push((Kind::Ipv4, format!(r"{D}{{1,3}}\.{D}{{1,3}}\.{D}{{1,3}}\.{D}{{1,3}}")));
+    v.push((
+        Kind::Ipv4,
+        format!(r"{D}{{1,3}}\.{D}{{1,3}}\.{D}{{1,3}}\.{D}{{1,3}}"),
+    ));
     v.push((
         Kind::DateNum,
         format!(
@@ -217,10 +233,12 @@ impl Shapes {
                 Ok(Rule {
                     kind: *k,
                     re: build(&format!("^(?:{s})"))?,
+                    digit_start: digit_start(*k, lex),
                 })
             })
             .collect::<Result<Vec<_>, PatternError>>()?;
-        let ext = build(r"^[ ]*(?i:ext\.?|extensión|extension|int\.?|toestel|mellék)[ .:]*[0-9]{1,5}")?;
+        let ext =
+            build(r"^[ ]*(?i:ext\.?|extensión|extension|int\.?|toestel|mellék)[ .:]*[0-9]{1,5}")?;
         let conj = build(&format!(
             r"^[ ]+(?:y|e|a|al|hasta|and|to|until|tot|en|és|-)[ ]+[^\n.;]{{0,20}}?\b(?:19|20){D}{{2}}\b"
         ))?;
@@ -236,10 +254,13 @@ impl Shapes {
 
     /// Anchored reading of one rule at `s` (used by triggers for dates).
     pub fn read_at(&self, kind: Kind, text: &str, s: usize) -> Option<Cand> {
-        self.rules.iter().filter(|r| r.kind == kind).find_map(|rule| {
-            let m = rule.re.find(&text[s..])?;
-            self.accept(kind, text, s, s + m.end(), true)
-        })
+        self.rules
+            .iter()
+            .filter(|r| r.kind == kind)
+            .find_map(|rule| {
+                let m = rule.re.find(&text[s..])?;
+                self.accept(kind, text, s, s + m.end(), true)
+            })
     }
 
     pub fn find(&self, text: &str, out: &mut Vec<Cand>) {
@@ -252,7 +273,11 @@ impl Shapes {
             let mut next = token_end(text, s).max(s + 1);
             if starts_token(text, s) {
                 let rest = &text[s..];
+                let digit = rest.as_bytes()[0].is_ascii_digit();
                 for rule in &self.rules {
+                    if rule.digit_start && !digit {
+                        continue;
+                    }
                     if let Some(rm) = rule.re.find(rest) {
                         if let Some(c) = self.accept(rule.kind, text, s, s + rm.end(), false) {
                             next = c.end.max(next);
@@ -276,7 +301,13 @@ impl Shapes {
                 loop {
                     let cand = &text[s..end];
                     if checksum::iban_valid(cand) && ends_token(text, end) {
-                        return Some(Cand::new(s, end, lab(Category::Id, Subtype::Account), "iban", 0.95));
+                        return Some(Cand::new(
+                            s,
+                            end,
+                            lab(Category::Id, Subtype::Account),
+                            "iban",
+                            0.95,
+                        ));
                     }
                     let cut = cand.trim_end().len();
                     if cut <= 15 {
@@ -286,28 +317,44 @@ impl Shapes {
                     end = s + text[s..end].trim_end().len();
                 }
             }
-            Kind::CodiceFiscale => (ends_token(text, e)
-                && checksum::codice_fiscale_valid(raw))
-            .then(|| Cand::new(s, e, lab(Category::Id, Subtype::Ssn), "codice_fiscale", 0.95)),
+            Kind::CodiceFiscale => (ends_token(text, e) && checksum::codice_fiscale_valid(raw))
+                .then(|| {
+                    Cand::new(
+                        s,
+                        e,
+                        lab(Category::Id, Subtype::Ssn),
+                        "codice_fiscale",
+                        0.95,
+                    )
+                }),
             Kind::DniNie => (ends_token(text, e) && checksum::dni_nie_valid(raw))
                 .then(|| Cand::new(s, e, lab(Category::Id, Subtype::Ssn), "dni_nie", 0.95)),
             Kind::Ipv4 => (ends_token(text, e) && raw.parse::<std::net::Ipv4Addr>().is_ok())
                 .then(|| Cand::new(s, e, lab(Category::Contact, Subtype::Ipaddr), "ipv4", 0.9)),
-            Kind::DateNum => {
-                (ends_token(text, e) && numeric_date_ok(raw, self.lang == Lang::En)).then(|| {
-                    Cand::new(s, e, lab(Category::Date, Subtype::Date), "date", 0.85)
-                })
-            }
+            Kind::DateNum => (ends_token(text, e) && numeric_date_ok(raw, self.lang == Lang::En))
+                .then(|| Cand::new(s, e, lab(Category::Date, Subtype::Date), "date", 0.85)),
             Kind::DateWritten => self.written_date(text, s, e),
             Kind::Nass => {
                 if !ends_token(text, e) {
                     return None;
                 }
                 if checksum::nass_valid(raw) {
-                    Some(Cand::new(s, e, lab(Category::Id, Subtype::Healthplan), "nass", 0.9))
+                    Some(Cand::new(
+                        s,
+                        e,
+                        lab(Category::Id, Subtype::Healthplan),
+                        "nass",
+                        0.9,
+                    ))
                 } else if raw.len() > 12 {
                     // "28 12345678 90": the separated NASS layout is distinctive on its own.
-                    Some(Cand::new(s, e, lab(Category::Id, Subtype::Healthplan), "nass_shape", 0.6))
+                    Some(Cand::new(
+                        s,
+                        e,
+                        lab(Category::Id, Subtype::Healthplan),
+                        "nass_shape",
+                        0.6,
+                    ))
                 } else {
                     None
                 }
@@ -328,7 +375,13 @@ impl Shapes {
                 (triggered || self.age_context(text, s, e))
                     .then(|| Cand::new(s, e, lab(Category::Age, Subtype::Age), "age", 0.8))
             }
-            Kind::YearSuffix => Some(Cand::new(s, e, lab(Category::Date, Subtype::Date), "year", 0.7)),
+            Kind::YearSuffix => Some(Cand::new(
+                s,
+                e,
+                lab(Category::Date, Subtype::Date),
+                "year",
+                0.7,
+            )),
             Kind::Year => {
                 if !ends_token(text, e) {
                     return None;
@@ -381,8 +434,13 @@ impl Shapes {
         }
         if !raw_t.bytes().any(|b| b.is_ascii_digit()) {
             // "marzo y abril de 2000": a bare month joined to a dated one.
-            return (self.conj.is_match(&text[e..]) && self.lex.months.iter().any(|m| raw_t.eq_ignore_ascii_case(m)))
-                .then(|| Cand::new(s, e, Label::new(Category::Date, Subtype::Date), "date", 0.8));
+            return (self.conj.is_match(&text[e..])
+                && self
+                    .lex
+                    .months
+                    .iter()
+                    .any(|m| raw_t.eq_ignore_ascii_case(m)))
+            .then(|| Cand::new(s, e, Label::new(Category::Date, Subtype::Date), "date", 0.8));
         }
         let lower = raw_t.to_lowercase();
         let b = lower.as_bytes();
@@ -421,8 +479,19 @@ impl Shapes {
         let day_ok = raw_t
             .split(|c: char| !c.is_ascii_digit())
             .filter(|r| !r.is_empty() && r.len() <= 2)
-            .all(|r| r.parse::<u32>().is_ok_and(|d| (1..=31).contains(&d) || has_year || r.len() == 2));
-        day_ok.then(|| Cand::new(s, e, Label::new(Category::Date, Subtype::Date), "date", 0.85))
+            .all(|r| {
+                r.parse::<u32>()
+                    .is_ok_and(|d| (1..=31).contains(&d) || has_year || r.len() == 2)
+            });
+        day_ok.then(|| {
+            Cand::new(
+                s,
+                e,
+                Label::new(Category::Date, Subtype::Date),
+                "date",
+                0.85,
+            )
+        })
     }
 
     fn phone(&self, kind: Kind, text: &str, s: usize, e: usize, triggered: bool) -> Option<Cand> {
@@ -432,7 +501,10 @@ impl Shapes {
             .char_indices()
             .filter(|&(i, c)| {
                 c.is_ascii_digit()
-                    && raw[i + 1..].chars().next().map_or(true, |n| !n.is_ascii_digit())
+                    && raw[i + 1..]
+                        .chars()
+                        .next()
+                        .map_or(true, |n| !n.is_ascii_digit())
             })
             .map(|(i, _)| s + i + 1)
             .collect();
@@ -572,7 +644,11 @@ fn local_phone_ok(lang: Lang, raw: &str, d: &str) -> bool {
         Lang::Hu => {
             (n == 11 && d.starts_with("06"))
                 || (n == 10 && d.starts_with("061"))
-                || (n == 9 && has_sep && ["20", "30", "31", "50", "70"].iter().any(|p| d.starts_with(p)))
+                || (n == 9
+                    && has_sep
+                    && ["20", "30", "31", "50", "70"]
+                        .iter()
+                        .any(|p| d.starts_with(p)))
         }
         Lang::It => (n == 10 && b[0] == b'3') || (b[0] == b'0' && (8..=11).contains(&n)),
         Lang::En => {

@@ -6,7 +6,7 @@ use super::{Cand, PatternError};
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
 use crate::vocab::ListSources;
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
@@ -28,18 +28,78 @@ const CONNECTORS: &[&str] = &[
 
 /// Words that end a typeless street name when walking back from its number (institutions).
 const STOP_WORDS: &[&str] = &[
-    "Hospital", "Universitario", "Universitaria", "Universidad", "Servicio", "Centro", "Clínica",
-    "Clinica", "Unidad", "Departamento", "Instituto", "Fundación", "Facultad", "General", "Salud",
-    "Médico", "Apartado", "Sección", "Consultorio", "Complejo", "Ospedale", "Azienda", "Reparto",
-    "Zona", "Planta",
+    "Hospital",
+    "Universitario",
+    "Universitaria",
+    "Universidad",
+    "Servicio",
+    "Centro",
+    "Clínica",
+    "Clinica",
+    "Unidad",
+    "Departamento",
+    "Instituto",
+    "Fundación",
+    "Facultad",
+    "General",
+    "Salud",
+    "Médico",
+    "Apartado",
+    "Sección",
+    "Consultorio",
+    "Complejo",
+    "Ospedale",
+    "Azienda",
+    "Reparto",
+    "Zona",
+    "Planta",
 ];
 
 /// Floor, door and staircase words after a house number ("3º izq.", "bajo C", "1 dcha").
 const TAIL_WORDS: &[&str] = &[
-    "bajo", "izq", "izda", "izqda", "izquierda", "iz", "dcha", "dch", "dcho", "der", "derecha",
-    "bis", "piso", "pta", "puerta", "esc", "escalera", "ático", "atico", "entlo", "local", "planta",
-    "int", "interno", "scala", "sc", "hs", "huis", "em", "emelet", "ajtó", "fszt", "almd", "mo",
-    "portal", "bloque", "blq", "edificio", "edif", "apto", "dpto", "depto", "oficina",
+    "bajo",
+    "izq",
+    "izda",
+    "izqda",
+    "izquierda",
+    "iz",
+    "dcha",
+    "dch",
+    "dcho",
+    "der",
+    "derecha",
+    "bis",
+    "piso",
+    "pta",
+    "puerta",
+    "esc",
+    "escalera",
+    "ático",
+    "atico",
+    "entlo",
+    "local",
+    "planta",
+    "int",
+    "interno",
+    "scala",
+    "sc",
+    "hs",
+    "huis",
+    "em",
+    "emelet",
+    "ajtó",
+    "fszt",
+    "almd",
+    "mo",
+    "portal",
+    "bloque",
+    "blq",
+    "edificio",
+    "edif",
+    "apto",
+    "dpto",
+    "depto",
+    "oficina",
 ];
 
 fn is_abbrev(word: &str) -> bool {
@@ -56,7 +116,9 @@ impl Streets {
                 entry: i + 1,
                 msg: msg.to_string(),
             };
-            let (kind, word) = line.split_once('\t').ok_or_else(|| bad("expected KIND<TAB>WORD"))?;
+            let (kind, word) = line
+                .split_once('\t')
+                .ok_or_else(|| bad("expected KIND<TAB>WORD"))?;
             let kind = match kind.trim() {
                 "before" => Kind::Before,
                 "after" => Kind::After,
@@ -72,6 +134,7 @@ impl Streets {
         let ac = AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
+            .kind(Some(AhoCorasickKind::DFA))
             .build(entries.iter().map(|(_, w)| w.as_str()))
             .map_err(|e| PatternError::Regex(e.to_string()))?;
         Ok(Streets { lang, ac, entries })
@@ -88,14 +151,17 @@ impl Streets {
             }
             let c = match kind {
                 Kind::Before => {
-                    let exact = found == word
-                        || (word.chars().count() > 4 && found == word.to_uppercase());
+                    let exact =
+                        found == word || (word.chars().count() > 4 && found == word.to_uppercase());
                     let lower = !exact && found == word.to_lowercase();
                     if !(exact || lower) || prev_char(text, s).is_some_and(char::is_alphanumeric) {
                         continue;
                     }
                     // A full word followed by "." ends a sentence ("... el Paseo.").
-                    if !word.ends_with(['.', '/']) && word.chars().count() > 4 && text[e..].starts_with('.') {
+                    if !word.ends_with(['.', '/'])
+                        && word.chars().count() > 4
+                        && text[e..].starts_with('.')
+                    {
                         continue;
                     }
                     self.before(text, s, e, lower)
@@ -137,7 +203,9 @@ impl Streets {
                 return None;
             }
             // No number: keep the name up to its last capitalized word.
-            let last_cap = words.iter().rposition(|(ws, we)| is_name_word(&text[*ws..*we]))?;
+            let last_cap = words
+                .iter()
+                .rposition(|(ws, we)| is_name_word(&text[*ws..*we]))?;
             words[last_cap].1
         };
         if tail == name_end_all && !words.iter().any(|(ws, we)| is_name_word(&text[*ws..*we])) {
@@ -237,7 +305,8 @@ impl Streets {
             if !seg.is_char_boundary(i) {
                 continue;
             }
-            let starts_num = b[i].is_ascii_digit() || seg[i..].starts_with("s/n") || seg[i..].starts_with("S/N");
+            let starts_num =
+                b[i].is_ascii_digit() || seg[i..].starts_with("s/n") || seg[i..].starts_with("S/N");
             if !starts_num || b[i - 1].is_ascii_alphanumeric() {
                 continue;
             }
@@ -264,7 +333,9 @@ impl Streets {
             if trimmed.len() < before.len().saturating_sub(1) {
                 break; // two or more spaces separate fields
             }
-            let ws = run_start(trimmed, |c| c.is_alphanumeric() || c == '\'' || c == '-' || c == '.');
+            let ws = run_start(trimmed, |c| {
+                c.is_alphanumeric() || c == '\'' || c == '-' || c == '.'
+            });
             let w = &trimmed[ws..];
             let upper = w.chars().filter(|c| c.is_uppercase()).count();
             let all_caps = upper > 1 && upper == w.chars().filter(|c| c.is_alphabetic()).count();
@@ -295,7 +366,10 @@ impl Streets {
                 break;
             }
         }
-        let end = ls + seg[..(tail - ls).min(seg.len())].trim_end_matches([' ', ',', '-']).len();
+        let end = ls
+            + seg[..(tail - ls).min(seg.len())]
+                .trim_end_matches([' ', ',', '-'])
+                .len();
         (caps > 0 && start < name_end).then(|| street(ls + start, end.min(zip), 0.7))
     }
 
@@ -307,7 +381,13 @@ impl Streets {
 }
 
 fn street(s: usize, e: usize, score: f32) -> Cand {
-    Cand::new(s, e, Label::new(Category::Location, Subtype::Street), "street", score)
+    Cand::new(
+        s,
+        e,
+        Label::new(Category::Location, Subtype::Street),
+        "street",
+        score,
+    )
 }
 
 fn is_name_word(w: &str) -> bool {
@@ -330,7 +410,9 @@ fn name_words(text: &str, p: usize, max: usize) -> (Vec<(usize, usize)>, usize) 
             break; // two spaces separate fields
         }
         let rest = &text[j..];
-        if ["s/n", "S/N", "sn ", "sn.", "sn,", "SN"].iter().any(|p| rest.starts_with(p))
+        if ["s/n", "S/N", "sn ", "sn.", "sn,", "SN"]
+            .iter()
+            .any(|p| rest.starts_with(p))
             || number_word_at(rest)
         {
             break;
@@ -453,7 +535,9 @@ fn number_tail(text: &str, p: usize) -> usize {
         let tok = &text[j..tok_end];
         let digits = tok.chars().take_while(char::is_ascii_digit).count();
         let letters_part = &tok[digits..];
-        let lower = letters_part.trim_start_matches(['º', 'ª', '°']).to_lowercase();
+        let lower = letters_part
+            .trim_start_matches(['º', 'ª', '°'])
+            .to_lowercase();
         if tok.eq_ignore_ascii_case("km") {
             // "km 539", "Km 14.500"
             let k = number_tail(text, tok_end);

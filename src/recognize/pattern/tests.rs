@@ -44,55 +44,220 @@ use Lang::{En, Es, Hu, It, Nl};
 #[test]
 fn contact_details() {
     check_found(&[
-        (Es, "Contacto: ana.garcia@hospital.es.", "ana.garcia@hospital.es", "CONTACT/EMAIL"),
-        (Es, "E-mail: pedro.martinez.garcía@salud.es", "pedro.martinez.garcía@salud.es", "CONTACT/EMAIL"),
-        (En, "See https://example.org/a?b=1, then", "https://example.org/a?b=1", "CONTACT/URL"),
-        (Nl, "Zie www.ziekenhuis.nl.", "www.ziekenhuis.nl", "CONTACT/URL"),
-        (En, "host 192.168.10.254 logged", "192.168.10.254", "CONTACT/IPADDR"),
-        (En, "from fe80::1ff:fe23:4567:890a today", "fe80::1ff:fe23:4567:890a", "CONTACT/IPADDR"),
-        (Nl, "Bel 06-12345678 of 020-1234567.", "06-12345678", "CONTACT/PHONE"),
-        (Nl, "Bel 06-12345678 of 020-1234567.", "020-1234567", "CONTACT/PHONE"),
-        (Nl, "Tel: +31 20 123 4567", "+31 20 123 4567", "CONTACT/PHONE"),
-        (Hu, "Telefon: +36 30 123 4567", "+36 30 123 4567", "CONTACT/PHONE"),
-        (Hu, "hívja a 06-1-234-5678 számot", "06-1-234-5678", "CONTACT/PHONE"),
-        (Es, "llamar al 912 345 678 o al 612345678", "912 345 678", "CONTACT/PHONE"),
-        (Es, "llamar al 912 345 678 o al 612345678", "612345678", "CONTACT/PHONE"),
-        (Es, "Tel.: + 34 93 693 29 05.", "+ 34 93 693 29 05", "CONTACT/PHONE"),
-        (It, "cellulare 347 123 4567, ufficio 06 1234 5678", "347 123 4567", "CONTACT/PHONE"),
-        (It, "cellulare 347 123 4567, ufficio 06 1234 5678", "06 1234 5678", "CONTACT/PHONE"),
-        (En, "Call 07700 900123 or (555) 123-4567.", "07700 900123", "CONTACT/PHONE"),
-        (En, "Call 07700 900123 or (555) 123-4567.", "(555) 123-4567", "CONTACT/PHONE"),
-        (Es, "Tfno: 948 255 400 Fax: 948 296 500", "948 296 500", "CONTACT/FAX"),
+        (
+            Es,
+            "Contacto: ana.garcia@hospital.es.",
+            "ana.garcia@hospital.es",
+            "CONTACT/EMAIL",
+        ),
+        (
+            Es,
+            "E-mail: pedro.martinez.garcía@salud.es",
+            "pedro.martinez.garcía@salud.es",
+            "CONTACT/EMAIL",
+        ),
+        (
+            En,
+            "See https://example.org/a?b=1, then",
+            "https://example.org/a?b=1",
+            "CONTACT/URL",
+        ),
+        (
+            Nl,
+            "Zie www.ziekenhuis.nl.",
+            "www.ziekenhuis.nl",
+            "CONTACT/URL",
+        ),
+        (
+            En,
+            "host 192.168.10.254 logged",
+            "192.168.10.254",
+            "CONTACT/IPADDR",
+        ),
+        (
+            En,
+            "from fe80::1ff:fe23:4567:890a today",
+            "fe80::1ff:fe23:4567:890a",
+            "CONTACT/IPADDR",
+        ),
+        (
+            Nl,
+            "Bel 06-12345678 of 020-1234567.",
+            "06-12345678",
+            "CONTACT/PHONE",
+        ),
+        (
+            Nl,
+            "Bel 06-12345678 of 020-1234567.",
+            "020-1234567",
+            "CONTACT/PHONE",
+        ),
+        (
+            Nl,
+            "Tel: +31 20 123 4567",
+            "+31 20 123 4567",
+            "CONTACT/PHONE",
+        ),
+        (
+            Hu,
+            "Telefon: +36 30 123 4567",
+            "+36 30 123 4567",
+            "CONTACT/PHONE",
+        ),
+        (
+            Hu,
+            "hívja a 06-1-234-5678 számot",
+            "06-1-234-5678",
+            "CONTACT/PHONE",
+        ),
+        (
+            Es,
+            "llamar al 912 345 678 o al 612345678",
+            "912 345 678",
+            "CONTACT/PHONE",
+        ),
+        (
+            Es,
+            "llamar al 912 345 678 o al 612345678",
+            "612345678",
+            "CONTACT/PHONE",
+        ),
+        (
+            Es,
+            "Tel.: + 34 93 693 29 05.",
+            "+ 34 93 693 29 05",
+            "CONTACT/PHONE",
+        ),
+        (
+            It,
+            "cellulare 347 123 4567, ufficio 06 1234 5678",
+            "347 123 4567",
+            "CONTACT/PHONE",
+        ),
+        (
+            It,
+            "cellulare 347 123 4567, ufficio 06 1234 5678",
+            "06 1234 5678",
+            "CONTACT/PHONE",
+        ),
+        (
+            En,
+            "Call 07700 900123 or (555) 123-4567.",
+            "07700 900123",
+            "CONTACT/PHONE",
+        ),
+        (
+            En,
+            "Call 07700 900123 or (555) 123-4567.",
+            "(555) 123-4567",
+            "CONTACT/PHONE",
+        ),
+        (
+            Es,
+            "Tfno: 948 255 400 Fax: 948 296 500",
+            "948 296 500",
+            "CONTACT/FAX",
+        ),
         (Nl, "telefax: 020-7654321", "020-7654321", "CONTACT/FAX"),
-        (Es, "FAX: + 34- 963864175 E-mail", "+ 34- 963864175", "CONTACT/FAX"),
+        (
+            Es,
+            "FAX: + 34- 963864175 E-mail",
+            "+ 34- 963864175",
+            "CONTACT/FAX",
+        ),
     ]);
 }
 
 #[test]
 fn identifiers_with_checksums_and_triggers() {
     check_found(&[
-        (Nl, "IBAN NL91ABNA0417164300 bekend", "NL91ABNA0417164300", "ID/ACCOUNT"),
-        (En, "pay GB82 WEST 1234 5698 7654 32 now", "GB82 WEST 1234 5698 7654 32", "ID/ACCOUNT"),
+        (
+            Nl,
+            "IBAN NL91ABNA0417164300 bekend",
+            "NL91ABNA0417164300",
+            "ID/ACCOUNT",
+        ),
+        (
+            En,
+            "pay GB82 WEST 1234 5698 7654 32 now",
+            "GB82 WEST 1234 5698 7654 32",
+            "ID/ACCOUNT",
+        ),
         (Nl, "zijn nummer 111222333 staat", "111222333", "ID/SSN"),
         (Nl, "BSN: 111222334 (fout)", "111222334", "ID/SSN"),
         (Hu, "száma 123 456 788 szerint", "123 456 788", "ID/SSN"),
         (Hu, "TAJ szám: 123456789", "123456789", "ID/SSN"),
         (Es, "con DNI 12345678Z acude", "12345678Z", "ID/SSN"),
         (Es, "NIE X1234567L", "X1234567L", "ID/SSN"),
-        (It, "codice RSSMRA85T10A562S in atti", "RSSMRA85T10A562S", "ID/SSN"),
+        (
+            It,
+            "codice RSSMRA85T10A562S in atti",
+            "RSSMRA85T10A562S",
+            "ID/SSN",
+        ),
         (En, "NHS no 943 476 5919", "943 476 5919", "ID/HEALTHPLAN"),
-        (En, "number 943 476 5919 on file", "943 476 5919", "ID/HEALTHPLAN"),
-        (Es, "NHC: 7834563.\nNASS: 28 12345678 90.", "7834563", "ID/MEDICALRECORD"),
-        (Es, "NHC: 7834563.\nNASS: 28 12345678 90.", "28 12345678 90", "ID/HEALTHPLAN"),
-        (Es, "Domicilio: 91 28065072 33.", "91 28065072 33", "ID/HEALTHPLAN"),
-        (Es, "Médico: Ana Ruiz NºCol: 28 28 34053.", "28 28 34053", "ID/LICENSE"),
-        (Es, "número de colegiado 08-08-25574", "08-08-25574", "ID/LICENSE"),
+        (
+            En,
+            "number 943 476 5919 on file",
+            "943 476 5919",
+            "ID/HEALTHPLAN",
+        ),
+        (
+            Es,
+            "NHC: 7834563.\nNASS: 28 12345678 90.",
+            "7834563",
+            "ID/MEDICALRECORD",
+        ),
+        (
+            Es,
+            "NHC: 7834563.\nNASS: 28 12345678 90.",
+            "28 12345678 90",
+            "ID/HEALTHPLAN",
+        ),
+        (
+            Es,
+            "Domicilio: 91 28065072 33.",
+            "91 28065072 33",
+            "ID/HEALTHPLAN",
+        ),
+        (
+            Es,
+            "Médico: Ana Ruiz NºCol: 28 28 34053.",
+            "28 28 34053",
+            "ID/LICENSE",
+        ),
+        (
+            Es,
+            "número de colegiado 08-08-25574",
+            "08-08-25574",
+            "ID/LICENSE",
+        ),
         (Es, "Episodio: 7845162.", "7845162", "ID/IDNUM"),
         (Es, "CIPA: nhc-789412.", "789412", "ID/MEDICALRECORD"),
-        (Es, "nº de afiliación: 28/12345678/90", "28/12345678/90", "ID/HEALTHPLAN"),
-        (Nl, "patiëntnummer: AB-1234567", "AB-1234567", "ID/MEDICALRECORD"),
-        (It, "tessera sanitaria n. 80380000500123456789", "80380000500123456789", "ID/HEALTHPLAN"),
-        (It, "cartella clinica 2019/004512", "2019/004512", "ID/MEDICALRECORD"),
+        (
+            Es,
+            "nº de afiliación: 28/12345678/90",
+            "28/12345678/90",
+            "ID/HEALTHPLAN",
+        ),
+        (
+            Nl,
+            "patiëntnummer: AB-1234567",
+            "AB-1234567",
+            "ID/MEDICALRECORD",
+        ),
+        (
+            It,
+            "tessera sanitaria n. 80380000500123456789",
+            "80380000500123456789",
+            "ID/HEALTHPLAN",
+        ),
+        (
+            It,
+            "cartella clinica 2019/004512",
+            "2019/004512",
+            "ID/MEDICALRECORD",
+        ),
         (Hu, "KBA: 1234567", "1234567", "ID/MEDICALRECORD"),
         (En, "MRN: ES1234567", "ES1234567", "ID/MEDICALRECORD"),
     ]);
@@ -101,28 +266,98 @@ fn identifiers_with_checksums_and_triggers() {
 #[test]
 fn dates_in_five_languages() {
     check_found(&[
-        (Es, "ingresó el 3 de mayo de 2010 por", "3 de mayo de 2010", "DATE/DATE"),
+        (
+            Es,
+            "ingresó el 3 de mayo de 2010 por",
+            "3 de mayo de 2010",
+            "DATE/DATE",
+        ),
         (Es, "En mayo de 2010 se operó", "mayo de 2010", "DATE/DATE"),
-        (Es, "el día 26-julio-2004 reinició", "26-julio-2004", "DATE/DATE"),
-        (Es, "entre Marzo y Abril de 2000 recibió", "Marzo", "DATE/DATE"),
-        (Es, "Fecha de nacimiento: 13/05/1961.", "13/05/1961", "DATE/BIRTHDATE"),
+        (
+            Es,
+            "el día 26-julio-2004 reinició",
+            "26-julio-2004",
+            "DATE/DATE",
+        ),
+        (
+            Es,
+            "entre Marzo y Abril de 2000 recibió",
+            "Marzo",
+            "DATE/DATE",
+        ),
+        (
+            Es,
+            "Fecha de nacimiento: 13/05/1961.",
+            "13/05/1961",
+            "DATE/BIRTHDATE",
+        ),
         (Es, "en 1996 se procedió", "1996", "DATE/DATE"),
         (Es, "desde el año 2004, con", "año 2004", "DATE/DATE"),
         (Nl, "op 12 maart 2019 gezien", "12 maart 2019", "DATE/DATE"),
         (Nl, "op 12 mrt. 2019 gezien", "12 mrt. 2019", "DATE/DATE"),
         (Nl, "sinds 2010 klachten", "2010", "DATE/DATE"),
         (Nl, "geb. 01-02-1950", "01-02-1950", "DATE/BIRTHDATE"),
-        (Hu, "2019. március 12. óta", "2019. március 12.", "DATE/DATE"),
+        (
+            Hu,
+            "2019. március 12. óta",
+            "2019. március 12.",
+            "DATE/DATE",
+        ),
         (Hu, "március 12-én felvéve", "március 12-én", "DATE/DATE"),
-        (Hu, "felvétel: 2019.03.12. napon", "2019.03.12.", "DATE/DATE"),
-        (Hu, "kontroll 2019. 03. 12. napon", "2019. 03. 12.", "DATE/DATE"),
-        (Hu, "születési dátum: 1950.02.01.", "1950.02.01.", "DATE/BIRTHDATE"),
-        (It, "ricoverato il 12 marzo 2019", "12 marzo 2019", "DATE/DATE"),
-        (It, "data di nascita 01/02/1950", "01/02/1950", "DATE/BIRTHDATE"),
-        (En, "seen on 12 March 2019 and", "12 March 2019", "DATE/DATE"),
-        (En, "seen on March 12, 2019 and", "March 12, 2019", "DATE/DATE"),
-        (En, "seen on the 12th of March.", "the 12th of March", "DATE/DATE"),
-        (En, "seen on Monday, 12 March 2019.", "Monday, 12 March 2019", "DATE/DATE"),
+        (
+            Hu,
+            "felvétel: 2019.03.12. napon",
+            "2019.03.12.",
+            "DATE/DATE",
+        ),
+        (
+            Hu,
+            "kontroll 2019. 03. 12. napon",
+            "2019. 03. 12.",
+            "DATE/DATE",
+        ),
+        (
+            Hu,
+            "születési dátum: 1950.02.01.",
+            "1950.02.01.",
+            "DATE/BIRTHDATE",
+        ),
+        (
+            It,
+            "ricoverato il 12 marzo 2019",
+            "12 marzo 2019",
+            "DATE/DATE",
+        ),
+        (
+            It,
+            "data di nascita 01/02/1950",
+            "01/02/1950",
+            "DATE/BIRTHDATE",
+        ),
+        (
+            En,
+            "seen on 12 March 2019 and",
+            "12 March 2019",
+            "DATE/DATE",
+        ),
+        (
+            En,
+            "seen on March 12, 2019 and",
+            "March 12, 2019",
+            "DATE/DATE",
+        ),
+        (
+            En,
+            "seen on the 12th of March.",
+            "the 12th of March",
+            "DATE/DATE",
+        ),
+        (
+            En,
+            "seen on Monday, 12 March 2019.",
+            "Monday, 12 March 2019",
+            "DATE/DATE",
+        ),
         (En, "DOB: 2001-04-23", "2001-04-23", "DATE/BIRTHDATE"),
     ]);
 }
@@ -148,25 +383,105 @@ fn ages() {
 #[test]
 fn addresses_and_postcodes() {
     check_found(&[
-        (Es, "Domicilio: Calle Carmen Romero, 23, 1D.\n", "Calle Carmen Romero, 23, 1D", "LOCATION/STREET"),
-        (Es, "vive en C/ Mayor 5, 3º izq. desde", "C/ Mayor 5, 3º izq.", "LOCATION/STREET"),
-        (Es, "en la Avda. de la Constitución 12, Sevilla", "Avda. de la Constitución 12", "LOCATION/STREET"),
-        (Es, "Hospital X. Paseo de la Castellana, 261. 28046 Madrid", "Paseo de la Castellana, 261", "LOCATION/STREET"),
-        (Es, "Hospital X. Paseo de la Castellana, 261. 28046 Madrid", "28046", "LOCATION/ZIP"),
-        (Es, "Hospital Y. Hermanos Falcó, s/n - 02006 Albacete", "Hermanos Falcó, s/n", "LOCATION/STREET"),
+        (
+            Es,
+            "Domicilio: Calle Carmen Romero, 23, 1D.\n",
+            "Calle Carmen Romero, 23, 1D",
+            "LOCATION/STREET",
+        ),
+        (
+            Es,
+            "vive en C/ Mayor 5, 3º izq. desde",
+            "C/ Mayor 5, 3º izq.",
+            "LOCATION/STREET",
+        ),
+        (
+            Es,
+            "en la Avda. de la Constitución 12, Sevilla",
+            "Avda. de la Constitución 12",
+            "LOCATION/STREET",
+        ),
+        (
+            Es,
+            "Hospital X. Paseo de la Castellana, 261. 28046 Madrid",
+            "Paseo de la Castellana, 261",
+            "LOCATION/STREET",
+        ),
+        (
+            Es,
+            "Hospital X. Paseo de la Castellana, 261. 28046 Madrid",
+            "28046",
+            "LOCATION/ZIP",
+        ),
+        (
+            Es,
+            "Hospital Y. Hermanos Falcó, s/n - 02006 Albacete",
+            "Hermanos Falcó, s/n",
+            "LOCATION/STREET",
+        ),
         (Es, "CP: 28029.", "28029", "LOCATION/ZIP"),
-        (Nl, "woont Kerkstraat 12 te", "Kerkstraat 12", "LOCATION/STREET"),
-        (Nl, "adres Laan van Meerdervoort 10, 2517 AB Den Haag", "Laan van Meerdervoort 10", "LOCATION/STREET"),
-        (Nl, "adres Laan van Meerdervoort 10, 2517 AB Den Haag", "2517 AB", "LOCATION/ZIP"),
-        (It, "abita in Via Roma 12, 00184 Roma", "Via Roma 12", "LOCATION/STREET"),
-        (It, "abita in Via Roma 12, 00184 Roma", "00184", "LOCATION/ZIP"),
-        (It, "sede in Piazza Garibaldi 3.", "Piazza Garibaldi 3", "LOCATION/STREET"),
-        (Hu, "lakik: Kossuth Lajos utca 12. alatt", "Kossuth Lajos utca 12.", "LOCATION/STREET"),
+        (
+            Nl,
+            "woont Kerkstraat 12 te",
+            "Kerkstraat 12",
+            "LOCATION/STREET",
+        ),
+        (
+            Nl,
+            "adres Laan van Meerdervoort 10, 2517 AB Den Haag",
+            "Laan van Meerdervoort 10",
+            "LOCATION/STREET",
+        ),
+        (
+            Nl,
+            "adres Laan van Meerdervoort 10, 2517 AB Den Haag",
+            "2517 AB",
+            "LOCATION/ZIP",
+        ),
+        (
+            It,
+            "abita in Via Roma 12, 00184 Roma",
+            "Via Roma 12",
+            "LOCATION/STREET",
+        ),
+        (
+            It,
+            "abita in Via Roma 12, 00184 Roma",
+            "00184",
+            "LOCATION/ZIP",
+        ),
+        (
+            It,
+            "sede in Piazza Garibaldi 3.",
+            "Piazza Garibaldi 3",
+            "LOCATION/STREET",
+        ),
+        (
+            Hu,
+            "lakik: Kossuth Lajos utca 12. alatt",
+            "Kossuth Lajos utca 12.",
+            "LOCATION/STREET",
+        ),
         (Hu, "a Petőfi u. 3. szám", "Petőfi u. 3.", "LOCATION/STREET"),
         (Hu, "1085 Budapest, Üllői út 26.", "1085", "LOCATION/ZIP"),
-        (En, "lives at 12 Baker Street, London", "12 Baker Street", "LOCATION/STREET"),
-        (En, "lives at 221B Baker St, London NW1 6XE", "221B Baker St", "LOCATION/STREET"),
-        (En, "lives at 221B Baker St, London NW1 6XE", "NW1 6XE", "LOCATION/ZIP"),
+        (
+            En,
+            "lives at 12 Baker Street, London",
+            "12 Baker Street",
+            "LOCATION/STREET",
+        ),
+        (
+            En,
+            "lives at 221B Baker St, London NW1 6XE",
+            "221B Baker St",
+            "LOCATION/STREET",
+        ),
+        (
+            En,
+            "lives at 221B Baker St, London NW1 6XE",
+            "NW1 6XE",
+            "LOCATION/ZIP",
+        ),
     ]);
 }
 
@@ -174,7 +489,11 @@ fn addresses_and_postcodes() {
 fn negatives_stay_unmarked() {
     check_absent(&[
         (Es, "Se pautó 10 mg cada 8 horas.", "10 mg"),
-        (Es, "Hemoglobina 12.5 g/dl, plaquetas 250.000/mm3.", "250.000"),
+        (
+            Es,
+            "Hemoglobina 12.5 g/dl, plaquetas 250.000/mm3.",
+            "250.000",
+        ),
         (Es, "Control a las 10:30 horas.", "10:30"),
         (Es, "Estadio T3N0M0 con Ki67 del 20%.", "T3N0M0"),
         (Es, "TA 120/80 mmHg, FC 80 lpm.", "120/80"),
@@ -184,8 +503,8 @@ fn negatives_stay_unmarked() {
         (Es, "dosis 12345678A en lote", "12345678A"), // wrong DNI letter, no trigger
         (Es, "Hospital 12 de Octubre de Madrid", "12 de Octubre"),
         (Nl, "nummer 111222334 onbekend", "111222334"), // fails the 11-proef
-        (Hu, "szám 123456789 ismeretlen", "123456789"),   // wrong TAJ CDV
-        (En, "value 9434765918 only", "9434765918"), // wrong NHS check digit
+        (Hu, "szám 123456789 ismeretlen", "123456789"), // wrong TAJ CDV
+        (En, "value 9434765918 only", "9434765918"),    // wrong NHS check digit
         (En, "The results may vary by 5 may be", "5 may"),
         (En, "Smith et al. 2010 reported", "2010"),
         (It, "assume 2 compresse da 500 mg", "500 mg"),
@@ -208,7 +527,11 @@ fn sources_carry_rule_names() {
 fn malformed_user_lists_fail_closed() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("es")).unwrap();
-    std::fs::write(dir.path().join("es/id_triggers.txt"), "NHC ID/MEDICALRECORD\n").unwrap();
+    std::fs::write(
+        dir.path().join("es/id_triggers.txt"),
+        "NHC ID/MEDICALRECORD\n",
+    )
+    .unwrap();
     let lists = ListSources {
         user_dir: Some(dir.path().to_path_buf()),
     };
@@ -218,7 +541,11 @@ fn malformed_user_lists_fail_closed() {
     ));
     std::fs::write(dir.path().join("es/id_triggers.txt"), "NHC\tNOT/A_LABEL\n").unwrap();
     assert!(PatternRecognizer::new(Es, &lists).is_err());
-    std::fs::write(dir.path().join("es/id_triggers.txt"), "Expediente\tID/MEDICALRECORD\n").unwrap();
+    std::fs::write(
+        dir.path().join("es/id_triggers.txt"),
+        "Expediente\tID/MEDICALRECORD\n",
+    )
+    .unwrap();
     std::fs::write(dir.path().join("es/street_types.txt"), "sideways\tCalle\n").unwrap();
     assert!(PatternRecognizer::new(Es, &lists).is_err());
     std::fs::write(dir.path().join("es/street_types.txt"), "").unwrap();

@@ -7,7 +7,7 @@ use super::{Cand, PatternError};
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
 use crate::vocab::ListSources;
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::Regex;
 
 pub struct Triggers {
@@ -20,7 +20,10 @@ pub struct Triggers {
 }
 
 /// Parses `TRIGGER<TAB>LABEL` entries; any malformed entry fails the whole list.
-pub fn parse_triggers(lang: Lang, entries: &[String]) -> Result<Vec<(String, Label)>, PatternError> {
+pub fn parse_triggers(
+    lang: Lang,
+    entries: &[String],
+) -> Result<Vec<(String, Label)>, PatternError> {
     entries
         .iter()
         .enumerate()
@@ -54,6 +57,7 @@ impl Triggers {
         let ac = AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
+            .kind(Some(AhoCorasickKind::DFA))
             .build(parsed.iter().map(|(w, _)| w.as_str()))
             .map_err(|e| PatternError::Regex(e.to_string()))?;
         Ok(Triggers {
@@ -115,14 +119,22 @@ impl Triggers {
                 let c = shapes
                     .read_at(Kind::PhoneIntl, text, v)
                     .or_else(|| shapes.read_at(Kind::PhoneLocal, text, v))?;
-                let rule = if label.subtype == Some(Subtype::Fax) { "fax" } else { "phone" };
+                let rule = if label.subtype == Some(Subtype::Fax) {
+                    "fax"
+                } else {
+                    "phone"
+                };
                 tagged(c, rule)
             }
             (Category::Date, _) => {
                 let c = [Kind::DateNum, Kind::DateWritten, Kind::Year]
                     .iter()
                     .find_map(|&k| shapes.read_at(k, text, v))?;
-                let rule = if label.subtype == Some(Subtype::Birthdate) { "birthdate" } else { "date" };
+                let rule = if label.subtype == Some(Subtype::Birthdate) {
+                    "birthdate"
+                } else {
+                    "date"
+                };
                 tagged(c, rule)
             }
             (Category::Age, _) => {

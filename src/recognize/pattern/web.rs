@@ -54,7 +54,13 @@ pub fn emails(text: &str, out: &mut Vec<Cand>) {
             !host.is_empty() && tld.len() >= 2 && tld.bytes().all(|c| c.is_ascii_alphabetic())
         });
         if s < at && tld_ok {
-            out.push(Cand::new(s, e, Label::new(Category::Contact, Subtype::Email), "email", 0.95));
+            out.push(Cand::new(
+                s,
+                e,
+                Label::new(Category::Contact, Subtype::Email),
+                "email",
+                0.95,
+            ));
             last_end = e;
         }
     }
@@ -82,7 +88,8 @@ impl Urls {
                 continue;
             }
             let mut e = m.end();
-            while e < b.len() && !b[e].is_ascii_whitespace() && !b"<>\"'()[]{}|\\^`".contains(&b[e]) {
+            while e < b.len() && !b[e].is_ascii_whitespace() && !b"<>\"'()[]{}|\\^`".contains(&b[e])
+            {
                 e += 1;
             }
             while e > m.end() && b".,;:!?".contains(&b[e - 1]) {
@@ -94,7 +101,13 @@ impl Urls {
                 .find(|(_, c)| !c.is_ascii())
                 .map_or(e, |(i, _)| s + i);
             if e > m.end() + 2 {
-                out.push(Cand::new(s, e, Label::new(Category::Contact, Subtype::Url), "url", 0.95));
+                out.push(Cand::new(
+                    s,
+                    e,
+                    Label::new(Category::Contact, Subtype::Url),
+                    "url",
+                    0.95,
+                ));
                 last_end = e;
             }
         }
@@ -109,7 +122,9 @@ pub fn ipv6(text: &str, out: &mut Vec<Cand>) {
         if colon < next_free {
             continue;
         }
-        let next_ok = b.get(colon + 1).is_some_and(|&c| c.is_ascii_hexdigit() || c == b':');
+        let next_ok = b
+            .get(colon + 1)
+            .is_some_and(|&c| c.is_ascii_hexdigit() || c == b':');
         if !next_ok {
             continue;
         }
@@ -125,7 +140,9 @@ pub fn ipv6(text: &str, out: &mut Vec<Cand>) {
         while e > s && b[e - 1] == b'.' {
             e -= 1;
         }
-        if (s > 0 && b[s - 1].is_ascii_alphanumeric()) || (e < b.len() && b[e].is_ascii_alphanumeric()) {
+        if (s > 0 && b[s - 1].is_ascii_alphanumeric())
+            || (e < b.len() && b[e].is_ascii_alphanumeric())
+        {
             continue;
         }
         let cand = &text[s..e];
@@ -134,7 +151,13 @@ pub fn ipv6(text: &str, out: &mut Vec<Cand>) {
             && colons >= 2
             && cand.parse::<std::net::Ipv6Addr>().is_ok()
         {
-            out.push(Cand::new(s, e, Label::new(Category::Contact, Subtype::Ipaddr), "ipv6", 0.9));
+            out.push(Cand::new(
+                s,
+                e,
+                Label::new(Category::Contact, Subtype::Ipaddr),
+                "ipv6",
+                0.9,
+            ));
         }
     }
 }
