@@ -120,6 +120,11 @@ impl Key {
 
     /// HMAC-SHA256 over `domain`, then each part, each followed by a 0 byte so that part
     /// boundaries cannot be shifted to forge a collision.
+    /// A short public identifier of the key (HMAC of a fixed domain), safe to print in reports.
+    pub fn fingerprint(&self) -> String {
+        encode_hex(&self.mac("fingerprint", &[])[..8])
+    }
+
     pub fn mac(&self, domain: &str, parts: &[&[u8]]) -> [u8; 32] {
         let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.bytes)
             .expect("HMAC accepts any key length");

@@ -6,13 +6,11 @@ use crate::corpus::{
     OutputTarget, ReadOptions, SharedResolver,
 };
 use crate::labelmap::LabelMap;
-use crate::labels::Label;
 use crate::recognize::build::build_pipeline;
 use crate::recognize::Pipeline;
 use crate::vocab::ListSources;
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -117,11 +115,6 @@ impl LabelCounts {
         for e in &doc.entities {
             *self.per_label.entry(e.label.to_string()).or_default() += 1;
         }
-    }
-
-    pub fn add_label(&mut self, label: Label) {
-        self.entities += 1;
-        *self.per_label.entry(label.to_string()).or_default() += 1;
     }
 
     /// A short table for stderr.

@@ -14,7 +14,6 @@ use crate::progress;
 use crate::span::Entity;
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -81,7 +80,7 @@ pub fn run(args: DeidArgs) -> Result<ExitCode> {
         .map(Key::from_file)
         .transpose()
         .context("loading the key file")?;
-    let key_fingerprint = key.as_ref().map(|k| crate::keys::encode_hex(&k.mac("fingerprint", &[])[..8]));
+    let key_fingerprint = key.as_ref().map(Key::fingerprint);
     let policy_source = policy.source.clone();
     let deid = Deidentifier::new(policy, key, args.seed)?;
     let pipeline = common::pipeline(inp)?;

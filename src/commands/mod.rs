@@ -1,8 +1,10 @@
 //! One module per subcommand; each reads its flags, calls the library and prints a summary.
 
+mod bench;
 mod common;
 mod deid;
 mod eval;
+mod keygen;
 mod recognize;
 mod synth;
 
@@ -16,6 +18,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Deid(a) => deid::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Synth(a) => synth::run(a),
+        Command::Keygen(a) => keygen::run(a),
+        Command::Bench(a) => bench::run(a),
         _ => anyhow::bail!("this subcommand is not available yet"),
     }
 }

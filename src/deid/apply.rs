@@ -23,7 +23,7 @@ use std::borrow::Cow;
 #[derive(Debug, thiserror::Error)]
 pub enum DeidError {
     #[error(
-        "policy {source_name} needs a key ({why}); give a key file (see `anonlm key generate`)"
+        "policy {source_name} needs a key ({why}); give --key-file (create one with `anonlm keygen --out FILE`)"
     )]
     KeyRequired { source_name: String, why: String },
 }

@@ -562,7 +562,13 @@ impl Shapes {
                 return true;
             }
         }
-        let after = text[e..].trim_start_matches([' ', ',']).to_lowercase();
+        // Only a short window: lowercasing the rest of the document per candidate is quadratic.
+        let after: String = text[e..]
+            .trim_start_matches([' ', ','])
+            .chars()
+            .take(40)
+            .collect::<String>()
+            .to_lowercase();
         lex.age_tails.iter().any(|t| {
             after.starts_with(t)
                 && !after[t.len()..]

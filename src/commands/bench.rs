@@ -1,0 +1,210 @@
+//! `anonlm bench`: throughput (MB/s, words/s) of recognize and deid with every rule recognizer
+//! on, one 1 MB document against the same text as small documents, peak memory and start-up.
+
+use super::common::write_bytes_atomic;
+use super::synth::{generate, parse_langs, write_documents};
+use crate::cli::BenchArgs;
+use crate::corpus::{Document, Format};
+use crate::deid::apply::Deidentifier;
+use crate::deid::policy::Policy;
+use crate::lang::{Lang, LangChoice};
+use crate::recognize::build::build_pipeline;
+use crate::recognize::Pipeline;
+use crate::vocab::ListSources;
+use anyhow::{Context, Result};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::Path;
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+#[derive(Serialize)]
+struct Figure {
+    task: String,
+    threads: usize,
+    documents: usize,
+    megabytes: f64,
+    seconds: f64,
+    mb_per_s: f64,
+    mb_per_s_per_core: f64,
+    words_per_s: f64,
+}
+
+fn words(text: &str) -> usize {
+    text.split_whitespace().count()
+}
+
+/// Copies `base` (with fresh ids) until the corpus holds at least `bytes` bytes.
+fn replicate(base: &[Document], bytes: usize) -> Vec<Document> {
+    let mut out = Vec::new();
+    let mut total = 0;
+    for (i, d) in base.iter().cycle().enumerate() {
+        if total >= bytes {
+            break;
+        }
+        total += d.text.len();
+        out.push(Document::new(format!("{}#{i}", d.id), d.text.clone()));
+    }
+    out
+}
+
+/// Runs `work` over `docs` on a pool of `threads` workers and reports throughput.
+fn measure(
+    task: &str,
+    threads: usize,
+    docs: &[Document],
+    work: &(dyn Fn(&Document) -> usize + Sync),
+) -> Result<Figure> {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+    let bytes: usize = docs.iter().map(|d| d.text.len()).sum();
+    let n_words: usize = docs.iter().map(|d| words(&d.text)).sum();
+    let started = Instant::now();
+    let sink: usize = pool.install(|| docs.par_iter().map(work).sum());
+    let seconds = started.elapsed().as_secs_f64();
+    std::hint::black_box(sink);
+    let mb = bytes as f64 / 1e6;
+    let fig = Figure {
+        task: task.to_string(),
+        threads,
+        documents: docs.len(),
+        megabytes: mb,
+        seconds,
+        mb_per_s: mb / seconds,
+        mb_per_s_per_core: mb / seconds / threads as f64,
+        words_per_s: n_words as f64 / seconds,
+    };
+    eprintln!(
+        "{:<44} {:>2} thr {:>8.2} MB {:>7.2} s {:>8.2} MB/s {:>8.2} MB/s/core {:>10.0} words/s",
+        fig.task, threads, fig.megabytes, fig.seconds, fig.mb_per_s, fig.mb_per_s_per_core, fig.words_per_s
+    );
+    Ok(fig)
+}
+
+fn deid_work<'a>(
+    pipeline: &'a Pipeline,
+    deid: &'a Deidentifier,
+    passes: usize,
+) -> impl Fn(&Document) -> usize + Sync + 'a {
+    move |d: &Document| {
+        let lang = pipeline.lang_for(&d.text);
+        let out = deid.run_passes(&d.id, lang, None, &d.text, passes, |t| pipeline.recognize_as(t, lang));
+        out.text.len()
+    }
+}
+
+/// Median wall time of running this binary with `args`.
+fn median_run_seconds(args: &[&str], runs: usize) -> Result<f64> {
+    let exe = std::env::current_exe()?;
+    let mut times = Vec::new();
+    for _ in 0..runs {
+        let started = Instant::now();
+        let status = Command::new(&exe).args(args).status()?;
+        anyhow::ensure!(status.success(), "benchmark child run failed: {args:?}");
+        times.push(started.elapsed().as_secs_f64());
+    }
+    times.sort_by(|a, b| a.total_cmp(b));
+    Ok(times[times.len() / 2])
+}
+
+/// Peak resident memory of a `deid` child over `input`, from its stats file.
+fn child_peak_rss(dir: &Path, input: &Path, name: &str) -> Result<u64> {
+    let out = dir.join(format!("{name}.deid.jsonl"));
+    let stats = dir.join(format!("{name}.stats.json"));
+    let status = Command::new(std::env::current_exe()?)
+        .args(["deid", "--quiet", "--lang", "auto", "--format", "jsonl", "--stats"])
+        .arg(&stats)
+        .arg("--out")
+        .arg(&out)
+        .arg(input)
+        .status()?;
+    anyhow::ensure!(status.success(), "benchmark deid child failed");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats)?)?;
+    v["peak_rss_bytes"].as_u64().context("child reported no peak memory")
+}
+
+pub fn run(args: BenchArgs) -> Result<ExitCode> {
+    let langs = parse_langs(&args.lang)?;
+    let all_threads = args.threads.unwrap_or_else(rayon::current_num_threads);
+    let started = Instant::now();
+    let base = generate(&langs, 200, 42);
+    let small = replicate(&base, args.mb << 20);
+    eprintln!(
+        "corpus: {} synthetic documents, {:.1} MB, languages {:?} (built in {:.1}s)",
+        small.len(),
+        small.iter().map(|d| d.text.len()).sum::<usize>() as f64 / 1e6,
+        langs.iter().map(|l| l.code()).collect::<Vec<_>>(),
+        started.elapsed().as_secs_f64()
+    );
+    let lists = ListSources::default();
+    let choice = if langs.len() == 1 { LangChoice::Fixed(langs[0]) } else { LangChoice::Auto };
+    let pipeline = build_pipeline(choice, langs[0], &lists)?;
+    let tag = Deidentifier::new(Policy::builtin("default")?, None, 0)?;
+    let surrogate = Deidentifier::new(Policy::builtin("surrogate")?, None, 0)?;
+    let recognize_only = |d: &Document| pipeline.recognize(&d.text).1.len();
+
+    let mut figs = Vec::new();
+    figs.push(measure("recognize", 1, &small, &recognize_only)?);
+    figs.push(measure("recognize", all_threads, &small, &recognize_only)?);
+    figs.push(measure("recognize+deid tag, 1 pass", 1, &small, &deid_work(&pipeline, &tag, 1))?);
+    figs.push(measure("recognize+deid tag, 2 passes", 1, &small, &deid_work(&pipeline, &tag, 2))?);
+    figs.push(measure("recognize+deid tag, 2 passes", all_threads, &small, &deid_work(&pipeline, &tag, 2))?);
+    figs.push(measure("recognize+deid surrogate, 2 passes", 1, &small, &deid_work(&pipeline, &surrogate, 2))?);
+
+    // One 1 MB document against the same text as its small documents (one language, one thread).
+    let lang = langs[0];
+    let one_lang = build_pipeline(LangChoice::Fixed(lang), lang, &lists)?;
+    let pieces: Vec<Document> = replicate(&generate(&[lang], 200, 43), 1 << 20);
+    let joined = pieces.iter().map(|d| d.text.as_str()).collect::<Vec<_>>().join("\n\n");
+    let big = vec![Document::new("one-megabyte", joined)];
+    let work = deid_work(&one_lang, &tag, 2);
+    let f_small = measure(&format!("1 MB as small docs ({lang}), deid 2 passes"), 1, &pieces, &work)?;
+    let f_big = measure(&format!("1 MB as one doc ({lang}), deid 2 passes"), 1, &big, &work)?;
+    let big_vs_small = f_big.seconds / f_small.seconds;
+    eprintln!("one 1 MB document takes {big_vs_small:.2}x the time of the same text in small documents");
+    figs.push(f_small);
+    figs.push(f_big);
+
+    // Peak memory and start-up, measured on child processes of this binary.
+    let dir = tempfile::tempdir()?;
+    let corpus_path = dir.path().join("bench.jsonl");
+    write_documents(&small, &corpus_path, Format::Jsonl, false)?;
+    let peak_corpus = child_peak_rss(dir.path(), &corpus_path, "corpus")?;
+    let big_path = dir.path().join("big.jsonl");
+    write_documents(&big, &big_path, Format::Jsonl, false)?;
+    let peak_big = child_peak_rss(dir.path(), &big_path, "big")?;
+    let tiny = dir.path().join("tiny.txt");
+    std::fs::write(&tiny, "Paciente remitido por la Dra. García el 3 de mayo de 2010.\n")?;
+    let tiny_out = dir.path().join("tiny.jsonl");
+    let (tiny_s, tiny_out_s) = (tiny.to_string_lossy().into_owned(), tiny_out.to_string_lossy().into_owned());
+    let startup_fixed = median_run_seconds(
+        &["recognize", "--quiet", "--overwrite", "--lang", "es", "--out", &tiny_out_s, &tiny_s],
+        5,
+    )?;
+    let startup_auto = median_run_seconds(
+        &["recognize", "--quiet", "--overwrite", "--lang", "auto", "--out", &tiny_out_s, &tiny_s],
+        5,
+    )?;
+    eprintln!(
+        "peak memory of deid: {:.0} MB over the {:.0} MB corpus, {:.0} MB on the 1 MB document",
+        peak_corpus as f64 / 1e6,
+        args.mb as f64 * 1.048576,
+        peak_big as f64 / 1e6
+    );
+    eprintln!("start-up (one tiny document, median of 5): {startup_fixed:.3}s with one language, {startup_auto:.3}s with all five");
+
+    if let Some(path) = &args.json {
+        let body = serde_json::json!({
+            "tool": "anonlm",
+            "version": env!("CARGO_PKG_VERSION"),
+            "languages": langs.iter().map(|l: &Lang| l.code()).collect::<Vec<_>>(),
+            "figures": figs,
+            "one_document_vs_small_documents": big_vs_small,
+            "peak_rss_bytes_corpus": peak_corpus,
+            "peak_rss_bytes_one_mb_document": peak_big,
+            "startup_seconds_one_language": startup_fixed,
+            "startup_seconds_all_languages": startup_auto,
+        });
+        write_bytes_atomic(path, serde_json::to_string_pretty(&body)?.as_bytes(), true)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
