@@ -3,6 +3,7 @@
 mod bench;
 mod common;
 mod deid;
+mod demo;
 mod eval;
 mod keygen;
 mod recognize;
@@ -20,6 +21,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Synth(a) => synth::run(a),
         Command::Keygen(a) => keygen::run(a),
         Command::Bench(a) => bench::run(a),
-        _ => anyhow::bail!("this subcommand is not available yet"),
+        Command::Demo(a) => demo::run(a),
     }
 }
