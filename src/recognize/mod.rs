@@ -1,5 +1,8 @@
 //! Recognizers find PHI candidates; the pipeline runs them per language and resolves overlaps.
 
+pub mod context;
+pub mod lookup;
+
 use crate::lang::{Lang, LangChoice};
 use crate::span::{merge_adjacent, resolve_overlaps, Entity};
 
