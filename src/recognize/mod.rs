@@ -1,6 +1,8 @@
 //! Recognizers find PHI candidates; the pipeline runs them per language and resolves overlaps.
 
 pub mod build;
+pub mod context;
+pub mod lookup;
 pub mod pattern;
 
 use crate::lang::{Lang, LangChoice};

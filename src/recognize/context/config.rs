@@ -1,0 +1,178 @@
+//! Reads the context word lists of one language (titles, name triggers, field labels, sign-offs,
+//! hospital and institution heads, profession triggers) into one phrase table plus side tables.
+//!
+//! Line formats (all files: `#` comments, one entry per line):
+//! - `titles.txt`: `TITLE<TAB>ROLE[<TAB>after]`; ROLE is PATIENT, DOCTOR or RELATIVE; `after`
+//!   marks titles that follow the name (Hungarian "úr", "asszony").
+//! - `name_triggers.txt`: `PHRASE<TAB>ROLE[<TAB>tag]`; ROLE is PATIENT, DOCTOR, RELATIVE (a
+//!   capitalized word after the phrase is a name of that role), STOP (a capitalized word that
+//!   never belongs to a name and ends one: "Servicio", "Calle") or PARTICLE (a lowercase word
+//!   inside names: "de", "van der"). `tag` marks kinship words that are themselves tagged as
+//!   NAME/RELATIVE (the MEDDOCAN convention; see `ContextRecognizer::with_kinship_terms`).
+//! - `field_labels.txt`: `LABEL<TAB>CATEGORY/SUBTYPE` (the value after `LABEL:` gets that label)
+//!   or `LABEL<TAB>-` (a label whose value is left to other recognizers; it only ends the value
+//!   of the label before it on the same line).
+//! - `signoffs.txt`: closing phrases; the name on the next line(s) is a signature.
+//! - `hospitals.txt` / `institutions.txt`: `head: WORD` (starts a name: "Hospital" La Paz),
+//!   `tail: WORD` (ends one: Antonius "Ziekenhuis"); plain lines are known names (lookup).
+//! - `professions.txt`: plain professions; `trigger: PHRASE` introduces one ("de profesión").
+//! - `allow.txt`: plain words are medical terms that collide with names; `after: PHRASE` marks
+//!   phrases after which a capitalized word is an eponym ("síndrome de").
+
+use crate::labels::{Label, Subtype};
+use crate::lang::Lang;
+use crate::recognize::lookup::lexicon::Lexicon;
+use crate::recognize::lookup::tokens::{fold_phrase, FxMap};
+use crate::recognize::lookup::{directive, eponym_heads, plain_entries};
+use crate::vocab::{ListSources, VocabError};
+use std::path::PathBuf;
+
+pub const T_PAT: u32 = 1;
+pub const T_DOC: u32 = 1 << 1;
+pub const T_REL: u32 = 1 << 2;
+pub const T_AFTER: u32 = 1 << 3;
+pub const G_PAT: u32 = 1 << 4;
+pub const G_DOC: u32 = 1 << 5;
+pub const G_REL: u32 = 1 << 6;
+pub const KIN: u32 = 1 << 7;
+pub const SIGNOFF: u32 = 1 << 8;
+pub const HOSP_HEAD: u32 = 1 << 9;
+pub const HOSP_TAIL: u32 = 1 << 10;
+pub const ORG_HEAD: u32 = 1 << 11;
+pub const ORG_TAIL: u32 = 1 << 12;
+pub const STOP: u32 = 1 << 13;
+pub const PARTICLE: u32 = 1 << 14;
+pub const PROF_TRIG: u32 = 1 << 15;
+pub const FIRSTN: u32 = 1 << 16;
+pub const SURN: u32 = 1 << 17;
+pub const ALLOWW: u32 = 1 << 18;
+
+pub const TITLE: u32 = T_PAT | T_DOC | T_REL;
+pub const TRIGGER: u32 = G_PAT | G_DOC | G_REL;
+/// Words that end a name run.
+pub const BREAKS: u32 =
+    TITLE | T_AFTER | STOP | SIGNOFF | HOSP_HEAD | HOSP_TAIL | ORG_HEAD | ORG_TAIL;
+
+pub struct ContextConfig {
+    pub lex: Lexicon,
+    pub professions: Lexicon,
+    /// Folded field label → its value's label (`None`: value left to others).
+    pub fields: FxMap<String, Option<Label>>,
+    pub field_max_words: usize,
+    pub eponym_heads: FxMap<String, ()>,
+}
+
+fn bad(lang: Lang, file: &str, line: usize, msg: impl Into<String>) -> VocabError {
+    VocabError::Bad {
+        path: PathBuf::from(format!("vocab/{}/{file}.txt", lang.code())),
+        line,
+        msg: msg.into(),
+    }
+}
+
+fn role_bits(role: &str, title: bool) -> Option<u32> {
+    let (p, d, r) = if title {
+        (T_PAT, T_DOC, T_REL)
+    } else {
+        (G_PAT, G_DOC, G_REL)
+    };
+    match role {
+        "PATIENT" => Some(p),
+        "DOCTOR" => Some(d),
+        "RELATIVE" => Some(r),
+        "STOP" if !title => Some(STOP),
+        "PARTICLE" if !title => Some(PARTICLE),
+        _ => None,
+    }
+}
+
+impl ContextConfig {
+    pub fn load(lang: Lang, lists: &ListSources) -> Result<Self, VocabError> {
+        let mut lex = Lexicon::new(lang == Lang::Hu);
+        for (file, title) in [("titles", true), ("name_triggers", false)] {
+            for (n, line) in lists.load(lang, file)?.iter().enumerate() {
+                let mut cols = line.split('\t').map(str::trim);
+                let phrase = cols.next().unwrap_or("");
+                let role = cols.next().unwrap_or("");
+                let flag = cols.next().unwrap_or("");
+                let mut bits = role_bits(role, title).ok_or_else(|| {
+                    bad(lang, file, n + 1, format!("unknown role '{role}' (entry {})", n + 1))
+                })?;
+                match (flag, title) {
+                    ("", _) => {}
+                    ("after", true) => bits |= T_AFTER,
+                    ("tag", false) if bits == G_REL => bits |= KIN,
+                    _ => return Err(bad(lang, file, n + 1, format!("unknown flag '{flag}'"))),
+                }
+                if !lex.insert(phrase, bits) {
+                    return Err(bad(lang, file, n + 1, "entry has no word"));
+                }
+            }
+        }
+        for phrase in lists.load(lang, "signoffs")? {
+            lex.insert(&phrase, SIGNOFF);
+        }
+        for (file, head, tail) in [
+            ("hospitals", HOSP_HEAD, HOSP_TAIL),
+            ("institutions", ORG_HEAD, ORG_TAIL),
+        ] {
+            for line in lists.load(lang, file)? {
+                match directive(&line) {
+                    Some(("head", w)) => lex.insert(w, head),
+                    Some(("tail", w)) => lex.insert(w, tail),
+                    _ => false,
+                };
+            }
+        }
+        let mut professions = Lexicon::new(lang == Lang::Hu);
+        for line in lists.load(lang, "professions")? {
+            match directive(&line) {
+                Some(("trigger", p)) => lex.insert(p, PROF_TRIG),
+                Some(_) => false,
+                None => professions.insert(&line, 1),
+            };
+        }
+        for (file, bits) in [("first_names", FIRSTN), ("surnames", SURN), ("allow", ALLOWW)] {
+            for e in plain_entries(lists, lang, file)? {
+                lex.insert(&e, bits);
+            }
+        }
+        let mut fields = FxMap::default();
+        let mut field_max_words = 1;
+        for (n, line) in lists.load(lang, "field_labels")?.iter().enumerate() {
+            let (name, lab) = line
+                .split_once('\t')
+                .ok_or_else(|| bad(lang, "field_labels", n + 1, "expected LABEL<TAB>CATEGORY/SUBTYPE or -"))?;
+            let lab = lab.trim();
+            let label = if lab == "-" {
+                None
+            } else {
+                Some(Label::parse(lab).map_err(|e| bad(lang, "field_labels", n + 1, e.to_string()))?)
+            };
+            let key = fold_phrase(name);
+            if key.is_empty() {
+                return Err(bad(lang, "field_labels", n + 1, "label has no word"));
+            }
+            field_max_words = field_max_words.max(key.split(' ').count());
+            fields.insert(key, label);
+        }
+        Ok(ContextConfig {
+            lex,
+            professions,
+            fields,
+            field_max_words,
+            eponym_heads: eponym_heads(lists, lang)?,
+        })
+    }
+}
+
+/// The NAME subtype a title or trigger implies.
+pub fn role_subtype(bits: u32) -> Subtype {
+    if bits & (T_DOC | G_DOC) != 0 {
+        Subtype::Doctor
+    } else if bits & (T_REL | G_REL) != 0 {
+        Subtype::Relative
+    } else {
+        Subtype::Patient
+    }
+}

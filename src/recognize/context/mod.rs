@@ -1,0 +1,403 @@
+//! Context rules for names, places and institutions: titles and trigger words before names,
+//! header field labels, signatures after sign-offs, initials + surname, hospital and
+//! institution names built from a head word, and professions after their triggers.
+
+pub mod config;
+pub mod fields;
+pub mod runs;
+
+use crate::labels::{Category, Label, Subtype};
+use crate::lang::Lang;
+use crate::recognize::lookup::lexicon::Matcher;
+use crate::recognize::lookup::tokens::{tokenize, Shape, Token};
+use crate::recognize::lookup::after_eponym_head;
+use crate::recognize::Recognizer;
+use crate::span::Entity;
+use crate::vocab::{ListSources, VocabError};
+use config::*;
+use runs::{is_initial, name_backward, name_forward, org_backward, org_forward, Run};
+
+const S_FIELD: f32 = 0.85;
+const S_TITLE: f32 = 0.8;
+const S_TRIGGER: f32 = 0.75;
+const S_SIGNATURE: f32 = 0.7;
+const S_INITIALS: f32 = 0.65;
+const S_HOSPITAL: f32 = 0.9;
+const S_ORG: f32 = 0.85;
+const S_PROFESSION: f32 = 0.6;
+const S_KIN: f32 = 0.6;
+const S_POSTCODE_CITY: f32 = 0.55;
+
+/// Words skipped between a profession trigger and the profession ("trabaja como un ...").
+const ARTICLES: &[&str] = &[
+    "un", "una", "el", "la", "de", "como", "een", "als", "a", "an", "as", "come", "di", "da", "egy",
+    "en", "del", "uno", "il", "lo",
+];
+
+pub struct ContextRecognizer {
+    cfg: ContextConfig,
+    kin_terms: bool,
+}
+
+impl ContextRecognizer {
+    pub fn new(lang: Lang, lists: &ListSources) -> Result<Self, VocabError> {
+        let cfg = ContextConfig::load(lang, lists)?;
+        let kin_terms = cfg.lex.all_bits() & KIN != 0;
+        Ok(ContextRecognizer { cfg, kin_terms })
+    }
+
+    /// Whether kinship words marked `tag` in `name_triggers.txt` ("madre", "hermano") are tagged
+    /// NAME/RELATIVE themselves, as MEDDOCAN annotates them. On by default where the list marks
+    /// any; turn off for corpora that annotate only relatives' names.
+    pub fn with_kinship_terms(mut self, on: bool) -> Self {
+        self.kin_terms = on;
+        self
+    }
+}
+
+struct Ctx<'a, 'm> {
+    text: &'a str,
+    toks: &'a [Token],
+    m: Matcher<'m>,
+    out: &'a mut Vec<Entity>,
+}
+
+impl Ctx<'_, '_> {
+    fn push_run(&mut self, run: Run, label: Label, source: &str, score: f32) {
+        let (s, e) = run.bytes(self.toks);
+        self.out.push(Entity::new(s, e, label, source, score));
+    }
+
+    /// First token at or after byte `pos` on the same line, when only `skip` characters lie
+    /// between `pos` and it.
+    fn next_token_after(&self, pos: usize, skip: &[char]) -> Option<usize> {
+        let k = self.toks.partition_point(|t| t.start < pos);
+        let t = self.toks.get(k)?;
+        let g = &self.text[pos..t.start];
+        (g.chars().all(|c| skip.contains(&c)) && g.len() <= 6).then_some(k)
+    }
+
+    /// Skips leading titles ("Dr. D. Xavier ...") starting at token `k`.
+    fn skip_titles(&mut self, mut k: usize) -> usize {
+        while k < self.toks.len() {
+            let bits = self.m.longest(k).map_or(0, |(_, b)| b);
+            let Some((last, _)) = self.m.longest(k).filter(|_| bits & TITLE != 0) else {
+                break;
+            };
+            let end = self.toks[last].end;
+            match self.next_token_after(end, &['.', ':', ' ', '\t']) {
+                Some(n) if n > last => k = n,
+                _ => break,
+            }
+        }
+        k
+    }
+}
+
+fn name_label(sub: Subtype) -> Label {
+    Label::new(Category::Name, sub)
+}
+
+impl ContextRecognizer {
+    fn fields(&self, c: &mut Ctx, ) {
+        let hits = fields::field_hits(&self.cfg, c.text, c.toks);
+        for (n, h) in hits.iter().enumerate() {
+            let Some(label) = h.label else { continue };
+            let next = hits.get(n + 1).map_or(c.text.len(), |x| x.label_start);
+            let end = fields::value_end(c.text, h.value_start, next);
+            if label.category == Category::Name {
+                let Some(k) = c.next_token_after(h.value_start, &[' ', '\t', ',']) else {
+                    continue;
+                };
+                let k = c.skip_titles(k);
+                if let Some(run) = name_forward(&mut c.m, c.text, c.toks, k, 5, end) {
+                    c.push_run(run, label, "context:field_label", S_FIELD);
+                }
+                continue;
+            }
+            let Some((s, e)) = fields::trim_value(c.text, h.value_start, end) else {
+                continue;
+            };
+            if e - s > 120 {
+                continue;
+            }
+            let split = matches!(
+                label.subtype,
+                Some(Subtype::City | Subtype::State | Subtype::Country)
+            );
+            if split {
+                let mut p = s;
+                for part in c.text[s..e].split([',', '/', '(', ')']) {
+                    let ps = p;
+                    p += part.len() + 1;
+                    if let Some((a, b)) = fields::trim_value(c.text, ps, ps + part.len()) {
+                        c.out.push(Entity::new(a, b, label, "context:field_label", S_FIELD));
+                    }
+                }
+            } else {
+                c.out.push(Entity::new(s, e, label, "context:field_label", S_FIELD));
+            }
+        }
+    }
+
+    /// Title or trigger before a name: the capitalized run after it.
+    fn after_phrase(&self, c: &mut Ctx, last: usize, bits: u32) {
+        let (skip, title): (&[char], bool) = if bits & TITLE != 0 {
+            (&['.', ':', ' ', '\t'], true)
+        } else {
+            (&[' ', '\t'], false)
+        };
+        let Some(k) = c.next_token_after(c.toks[last].end, skip) else {
+            return;
+        };
+        if k <= last {
+            return;
+        }
+        let k = c.skip_titles(k);
+        if k >= c.toks.len() {
+            return;
+        }
+        let shape = c.toks[k].shape;
+        // Triggers need a capitalized word; "paciente VIH" is no name.
+        let ok_start = if title {
+            shape.is_proper() || is_initial(c.text, c.toks, k)
+        } else {
+            shape == Shape::Cap
+        };
+        if !ok_start {
+            return;
+        }
+        let max = if title { 5 } else { 4 };
+        let Some(run) = name_forward(&mut c.m, c.text, c.toks, k, max, c.text.len()) else {
+            return;
+        };
+        if !title && run.first == run.last && c.m.single(run.first) & ALLOWW != 0 {
+            return;
+        }
+        let role = name_label(role_subtype(bits));
+        let source = if title { "context:title" } else { "context:trigger" };
+        c.push_run(run, role, source, if title { S_TITLE } else { S_TRIGGER });
+    }
+
+    /// "J. García", "A.B. de Vries", "P. J. Smith": initials and a surname.
+    fn initials(&self, c: &mut Ctx, i: usize) -> usize {
+        let mut k = i;
+        let mut n_init = 0;
+        while k < c.toks.len() && is_initial(c.text, c.toks, k) {
+            n_init += 1;
+            let after = c.toks[k].end + 1;
+            match c.next_token_after(after, &[' ']) {
+                Some(n) if n > k => k = n,
+                _ => return k + 1,
+            }
+        }
+        if n_init == 0 || k >= c.toks.len() {
+            return i + 1;
+        }
+        let Some(run) = name_forward(&mut c.m, c.text, c.toks, k, 3, c.text.len()) else {
+            return k;
+        };
+        let first_cap = (run.first..=run.last)
+            .find(|&j| c.toks[j].shape.is_proper())
+            .unwrap_or(run.first);
+        let known = c.m.longest(run.first).map_or(0, |(_, b)| b) | c.m.single(first_cap);
+        let accepted = known & ALLOWW == 0 && (n_init >= 2 || known & (SURN | FIRSTN) != 0);
+        if accepted {
+            let (_, e) = run.bytes(c.toks);
+            let label = name_label(Subtype::Patient);
+            c.out.push(Entity::new(c.toks[i].start, e, label, "context:initials", S_INITIALS));
+            return run.last + 1;
+        }
+        k
+    }
+
+    /// Name lines after a sign-off ("Met vriendelijke groet," / "J. de Vries" / "Logopedist").
+    fn signature(&self, c: &mut Ctx, first: usize, last: usize) {
+        let line_start = c.text[..c.toks[first].start].rfind('\n').map_or(0, |p| p + 1);
+        if !c.text[line_start..c.toks[first].start].trim().is_empty() {
+            return;
+        }
+        let mut k = last + 1;
+        let mut lines_seen = 0;
+        while k < c.toks.len() && lines_seen <= 2 {
+            let g = &c.text[c.toks[k - 1].end..c.toks[k].start];
+            lines_seen += g.matches('\n').count();
+            if lines_seen > 2 {
+                return;
+            }
+            let kk = c.skip_titles(k);
+            if kk < c.toks.len() && c.toks[kk].shape.is_proper() {
+                if let Some(run) = name_forward(&mut c.m, c.text, c.toks, kk, 4, c.text.len()) {
+                    c.push_run(run, name_label(Subtype::Doctor), "context:signature", S_SIGNATURE);
+                    self.profession_line(c, run.last);
+                }
+                return;
+            }
+            k = kk + 1;
+        }
+    }
+
+    /// A whole line after a signature that is a profession.
+    fn profession_line(&self, c: &mut Ctx, name_last: usize) {
+        let n = name_last + 1;
+        if n >= c.toks.len() || !c.text[c.toks[name_last].end..c.toks[n].start].contains('\n') {
+            return;
+        }
+        let mut pm = Matcher::new(&self.cfg.professions, c.text, c.toks);
+        if let Some((j, _)) = pm.longest(n) {
+            let e = c.toks[j].end;
+            let line_end = c.text[e..].find('\n').map_or(c.text.len(), |p| e + p);
+            if c.text[e..line_end].trim_matches([' ', '.', ',', '\r']).is_empty() {
+                let label = Label::new(Category::Profession, Subtype::Profession);
+                c.out.push(Entity::new(c.toks[n].start, e, label, "context:signature", S_PROFESSION));
+            }
+        }
+    }
+
+    /// "28036 Madrid", "1085 Budapest", "1012 AB Amsterdam": the town after a postcode.
+    fn city_after_postcode(&self, c: &mut Ctx, i: usize) {
+        let t = c.toks[i];
+        let digits = &c.text[t.start..t.end];
+        let n = digits.len();
+        if !(4..=5).contains(&n) || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return;
+        }
+        // Four-digit years are not postcodes.
+        if n == 4 && (digits.starts_with("19") || digits.starts_with("20")) {
+            return;
+        }
+        let mut k = i + 1;
+        // Dutch postcodes carry two capital letters ("1012 AB").
+        if n == 4 && k < c.toks.len() && c.toks[k].shape == Shape::Upper && c.toks[k].end - c.toks[k].start == 2 {
+            k += 1;
+        }
+        if k >= c.toks.len() || c.toks[k].shape != Shape::Cap {
+            return;
+        }
+        let g = &c.text[c.toks[k - 1].end..c.toks[k].start];
+        if !(g == " " || g == ", " || g == "  " || g == " - ") {
+            return;
+        }
+        if let Some(run) = name_forward(&mut c.m, c.text, c.toks, k, 4, c.text.len()) {
+            let label = Label::new(Category::Location, Subtype::City);
+            c.push_run(run, label, "context:postcode_city", S_POSTCODE_CITY);
+        }
+    }
+
+    fn profession_after(&self, c: &mut Ctx, last: usize) {
+        let mut k = last + 1;
+        while k < c.toks.len() {
+            let t = c.toks[k];
+            let w = &c.text[t.start..t.end];
+            if ARTICLES.iter().any(|a| a.eq_ignore_ascii_case(w)) && !c.text[c.toks[k - 1].end..t.start].contains('\n') {
+                k += 1;
+            } else {
+                break;
+            }
+        }
+        if k >= c.toks.len() || c.text[c.toks[k - 1].end..c.toks[k].start].contains('\n') {
+            return;
+        }
+        let mut pm = Matcher::new(&self.cfg.professions, c.text, c.toks);
+        if let Some((j, _)) = pm.longest(k) {
+            let label = Label::new(Category::Profession, Subtype::Profession);
+            let (s, e) = (c.toks[k].start, c.toks[j].end);
+            c.out.push(Entity::new(s, e, label, "context:profession", S_PROFESSION));
+        }
+    }
+}
+
+impl Recognizer for ContextRecognizer {
+    fn name(&self) -> &str {
+        "context"
+    }
+
+    fn find(&self, text: &str, out: &mut Vec<Entity>) {
+        let mut toks = Vec::with_capacity(text.len() / 6 + 1);
+        tokenize(text, &mut toks);
+        let mut c = Ctx {
+            text,
+            toks: &toks,
+            m: Matcher::new(&self.cfg.lex, text, &toks),
+            out,
+        };
+        self.fields(&mut c);
+        let hosp = Label::new(Category::Location, Subtype::Hospital);
+        let org = Label::new(Category::Location, Subtype::Organization);
+        let mut key = String::new();
+        let mut i = 0;
+        while i < toks.len() {
+            let t = toks[i];
+            if t.shape == Shape::Num {
+                self.city_after_postcode(&mut c, i);
+            }
+            if is_initial(text, &toks, i) {
+                let next = self.initials(&mut c, i);
+                i = next.max(i + 1);
+                continue;
+            }
+            let Some((last, bits)) = c.m.longest(i) else {
+                i += 1;
+                continue;
+            };
+            let proper = t.shape.is_proper();
+            if bits & T_AFTER != 0 && i > 0 {
+                if let Some(run) = name_backward(&mut c.m, text, &toks, i - 1, 3) {
+                    c.push_run(run, name_label(role_subtype(bits)), "context:title", S_TITLE);
+                }
+            } else if bits & TITLE != 0 {
+                // All-caps short words are titles only with their dot or colon ("DR." not "MS").
+                let punct = text[toks[last].end..].starts_with(['.', ':']);
+                if t.shape != Shape::Upper || punct {
+                    self.after_phrase(&mut c, last, bits);
+                }
+            }
+            if bits & TRIGGER != 0 {
+                self.after_phrase(&mut c, last, bits & TRIGGER);
+                if bits & KIN != 0 && self.kin_terms {
+                    let (s, e) = (t.start, toks[last].end);
+                    c.out.push(Entity::new(s, e, name_label(Subtype::Relative), "context:kinship", S_KIN));
+                }
+            }
+            if bits & SIGNOFF != 0 {
+                self.signature(&mut c, i, last);
+            }
+            if bits & PROF_TRIG != 0 {
+                self.profession_after(&mut c, last);
+            }
+            if proper && bits & (HOSP_HEAD | ORG_HEAD) != 0 {
+                // A head of several words ("Hospital Comarcal") names a place on its own.
+                let run = org_forward(&mut c.m, text, &toks, last)
+                    .or_else(|| (last > i).then_some(Run { first: i, last }));
+                if let Some(run) = run {
+                    let (label, source, score) = if bits & HOSP_HEAD != 0 {
+                        (hosp, "context:hospital", S_HOSPITAL)
+                    } else {
+                        (org, "context:institution", S_ORG)
+                    };
+                    let e = toks[run.last].end;
+                    c.out.push(Entity::new(t.start, e, label, source, score));
+                    i = run.last + 1;
+                    continue;
+                }
+            }
+            if proper && bits & (HOSP_TAIL | ORG_TAIL) != 0 && i > 0 {
+                if let Some(run) = org_backward(&mut c.m, text, &toks, i) {
+                    if run.first < i && !after_eponym_head(text, &toks, run.first, &self.cfg.eponym_heads, &mut key) {
+                        let (label, source, score) = if bits & HOSP_TAIL != 0 {
+                            (hosp, "context:hospital", S_HOSPITAL)
+                        } else {
+                            (org, "context:institution", S_ORG)
+                        };
+                        let s = toks[run.first].start;
+                        c.out.push(Entity::new(s, toks[last].end, label, source, score));
+                    }
+                }
+            }
+            i = if bits & (TITLE | TRIGGER | SIGNOFF | PROF_TRIG) != 0 { last + 1 } else { i + 1 };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

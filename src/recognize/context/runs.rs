@@ -1,0 +1,214 @@
+//! Token runs that make up a name or an organization: capitalized words joined by particles,
+//! read forward from a trigger or backward from a trailing title / tail word.
+
+use super::config::{BREAKS, PARTICLE};
+use crate::recognize::lookup::lexicon::Matcher;
+use crate::recognize::lookup::tokens::{Shape, Token};
+
+/// Function words that may sit inside institution names ("Hospital Clínico de San Carlos",
+/// "Ospedale di Circolo", "Hospital of St John").
+const ORG_CONNECTORS: &[&str] = &[
+    "de", "del", "la", "las", "los", "el", "y", "i", "e", "of", "the", "for", "and", "di", "della",
+    "delle", "dei", "degli", "dello", "da", "van", "der", "den", "het", "voor", "en", "d", "des",
+    "du", "l", "s",
+];
+
+/// A run of tokens `first..=last`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    pub first: usize,
+    pub last: usize,
+}
+
+impl Run {
+    pub fn bytes(&self, toks: &[Token]) -> (usize, usize) {
+        (toks[self.first].start, toks[self.last].end)
+    }
+}
+
+fn gap<'t>(text: &'t str, toks: &[Token], a: usize, b: usize) -> &'t str {
+    &text[toks[a].end..toks[b].start]
+}
+
+/// A gap between two words of one name: a few spaces, a hyphen or an apostrophe; after an
+/// initial also its dot ("J. García", "A.B. de Vries").
+fn name_gap(g: &str, after_initial: bool) -> bool {
+    let g = if after_initial {
+        match g.strip_prefix('.') {
+            Some(rest) => rest,
+            None => return false,
+        }
+    } else {
+        g
+    };
+    g.is_empty() && after_initial
+        || (!g.is_empty() && g.len() <= 3 && g.bytes().all(|b| b == b' ' || b == b'\t'))
+        || matches!(g, "-" | "'" | "\u{2019}" | " - ")
+}
+
+/// The text right after token `j` starts a label (`Word:`) or an e-mail address (`word@`).
+pub fn ends_value(text: &str, toks: &[Token], j: usize) -> bool {
+    let rest = text[toks[j].end..].trim_start_matches([' ', '\t']);
+    rest.starts_with(':') || text[toks[j].end..].starts_with(['@', '_'])
+}
+
+/// Whether token `j` is a single initial: one uppercase letter followed by a dot.
+pub fn is_initial(text: &str, toks: &[Token], j: usize) -> bool {
+    toks[j].shape == Shape::Initial && text[toks[j].end..].starts_with('.')
+}
+
+/// Reads a name forward from token `i`: capitalized or all-caps words, initials and particles
+/// between them, at most `max_caps` capitalized words, never past byte `limit`.
+pub fn name_forward(
+    m: &mut Matcher,
+    text: &str,
+    toks: &[Token],
+    i: usize,
+    max_caps: usize,
+    limit: usize,
+) -> Option<Run> {
+    let mut caps = 0;
+    let mut last: Option<usize> = None;
+    let mut j = i;
+    while j < toks.len() && toks[j].end <= limit {
+        if j > i {
+            let after_initial = is_initial(text, toks, j - 1);
+            if !name_gap(gap(text, toks, j - 1, j), after_initial) {
+                break;
+            }
+        }
+        let t = toks[j];
+        match t.shape {
+            Shape::Cap | Shape::Upper => {
+                let bits = m.longest(j).map_or(0, |(_, b)| b) | m.single(j);
+                if bits & BREAKS != 0 || ends_value(text, toks, j) {
+                    break;
+                }
+                caps += 1;
+                last = Some(j);
+                if caps == max_caps {
+                    break;
+                }
+            }
+            Shape::Initial if is_initial(text, toks, j) => last = Some(j),
+            Shape::Lower if m.single(j) & PARTICLE != 0 => {}
+            _ => break,
+        }
+        j += 1;
+    }
+    let last = last?;
+    (caps > 0).then_some(Run { first: i, last })
+}
+
+/// Reads a name backward ending at token `end` (inclusive): capitalized words and particles.
+pub fn name_backward(
+    m: &mut Matcher,
+    text: &str,
+    toks: &[Token],
+    end: usize,
+    max_caps: usize,
+) -> Option<Run> {
+    let mut caps = 0;
+    let mut first: Option<usize> = None;
+    let mut j = end as isize;
+    while j >= 0 {
+        let ju = j as usize;
+        if ju < end && !name_gap(gap(text, toks, ju, ju + 1), false) {
+            break;
+        }
+        match toks[ju].shape {
+            Shape::Cap | Shape::Upper => {
+                if m.single(ju) & BREAKS != 0 || ends_value(text, toks, ju) {
+                    break;
+                }
+                caps += 1;
+                first = Some(ju);
+                if caps == max_caps {
+                    break;
+                }
+            }
+            Shape::Lower if first.is_some() && m.single(ju) & PARTICLE != 0 => {}
+            _ => break,
+        }
+        j -= 1;
+    }
+    first.map(|f| Run { first: f, last: end })
+}
+
+fn org_gap(text: &str, toks: &[Token], a: usize, b: usize) -> bool {
+    let g = gap(text, toks, a, b);
+    if g.contains(['\n', ',', ';', ':', '(', ')']) || g.len() > 4 {
+        return false;
+    }
+    let dot_ok = matches!(toks[a].shape, Shape::Initial | Shape::Upper);
+    g.chars().all(|c| {
+        matches!(c, ' ' | '\t' | '-' | '"' | '\'' | '\u{2019}' | '\u{201c}' | '\u{201d}' | '«' | '»')
+            || (c == '.' && dot_ok)
+    })
+}
+
+fn is_connector(text: &str, t: Token) -> bool {
+    let w = &text[t.start..t.end];
+    ORG_CONNECTORS.iter().any(|c| c.eq_ignore_ascii_case(w))
+}
+
+/// Reads the words of an institution name after its head word(s) ending at token `head_last`:
+/// capitalized words, numbers ("12 de Octubre") and connectors, up to 8 words.
+pub fn org_forward(m: &mut Matcher, text: &str, toks: &[Token], head_last: usize) -> Option<Run> {
+    let mut last = None;
+    let mut words = 0;
+    let mut j = head_last + 1;
+    while j < toks.len() && words < 8 && org_gap(text, toks, j - 1, j) {
+        let t = toks[j];
+        match t.shape {
+            Shape::Cap | Shape::Upper | Shape::Initial => {
+                if m.single(j) & super::config::STOP != 0 || ends_value(text, toks, j) {
+                    break;
+                }
+                last = Some(j);
+                words += 1;
+            }
+            Shape::Num => {
+                last = Some(j);
+                words += 1;
+            }
+            Shape::Lower if is_connector(text, t) => {}
+            _ => break,
+        }
+        j += 1;
+    }
+    last.map(|l| Run {
+        first: head_last + 1,
+        last: l,
+    })
+}
+
+/// Reads capitalized words before a tail word at token `tail` ("Antonius" Ziekenhuis,
+/// "St Mary's" Hospital), up to 5 words.
+pub fn org_backward(m: &mut Matcher, text: &str, toks: &[Token], tail: usize) -> Option<Run> {
+    let mut first = None;
+    let mut words = 0;
+    let mut j = tail;
+    while j > 0 && words < 5 && org_gap(text, toks, j - 1, j) {
+        let k = j - 1;
+        let t = toks[k];
+        let possessive = t.shape == Shape::Lower
+            && &text[t.start..t.end] == "s"
+            && k > 0
+            && matches!(gap(text, toks, k - 1, k), "'" | "\u{2019}");
+        match t.shape {
+            Shape::Cap | Shape::Upper => {
+                if m.single(k) & (super::config::STOP | BREAKS) != 0 {
+                    break;
+                }
+                first = Some(k);
+                words += 1;
+            }
+            _ if possessive => {}
+            Shape::Lower if first.is_some() && is_connector(text, t) => {}
+            _ => break,
+        }
+        j -= 1;
+    }
+    first.map(|f| Run { first: f, last: tail })
+}

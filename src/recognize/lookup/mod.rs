@@ -1,0 +1,232 @@
+//! Word-list (gazetteer) recognizer: first names, surnames, cities, regions, countries, known
+//! hospitals and institutions, with an allow list of medical words that collide with them.
+
+pub mod lexicon;
+pub mod tokens;
+
+use crate::labels::{Category, Label, Subtype};
+use crate::lang::Lang;
+use crate::recognize::Recognizer;
+use crate::span::Entity;
+use crate::vocab::{ListSources, VocabError};
+use lexicon::{Lexicon, Matcher};
+use tokens::{fold_phrase, tokenize, FxMap, Shape, Token};
+
+pub(crate) const FIRST: u32 = 1;
+pub(crate) const SURNAME: u32 = 1 << 1;
+pub(crate) const CITY: u32 = 1 << 2;
+pub(crate) const REGION: u32 = 1 << 3;
+pub(crate) const COUNTRY: u32 = 1 << 4;
+pub(crate) const HOSPITAL: u32 = 1 << 5;
+pub(crate) const ORG: u32 = 1 << 6;
+pub(crate) const ALLOW: u32 = 1 << 7;
+const NAME_BITS: u32 = FIRST | SURNAME;
+const PLACE_BITS: u32 = CITY | REGION | COUNTRY;
+
+
+/// Loads `name` and keeps the plain entries (lines without a `key:` directive).
+pub(crate) fn plain_entries(
+    lists: &ListSources,
+    lang: Lang,
+    name: &str,
+) -> Result<Vec<String>, VocabError> {
+    Ok(lists
+        .load(lang, name)?
+        .into_iter()
+        .filter(|l| directive(l).is_none())
+        .collect())
+}
+
+/// `("head", "Hospital")` for a line `head: Hospital`; `None` for a plain entry.
+pub(crate) fn directive(line: &str) -> Option<(&str, &str)> {
+    let (key, rest) = line.split_once(':')?;
+    let key = key.trim();
+    (!key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+        .then(|| (key, rest.trim()))
+}
+
+/// Folded phrases after which a capitalized word is an eponym ("enfermedad de" Parkinson).
+pub(crate) fn eponym_heads(lists: &ListSources, lang: Lang) -> Result<FxMap<String, ()>, VocabError> {
+    Ok(lists
+        .load(lang, "allow")?
+        .iter()
+        .filter_map(|l| match directive(l) {
+            Some(("after", p)) => Some(fold_phrase(p)),
+            _ => None,
+        })
+        .filter(|p| !p.is_empty())
+        .map(|p| (p, ()))
+        .collect())
+}
+
+/// Whether the words right before token `i` (same line) form an eponym head phrase.
+pub(crate) fn after_eponym_head(
+    text: &str,
+    toks: &[Token],
+    i: usize,
+    heads: &FxMap<String, ()>,
+    key: &mut String,
+) -> bool {
+    if heads.is_empty() {
+        return false;
+    }
+    let mut buf = String::new();
+    let mut words: Vec<&str> = Vec::with_capacity(4);
+    let mut j = i;
+    while j > 0 && words.len() < 4 {
+        let gap = &text[toks[j - 1].end..toks[j].start];
+        if gap.contains('\n') || gap.len() > 4 || gap.contains([',', ';', '(', ')']) {
+            break;
+        }
+        j -= 1;
+        words.push(&text[toks[j].start..toks[j].end]);
+        key.clear();
+        for w in words.iter().rev() {
+            if !key.is_empty() {
+                key.push(' ');
+            }
+            tokens::fold_into(w, &mut buf);
+            key.push_str(&buf);
+        }
+        if heads.contains_key(key.as_str()) {
+            return true;
+        }
+    }
+    false
+}
+
+/// True when token `i` starts a sentence or a line (nothing but punctuation since the last stop).
+pub(crate) fn sentence_start(text: &str, toks: &[Token], i: usize) -> bool {
+    let before = if i == 0 {
+        &text[..toks[0].start]
+    } else {
+        &text[toks[i - 1].end..toks[i].start]
+    };
+    i == 0 || before.contains(['.', '!', '?', ':', '\n', '•', '*', '"', '(', '-'])
+}
+
+pub struct LookupRecognizer {
+    lex: Lexicon,
+    heads: FxMap<String, ()>,
+}
+
+struct Hit {
+    first: usize,
+    last: usize,
+    bits: u32,
+}
+
+impl LookupRecognizer {
+    pub fn new(lang: Lang, lists: &ListSources) -> Result<Self, VocabError> {
+        let mut lex = Lexicon::new(lang == Lang::Hu);
+        for (name, bits) in [
+            ("first_names", FIRST),
+            ("surnames", SURNAME),
+            ("cities", CITY),
+            ("regions", REGION),
+            ("countries", COUNTRY),
+            ("hospitals", HOSPITAL),
+            ("institutions", ORG),
+            ("allow", ALLOW),
+        ] {
+            for entry in plain_entries(lists, lang, name)? {
+                lex.insert(&entry, bits);
+            }
+        }
+        Ok(LookupRecognizer {
+            lex,
+            heads: eponym_heads(lists, lang)?,
+        })
+    }
+
+    fn hits(&self, text: &str, toks: &[Token]) -> Vec<Hit> {
+        let mut m = Matcher::new(&self.lex, text, toks);
+        let mut hits = Vec::new();
+        let mut i = 0;
+        while i < toks.len() {
+            let t = toks[i];
+            // Only proper-noun shapes start an entry, or a short particle ("de Vries", "van Dijk").
+            // An initial starts only a longer phrase ("A Coruña").
+            let short = t.end - t.start <= 3;
+            let may_start = t.shape.is_proper() || (matches!(t.shape, Shape::Lower | Shape::Initial) && short);
+            if may_start {
+                if let Some((j, bits)) = m.longest(i) {
+                    let multi_ok = t.shape.is_proper() || j > i;
+                    if multi_ok && toks[j].shape != Shape::Lower && toks[j].shape != Shape::Initial {
+                        hits.push(Hit {
+                            first: i,
+                            last: j,
+                            bits,
+                        });
+                        i = j + 1;
+                        continue;
+                    }
+                }
+            }
+            i += 1;
+        }
+        hits
+    }
+}
+
+/// Two hits are parts of one name when only spaces or a hyphen separate them.
+fn adjacent(text: &str, toks: &[Token], a: &Hit, b: &Hit) -> bool {
+    let gap = &text[toks[a.last].end..toks[b.first].start];
+    !gap.is_empty() && gap.len() <= 3 && gap.bytes().all(|c| c == b' ' || c == b'-')
+}
+
+impl Recognizer for LookupRecognizer {
+    fn name(&self) -> &str {
+        "lookup"
+    }
+
+    fn find(&self, text: &str, out: &mut Vec<Entity>) {
+        let mut toks = Vec::with_capacity(text.len() / 6 + 1);
+        tokenize(text, &mut toks);
+        let hits = self.hits(text, &toks);
+        let mut key = String::new();
+        for (k, h) in hits.iter().enumerate() {
+            let prev = k.checked_sub(1).map(|p| &hits[p]).filter(|p| adjacent(text, &toks, p, h));
+            let next = hits.get(k + 1).filter(|n| adjacent(text, &toks, h, n));
+            let namey = |o: Option<&Hit>| o.is_some_and(|o| o.bits & NAME_BITS != 0 && o.bits & ALLOW == 0);
+            let name_neighbour = namey(prev) || namey(next);
+            if h.bits & ALLOW != 0 && !name_neighbour {
+                continue;
+            }
+            if after_eponym_head(text, &toks, h.first, &self.heads, &mut key) {
+                continue;
+            }
+            // An allow-listed word right next to a known name part is a surname after all.
+            let b = if h.bits & ALLOW != 0 { h.bits | SURNAME } else { h.bits };
+            let (label, source, score) = if b & HOSPITAL != 0 {
+                (Label::new(Category::Location, Subtype::Hospital), "lookup:hospitals", 0.7)
+            } else if b & ORG != 0 {
+                (Label::new(Category::Location, Subtype::Organization), "lookup:institutions", 0.6)
+            } else if b & NAME_BITS != 0 && (b & PLACE_BITS == 0 || name_neighbour) {
+                // A lone capitalized surname opening a sentence is too often a common word.
+                let lone = prev.is_none() && next.is_none();
+                if lone && b & FIRST == 0 && sentence_start(text, &toks, h.first) {
+                    continue;
+                }
+                // A lone all-caps "name" is mostly an acronym (EVA, ANA, ELISA).
+                if lone && h.first == h.last && toks[h.first].shape == Shape::Upper {
+                    continue;
+                }
+                let source = if b & SURNAME != 0 { "lookup:surnames" } else { "lookup:first_names" };
+                (Label::new(Category::Name, Subtype::Patient), source, 0.45)
+            } else if b & COUNTRY != 0 {
+                (Label::new(Category::Location, Subtype::Country), "lookup:countries", 0.55)
+            } else if b & REGION != 0 {
+                (Label::new(Category::Location, Subtype::State), "lookup:regions", 0.5)
+            } else if b & CITY != 0 {
+                (Label::new(Category::Location, Subtype::City), "lookup:cities", 0.5)
+            } else {
+                continue;
+            };
+            out.push(Entity::new(toks[h.first].start, toks[h.last].end, label, source, score));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

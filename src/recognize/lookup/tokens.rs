@@ -1,0 +1,236 @@
+//! Word tokens (maximal alphanumeric runs) with their case shape, accent-folded lowercase keys
+//! and a fast non-cryptographic hasher for the word tables.
+
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Case shape of a token, enough to tell names from running text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Uppercase first letter followed by at least one lowercase letter ("García", "McDonald").
+    Cap,
+    /// Two or more letters, none lowercase ("GARCÍA", "UMC").
+    Upper,
+    /// A single uppercase letter ("J" in "J. García").
+    Initial,
+    /// Starts with a lowercase letter.
+    Lower,
+    /// Starts with a digit.
+    Num,
+}
+
+impl Shape {
+    /// Capitalized or all caps: what a proper noun looks like in running text.
+    pub fn is_proper(self) -> bool {
+        matches!(self, Shape::Cap | Shape::Upper)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub start: usize,
+    pub end: usize,
+    pub shape: Shape,
+}
+
+/// Appends the tokens of `text` to `out` (cleared first). No allocation beyond `out`'s growth.
+pub fn tokenize(text: &str, out: &mut Vec<Token>) {
+    out.clear();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let (c, len) = char_at(text, i);
+        if !c.is_alphanumeric() {
+            i += len;
+            continue;
+        }
+        let start = i;
+        let first = c;
+        let (mut lower_after, mut upper_after, mut nchars) = (false, false, 1usize);
+        i += len;
+        while i < bytes.len() {
+            let (c, len) = char_at(text, i);
+            if !c.is_alphanumeric() {
+                break;
+            }
+            lower_after |= c.is_lowercase();
+            upper_after |= c.is_uppercase();
+            nchars += 1;
+            i += len;
+        }
+        let shape = if first.is_uppercase() {
+            if lower_after {
+                Shape::Cap
+            } else if nchars == 1 {
+                Shape::Initial
+            } else if upper_after {
+                Shape::Upper
+            } else {
+                // "A1", "B12": letter + digits behaves like a code, not a name.
+                Shape::Num
+            }
+        } else if first.is_numeric() {
+            Shape::Num
+        } else {
+            Shape::Lower
+        };
+        out.push(Token {
+            start,
+            end: i,
+            shape,
+        });
+    }
+}
+
+#[inline]
+fn char_at(text: &str, i: usize) -> (char, usize) {
+    let b = text.as_bytes()[i];
+    if b < 0x80 {
+        (b as char, 1)
+    } else {
+        let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
+        (c, c.len_utf8())
+    }
+}
+
+/// Lowercases `word` and strips the accents of Latin letters into `buf` (cleared first), so
+/// that "Ramón", "RAMON" and "ramon" share one key.
+pub fn fold_into(word: &str, buf: &mut String) {
+    buf.clear();
+    for c in word.chars() {
+        if c.is_ascii() {
+            buf.push(c.to_ascii_lowercase());
+        } else {
+            for l in c.to_lowercase() {
+                buf.push(strip_accent(l));
+            }
+        }
+    }
+}
+
+/// Folded key of a whole phrase: tokens folded and joined by single spaces.
+pub fn fold_phrase(phrase: &str) -> String {
+    let mut toks = Vec::new();
+    tokenize(phrase, &mut toks);
+    let mut out = String::new();
+    let mut buf = String::new();
+    for t in &toks {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        fold_into(&phrase[t.start..t.end], &mut buf);
+        out.push_str(&buf);
+    }
+    out
+}
+
+fn strip_accent(c: char) -> char {
+    match c {
+        'á' | 'à' | 'â' | 'ä' | 'ã' | 'å' | 'ā' | 'ă' | 'ą' => 'a',
+        'é' | 'è' | 'ê' | 'ë' | 'ē' | 'ę' | 'ě' => 'e',
+        'í' | 'ì' | 'î' | 'ï' | 'ī' => 'i',
+        'ó' | 'ò' | 'ô' | 'ö' | 'õ' | 'ő' | 'ø' | 'ō' => 'o',
+        'ú' | 'ù' | 'û' | 'ü' | 'ű' | 'ū' | 'ů' => 'u',
+        'ñ' | 'ń' | 'ň' => 'n',
+        'ç' | 'ć' | 'č' => 'c',
+        'ý' | 'ÿ' => 'y',
+        'š' | 'ś' | 'ş' => 's',
+        'ž' | 'ź' | 'ż' => 'z',
+        'ř' => 'r',
+        'ł' => 'l',
+        'ğ' => 'g',
+        other => other,
+    }
+}
+
+/// FxHash-style hasher: short word keys hash in a few nanoseconds.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher {
+    hash: u64,
+}
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut b = [0u8; 8];
+            b[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(b));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+pub type FxBuild = BuildHasherDefault<FxHasher>;
+pub type FxMap<K, V> = std::collections::HashMap<K, V, FxBuild>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_and_offsets() {
+        let text = "Dr. J. GARCÍA-López vive en 28016 y ve a de Vries, A1.";
+        let mut toks = Vec::new();
+        tokenize(text, &mut toks);
+        let got: Vec<(&str, Shape)> = toks.iter().map(|t| (&text[t.start..t.end], t.shape)).collect();
+        let want = [
+            ("Dr", Shape::Cap),
+            ("J", Shape::Initial),
+            ("GARCÍA", Shape::Upper),
+            ("López", Shape::Cap),
+            ("vive", Shape::Lower),
+            ("en", Shape::Lower),
+            ("28016", Shape::Num),
+            ("y", Shape::Lower),
+            ("ve", Shape::Lower),
+            ("a", Shape::Lower),
+            ("de", Shape::Lower),
+            ("Vries", Shape::Cap),
+            ("A1", Shape::Num),
+        ];
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn folding_merges_accents_and_case() {
+        let mut buf = String::new();
+        for (a, b) in [("Ramón", "ramon"), ("MÁLAGA", "malaga"), ("Győr", "gyor"), ("Núñez", "nunez")] {
+            fold_into(a, &mut buf);
+            assert_eq!(buf, b);
+        }
+        assert_eq!(fold_phrase("Localidad/ Provincia"), "localidad provincia");
+    }
+}
