@@ -32,15 +32,29 @@ pub fn resolver(label_map: Option<&str>) -> Result<Option<SharedResolver>> {
     Ok(Some(Arc::new(move |raw: &str| map.resolve(raw))))
 }
 
+/// What to do with spans already present in the input (brat `.ann`, JSONL entities, IOB tags).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum InputSpans {
+    /// Read and validate them (labels through the label map, or canonical).
+    Keep,
+    /// The command replaces them: offsets are still checked, labels are not interpreted.
+    Ignore,
+}
+
 /// Opens the input stream of a corpus command.
 pub fn open_documents(
     input: &Path,
     format: Format,
     max_doc_bytes: usize,
     label_map: Option<&str>,
+    spans: InputSpans,
 ) -> Result<DocIter> {
     let opts = ReadOptions { max_doc_bytes };
-    Ok(open_input(format, input, &opts, resolver(label_map)?)?)
+    let resolver = match spans {
+        InputSpans::Keep => resolver(label_map)?,
+        InputSpans::Ignore => Some(Arc::new(|_: &str| Ok(None)) as SharedResolver),
+    };
+    Ok(open_input(format, input, &opts, resolver)?)
 }
 
 /// The staged output target; refuses to write onto the input.

@@ -1,6 +1,6 @@
 //! `anonlm deid`: recognize and replace PHI over a corpus, with an ops log and counts.
 
-use super::common::{self, write_bytes_atomic};
+use super::common::{self, write_bytes_atomic, InputSpans};
 use crate::cli::DeidArgs;
 use crate::corpus::{open_output, Document, Format, OutputOptions, OutputTarget, WriteOptions};
 use crate::deid::apply::Deidentifier;
@@ -100,7 +100,13 @@ pub fn run(args: DeidArgs) -> Result<ExitCode> {
         }
     }
     let docs =
-        common::open_documents(&inp.input, in_format, inp.max_doc_bytes, inp.label_map.as_deref())?;
+        common::open_documents(
+        &inp.input,
+        in_format,
+        inp.max_doc_bytes,
+        inp.label_map.as_deref(),
+        if args.use_input_spans { InputSpans::Keep } else { InputSpans::Ignore },
+    )?;
     let target =
         common::output_target(&args.output.out, out_format, &inp.input, args.output.overwrite)?;
     let mut writer = open_output(out_format, target, &WriteOptions::default())?;

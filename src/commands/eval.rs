@@ -18,7 +18,7 @@ fn read_all(
 ) -> Result<Vec<Document>> {
     let format = common::resolve_format(format, path)?;
     let max = max.unwrap_or(ReadOptions::DEFAULT_MAX_DOC_BYTES);
-    let docs = common::open_documents(path, format, max, map)?;
+    let docs = common::open_documents(path, format, max, map, common::InputSpans::Keep)?;
     Ok(docs.collect::<Result<Vec<_>, _>>()?)
 }
 

@@ -1,6 +1,6 @@
 //! `anonlm recognize`: find PHI spans and write them (JSONL, or brat beside copies of the text).
 
-use super::common::{self, LabelCounts};
+use super::common::{self, InputSpans, LabelCounts};
 use crate::cli::RecognizeArgs;
 use crate::corpus::{open_output, BratTypeMap, Format, WriteOptions};
 use crate::engine::{process_stream, BatchLimits};
@@ -22,7 +22,13 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
     };
     let pipeline = common::pipeline(inp)?;
     let docs =
-        common::open_documents(&inp.input, in_format, inp.max_doc_bytes, inp.label_map.as_deref())?;
+        common::open_documents(
+        &inp.input,
+        in_format,
+        inp.max_doc_bytes,
+        inp.label_map.as_deref(),
+        InputSpans::Ignore,
+    )?;
     let target =
         common::output_target(&args.output.out, out_format, &inp.input, args.output.overwrite)?;
     let mut write_opts = WriteOptions::default();
