@@ -215,10 +215,10 @@ fn meddocan_dev_names_places_institutions() {
     }
     if dump {
         let mut v: Vec<_> = fps.into_iter().collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1));
+        v.sort_by_key(|e| std::cmp::Reverse(e.1));
         eprintln!("FP tokens: {:?}", &v[..v.len().min(150)]);
         let mut v: Vec<_> = fns.into_iter().collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1));
+        v.sort_by_key(|e| std::cmp::Reverse(e.1));
         eprintln!("FN tokens: {:?}", &v[..v.len().min(150)]);
     }
     let precision = pred_true as f64 / pred_tokens.max(1) as f64;
