@@ -17,14 +17,30 @@ use std::time::Instant;
 
 /// The MEDDOCAN labels this part covers (the table in the data set's README).
 const MINE: &[(&str, Category, Option<Subtype>)] = &[
-    ("NOMBRE_SUJETO_ASISTENCIA", Category::Name, Some(Subtype::Patient)),
-    ("NOMBRE_PERSONAL_SANITARIO", Category::Name, Some(Subtype::Doctor)),
-    ("FAMILIARES_SUJETO_ASISTENCIA", Category::Name, Some(Subtype::Relative)),
+    (
+        "NOMBRE_SUJETO_ASISTENCIA",
+        Category::Name,
+        Some(Subtype::Patient),
+    ),
+    (
+        "NOMBRE_PERSONAL_SANITARIO",
+        Category::Name,
+        Some(Subtype::Doctor),
+    ),
+    (
+        "FAMILIARES_SUJETO_ASISTENCIA",
+        Category::Name,
+        Some(Subtype::Relative),
+    ),
     ("TERRITORIO", Category::Location, Some(Subtype::City)),
     ("PAIS", Category::Location, Some(Subtype::Country)),
     ("HOSPITAL", Category::Location, Some(Subtype::Hospital)),
     ("CENTRO_SALUD", Category::Location, Some(Subtype::Hospital)),
-    ("INSTITUCION", Category::Location, Some(Subtype::Organization)),
+    (
+        "INSTITUCION",
+        Category::Location,
+        Some(Subtype::Organization),
+    ),
     ("PROFESION", Category::Profession, Some(Subtype::Profession)),
 ];
 
@@ -72,11 +88,15 @@ fn any_phi(raw: &str) -> Result<Option<Label>, String> {
 fn dev_dir() -> Option<PathBuf> {
     // LEXICON_MEDDOCAN_SPLIT=train studies the training split instead (for error analysis).
     let split = std::env::var("LEXICON_MEDDOCAN_SPLIT").unwrap_or_else(|_| "dev".into());
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../shared/data/meddocan/{split}"));
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../shared/data/meddocan/{split}"));
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("note: {} is absent; skipping the MEDDOCAN check", dir.display());
+        eprintln!(
+            "note: {} is absent; skipping the MEDDOCAN check",
+            dir.display()
+        );
         None
     }
 }
@@ -152,7 +172,11 @@ fn meddocan_dev_names_places_institutions() {
         let pred = predict(&l, &c, text);
         for tok in tokens(text) {
             let in_pred = covered(&pred, tok);
-            for g in gold_mine.entities.iter().filter(|g| g.start < tok.1 && tok.0 < g.end) {
+            for g in gold_mine
+                .entities
+                .iter()
+                .filter(|g| g.start < tok.1 && tok.0 < g.end)
+            {
                 let mut key = g.label.tag_form();
                 if g.label.subtype == Some(Subtype::City)
                     && text[tok.0..tok.1].chars().all(|ch| ch.is_ascii_digit())
@@ -163,7 +187,8 @@ fn meddocan_dev_names_places_institutions() {
                 t.gold += 1;
                 t.found += in_pred as usize;
                 if !in_pred && dump && !key.contains("postcode") {
-                    *fns.entry(format!("{} {}", g.label.tag_form(), &text[tok.0..tok.1])).or_default() += 1;
+                    *fns.entry(format!("{} {}", g.label.tag_form(), &text[tok.0..tok.1]))
+                        .or_default() += 1;
                 }
             }
             if in_pred {
@@ -176,7 +201,10 @@ fn meddocan_dev_names_places_institutions() {
                 let p_mine = pred.iter().any(|e| {
                     e.start < tok.1
                         && tok.0 < e.end
-                        && matches!(e.label.category, Category::Name | Category::Location | Category::Profession)
+                        && matches!(
+                            e.label.category,
+                            Category::Name | Category::Location | Category::Profession
+                        )
                 });
                 if p_mine {
                     mine_pred += 1;
@@ -187,14 +215,17 @@ fn meddocan_dev_names_places_institutions() {
     }
     if dump {
         let mut v: Vec<_> = fps.into_iter().collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1));
+        v.sort_by_key(|e| std::cmp::Reverse(e.1));
         eprintln!("FP tokens: {:?}", &v[..v.len().min(150)]);
         let mut v: Vec<_> = fns.into_iter().collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1));
+        v.sort_by_key(|e| std::cmp::Reverse(e.1));
         eprintln!("FN tokens: {:?}", &v[..v.len().min(150)]);
     }
     let precision = pred_true as f64 / pred_tokens.max(1) as f64;
-    eprintln!("{:<28} {:>6} {:>6} {:>7}", "label (tokens)", "gold", "found", "recall");
+    eprintln!(
+        "{:<28} {:>6} {:>6} {:>7}",
+        "label (tokens)", "gold", "found", "recall"
+    );
     for (k, t) in &per_label {
         eprintln!("{k:<28} {:>6} {:>6} {:>7.3}", t.gold, t.found, t.recall());
     }
@@ -204,17 +235,23 @@ fn meddocan_dev_names_places_institutions() {
         mine_true as f64 / mine_pred.max(1) as f64
     );
     let floors = [
-        ("NAME_PATIENT", 0.0),
-        ("NAME_DOCTOR", 0.0),
-        ("LOCATION_CITY", 0.0),
-        ("LOCATION_COUNTRY", 0.0),
-        ("LOCATION_HOSPITAL", 0.0),
+        // Floors a little under the measured values on dev (word tokens; postcodes are not ours).
+        ("NAME_PATIENT", 0.97),
+        ("NAME_DOCTOR", 0.97),
+        ("LOCATION_CITY", 0.91),
+        ("LOCATION_COUNTRY", 0.97),
+        ("LOCATION_HOSPITAL", 0.95),
+        ("LOCATION_ORGANIZATION", 0.5),
+        ("NAME_RELATIVE", 0.6),
     ];
     for (k, floor) in floors {
         let r = per_label.get(k).map_or(0.0, Tally::recall);
         assert!(r >= floor, "{k} token recall {r:.3} fell below {floor}");
     }
-    assert!(precision >= 0.0, "binary precision {precision:.3} fell below the floor");
+    assert!(
+        precision >= 0.95,
+        "binary precision {precision:.3} fell below the floor"
+    );
 }
 
 #[test]

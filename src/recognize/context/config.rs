@@ -96,7 +96,12 @@ impl ContextConfig {
                 let role = cols.next().unwrap_or("");
                 let flag = cols.next().unwrap_or("");
                 let mut bits = role_bits(role, title).ok_or_else(|| {
-                    bad(lang, file, n + 1, format!("unknown role '{role}' (entry {})", n + 1))
+                    bad(
+                        lang,
+                        file,
+                        n + 1,
+                        format!("unknown role '{role}' (entry {})", n + 1),
+                    )
                 })?;
                 match (flag, title) {
                     ("", _) => {}
@@ -132,7 +137,11 @@ impl ContextConfig {
                 None => professions.insert(&line, 1),
             };
         }
-        for (file, bits) in [("first_names", FIRSTN), ("surnames", SURN), ("allow", ALLOWW)] {
+        for (file, bits) in [
+            ("first_names", FIRSTN),
+            ("surnames", SURN),
+            ("allow", ALLOWW),
+        ] {
             for e in plain_entries(lists, lang, file)? {
                 lex.insert(&e, bits);
             }
@@ -140,14 +149,22 @@ impl ContextConfig {
         let mut fields = FxMap::default();
         let mut field_max_words = 1;
         for (n, line) in lists.load(lang, "field_labels")?.iter().enumerate() {
-            let (name, lab) = line
-                .split_once('\t')
-                .ok_or_else(|| bad(lang, "field_labels", n + 1, "expected LABEL<TAB>CATEGORY/SUBTYPE or -"))?;
+            let (name, lab) = line.split_once('\t').ok_or_else(|| {
+                bad(
+                    lang,
+                    "field_labels",
+                    n + 1,
+                    "expected LABEL<TAB>CATEGORY/SUBTYPE or -",
+                )
+            })?;
             let lab = lab.trim();
             let label = if lab == "-" {
                 None
             } else {
-                Some(Label::parse(lab).map_err(|e| bad(lang, "field_labels", n + 1, e.to_string()))?)
+                Some(
+                    Label::parse(lab)
+                        .map_err(|e| bad(lang, "field_labels", n + 1, e.to_string()))?,
+                )
             };
             let key = fold_phrase(name);
             if key.is_empty() {

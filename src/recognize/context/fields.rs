@@ -15,7 +15,10 @@ pub struct FieldHit {
 
 /// Characters allowed between the words of a label ("Localidad/ Provincia", "E-mail", "Nº Col").
 fn label_gap(g: &str) -> bool {
-    !g.is_empty() && g.len() <= 3 && g.chars().all(|c| matches!(c, ' ' | '/' | '-' | '.' | 'º' | '°'))
+    !g.is_empty()
+        && g.len() <= 3
+        && g.chars()
+            .all(|c| matches!(c, ' ' | '/' | '-' | '.' | 'º' | '°'))
 }
 
 /// Every `Label:` of `text` whose words are a known field label starting with a capital letter.
@@ -27,7 +30,11 @@ pub fn field_hits(cfg: &ContextConfig, text: &str, toks: &[Token]) -> Vec<FieldH
     for colon in memchr::memchr_iter(b':', text.as_bytes()) {
         // The last token ending before the colon, separated from it by blanks only.
         let k = toks.partition_point(|t| t.end <= colon);
-        if k == 0 || !text[toks[k - 1].end..colon].bytes().all(|b| b == b' ' || b == b'\t') {
+        if k == 0
+            || !text[toks[k - 1].end..colon]
+                .bytes()
+                .all(|b| b == b' ' || b == b'\t')
+        {
             continue;
         }
         words.clear();
@@ -70,7 +77,8 @@ pub fn field_hits(cfg: &ContextConfig, text: &str, toks: &[Token]) -> Vec<FieldH
 /// Where the value of a field starting at `start` ends: the line end, the next field label on
 /// the line (`next_label`), or a sentence end (". " before a capital letter, or a final dot).
 pub fn value_end(text: &str, start: usize, next_label: usize) -> usize {
-    let line_end = memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |p| start + p);
+    let line_end =
+        memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |p| start + p);
     let end = line_end.min(next_label);
     let bytes = text.as_bytes();
     let mut i = start;

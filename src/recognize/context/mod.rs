@@ -8,9 +8,9 @@ pub mod runs;
 
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
+use crate::recognize::lookup::after_eponym_head;
 use crate::recognize::lookup::lexicon::Matcher;
 use crate::recognize::lookup::tokens::{tokenize, Shape, Token};
-use crate::recognize::lookup::after_eponym_head;
 use crate::recognize::Recognizer;
 use crate::span::Entity;
 use crate::vocab::{ListSources, VocabError};
@@ -30,8 +30,8 @@ const S_POSTCODE_CITY: f32 = 0.55;
 
 /// Words skipped between a profession trigger and the profession ("trabaja como un ...").
 const ARTICLES: &[&str] = &[
-    "un", "una", "el", "la", "de", "como", "een", "als", "a", "an", "as", "come", "di", "da", "egy",
-    "en", "del", "uno", "il", "lo",
+    "un", "una", "el", "la", "de", "como", "een", "als", "a", "an", "as", "come", "di", "da",
+    "egy", "en", "del", "uno", "il", "lo",
 ];
 
 pub struct ContextRecognizer {
@@ -99,7 +99,7 @@ fn name_label(sub: Subtype) -> Label {
 }
 
 impl ContextRecognizer {
-    fn fields(&self, c: &mut Ctx, ) {
+    fn fields(&self, c: &mut Ctx) {
         let hits = fields::field_hits(&self.cfg, c.text, c.toks);
         for (n, h) in hits.iter().enumerate() {
             let Some(label) = h.label else { continue };
@@ -131,11 +131,13 @@ impl ContextRecognizer {
                     let ps = p;
                     p += part.len() + 1;
                     if let Some((a, b)) = fields::trim_value(c.text, ps, ps + part.len()) {
-                        c.out.push(Entity::new(a, b, label, "context:field_label", S_FIELD));
+                        c.out
+                            .push(Entity::new(a, b, label, "context:field_label", S_FIELD));
                     }
                 }
             } else {
-                c.out.push(Entity::new(s, e, label, "context:field_label", S_FIELD));
+                c.out
+                    .push(Entity::new(s, e, label, "context:field_label", S_FIELD));
             }
         }
     }
@@ -175,7 +177,11 @@ impl ContextRecognizer {
             return;
         }
         let role = name_label(role_subtype(bits));
-        let source = if title { "context:title" } else { "context:trigger" };
+        let source = if title {
+            "context:title"
+        } else {
+            "context:trigger"
+        };
         c.push_run(run, role, source, if title { S_TITLE } else { S_TRIGGER });
     }
 
@@ -205,7 +211,13 @@ impl ContextRecognizer {
         if accepted {
             let (_, e) = run.bytes(c.toks);
             let label = name_label(Subtype::Patient);
-            c.out.push(Entity::new(c.toks[i].start, e, label, "context:initials", S_INITIALS));
+            c.out.push(Entity::new(
+                c.toks[i].start,
+                e,
+                label,
+                "context:initials",
+                S_INITIALS,
+            ));
             return run.last + 1;
         }
         k
@@ -213,7 +225,9 @@ impl ContextRecognizer {
 
     /// Name lines after a sign-off ("Met vriendelijke groet," / "J. de Vries" / "Logopedist").
     fn signature(&self, c: &mut Ctx, first: usize, last: usize) {
-        let line_start = c.text[..c.toks[first].start].rfind('\n').map_or(0, |p| p + 1);
+        let line_start = c.text[..c.toks[first].start]
+            .rfind('\n')
+            .map_or(0, |p| p + 1);
         if !c.text[line_start..c.toks[first].start].trim().is_empty() {
             return;
         }
@@ -228,7 +242,12 @@ impl ContextRecognizer {
             let kk = c.skip_titles(k);
             if kk < c.toks.len() && c.toks[kk].shape.is_proper() {
                 if let Some(run) = name_forward(&mut c.m, c.text, c.toks, kk, 4, c.text.len()) {
-                    c.push_run(run, name_label(Subtype::Doctor), "context:signature", S_SIGNATURE);
+                    c.push_run(
+                        run,
+                        name_label(Subtype::Doctor),
+                        "context:signature",
+                        S_SIGNATURE,
+                    );
                     self.profession_line(c, run.last);
                 }
                 return;
@@ -247,9 +266,18 @@ impl ContextRecognizer {
         if let Some((j, _)) = pm.longest(n) {
             let e = c.toks[j].end;
             let line_end = c.text[e..].find('\n').map_or(c.text.len(), |p| e + p);
-            if c.text[e..line_end].trim_matches([' ', '.', ',', '\r']).is_empty() {
+            if c.text[e..line_end]
+                .trim_matches([' ', '.', ',', '\r'])
+                .is_empty()
+            {
                 let label = Label::new(Category::Profession, Subtype::Profession);
-                c.out.push(Entity::new(c.toks[n].start, e, label, "context:signature", S_PROFESSION));
+                c.out.push(Entity::new(
+                    c.toks[n].start,
+                    e,
+                    label,
+                    "context:signature",
+                    S_PROFESSION,
+                ));
             }
         }
     }
@@ -268,7 +296,11 @@ impl ContextRecognizer {
         }
         let mut k = i + 1;
         // Dutch postcodes carry two capital letters ("1012 AB").
-        if n == 4 && k < c.toks.len() && c.toks[k].shape == Shape::Upper && c.toks[k].end - c.toks[k].start == 2 {
+        if n == 4
+            && k < c.toks.len()
+            && c.toks[k].shape == Shape::Upper
+            && c.toks[k].end - c.toks[k].start == 2
+        {
             k += 1;
         }
         if k >= c.toks.len() || c.toks[k].shape != Shape::Cap {
@@ -289,7 +321,9 @@ impl ContextRecognizer {
         while k < c.toks.len() {
             let t = c.toks[k];
             let w = &c.text[t.start..t.end];
-            if ARTICLES.iter().any(|a| a.eq_ignore_ascii_case(w)) && !c.text[c.toks[k - 1].end..t.start].contains('\n') {
+            if ARTICLES.iter().any(|a| a.eq_ignore_ascii_case(w))
+                && !c.text[c.toks[k - 1].end..t.start].contains('\n')
+            {
                 k += 1;
             } else {
                 break;
@@ -302,7 +336,8 @@ impl ContextRecognizer {
         if let Some((j, _)) = pm.longest(k) {
             let label = Label::new(Category::Profession, Subtype::Profession);
             let (s, e) = (c.toks[k].start, c.toks[j].end);
-            c.out.push(Entity::new(s, e, label, "context:profession", S_PROFESSION));
+            c.out
+                .push(Entity::new(s, e, label, "context:profession", S_PROFESSION));
         }
     }
 }
@@ -336,6 +371,10 @@ impl Recognizer for ContextRecognizer {
                 i = next.max(i + 1);
                 continue;
             }
+            if t.shape == Shape::Num {
+                i += 1;
+                continue;
+            }
             let Some((last, bits)) = c.m.longest(i) else {
                 i += 1;
                 continue;
@@ -343,7 +382,12 @@ impl Recognizer for ContextRecognizer {
             let proper = t.shape.is_proper();
             if bits & T_AFTER != 0 && i > 0 {
                 if let Some(run) = name_backward(&mut c.m, text, &toks, i - 1, 3) {
-                    c.push_run(run, name_label(role_subtype(bits)), "context:title", S_TITLE);
+                    c.push_run(
+                        run,
+                        name_label(role_subtype(bits)),
+                        "context:title",
+                        S_TITLE,
+                    );
                 }
             } else if bits & TITLE != 0 {
                 // All-caps short words are titles only with their dot or colon ("DR." not "MS").
@@ -356,7 +400,13 @@ impl Recognizer for ContextRecognizer {
                 self.after_phrase(&mut c, last, bits & TRIGGER);
                 if bits & KIN != 0 && self.kin_terms {
                     let (s, e) = (t.start, toks[last].end);
-                    c.out.push(Entity::new(s, e, name_label(Subtype::Relative), "context:kinship", S_KIN));
+                    c.out.push(Entity::new(
+                        s,
+                        e,
+                        name_label(Subtype::Relative),
+                        "context:kinship",
+                        S_KIN,
+                    ));
                 }
             }
             if bits & SIGNOFF != 0 {
@@ -383,18 +433,31 @@ impl Recognizer for ContextRecognizer {
             }
             if proper && bits & (HOSP_TAIL | ORG_TAIL) != 0 && i > 0 {
                 if let Some(run) = org_backward(&mut c.m, text, &toks, i) {
-                    if run.first < i && !after_eponym_head(text, &toks, run.first, &self.cfg.eponym_heads, &mut key) {
+                    if run.first < i
+                        && !after_eponym_head(
+                            text,
+                            &toks,
+                            run.first,
+                            &self.cfg.eponym_heads,
+                            &mut key,
+                        )
+                    {
                         let (label, source, score) = if bits & HOSP_TAIL != 0 {
                             (hosp, "context:hospital", S_HOSPITAL)
                         } else {
                             (org, "context:institution", S_ORG)
                         };
                         let s = toks[run.first].start;
-                        c.out.push(Entity::new(s, toks[last].end, label, source, score));
+                        c.out
+                            .push(Entity::new(s, toks[last].end, label, source, score));
                     }
                 }
             }
-            i = if bits & (TITLE | TRIGGER | SIGNOFF | PROF_TRIG) != 0 { last + 1 } else { i + 1 };
+            i = if bits & (TITLE | TRIGGER | SIGNOFF | PROF_TRIG) != 0 {
+                last + 1
+            } else {
+                i + 1
+            };
         }
     }
 }

@@ -91,6 +91,8 @@ pub fn name_forward(
                 }
             }
             Shape::Initial if is_initial(text, toks, j) => last = Some(j),
+            // "O'Neill", "D'Angelo": a capital and an apostrophe open a surname.
+            Shape::Initial if text[t.end..].starts_with(['\'', '\u{2019}']) => {}
             Shape::Lower if m.single(j) & PARTICLE != 0 => {}
             _ => break,
         }
@@ -132,7 +134,10 @@ pub fn name_backward(
         }
         j -= 1;
     }
-    first.map(|f| Run { first: f, last: end })
+    first.map(|f| Run {
+        first: f,
+        last: end,
+    })
 }
 
 fn org_gap(text: &str, toks: &[Token], a: usize, b: usize) -> bool {
@@ -142,8 +147,10 @@ fn org_gap(text: &str, toks: &[Token], a: usize, b: usize) -> bool {
     }
     let dot_ok = matches!(toks[a].shape, Shape::Initial | Shape::Upper);
     g.chars().all(|c| {
-        matches!(c, ' ' | '\t' | '-' | '"' | '\'' | '\u{2019}' | '\u{201c}' | '\u{201d}' | '«' | '»')
-            || (c == '.' && dot_ok)
+        matches!(
+            c,
+            ' ' | '\t' | '-' | '"' | '\'' | '\u{2019}' | '\u{201c}' | '\u{201d}' | '«' | '»'
+        ) || (c == '.' && dot_ok)
     })
 }
 
@@ -198,7 +205,8 @@ pub fn org_backward(m: &mut Matcher, text: &str, toks: &[Token], tail: usize) ->
             && matches!(gap(text, toks, k - 1, k), "'" | "\u{2019}");
         match t.shape {
             Shape::Cap | Shape::Upper => {
-                if m.single(k) & (super::config::STOP | BREAKS) != 0 {
+                // "St" is a street word but also opens "St Mary's Hospital".
+                if m.single(k) & BREAKS & !super::config::STOP != 0 {
                     break;
                 }
                 first = Some(k);
@@ -210,5 +218,8 @@ pub fn org_backward(m: &mut Matcher, text: &str, toks: &[Token], tail: usize) ->
         }
         j -= 1;
     }
-    first.map(|f| Run { first: f, last: tail })
+    first.map(|f| Run {
+        first: f,
+        last: tail,
+    })
 }

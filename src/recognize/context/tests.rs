@@ -1,1 +1,85 @@
+//! Table-driven checks of the context rules in all five languages.
 
+use super::*;
+
+fn run(lang: Lang, text: &str) -> Vec<(String, Label, String)> {
+    let r = ContextRecognizer::new(lang, &ListSources::default()).expect("lists load");
+    let mut out = Vec::new();
+    r.find(text, &mut out);
+    out.iter()
+        .map(|e| (text[e.start..e.end].to_string(), e.label, e.source.clone()))
+        .collect()
+}
+
+/// Language, text, expected (surface, label) pairs.
+type Case<'a> = (Lang, &'a str, &'a [(&'a str, &'a str)]);
+
+fn label(s: &str) -> Label {
+    Label::parse(s).expect("test label parses")
+}
+
+#[test]
+fn context_rules_in_each_language() {
+    let cases: &[Case] = &[
+        (Lang::Es, "Nombre: Ernesto.\nApellidos: Rivera Bueno.\nLocalidad/ Provincia: Tolosa, Gipuzkoa.\nPaís: España.\nMédico: Ignacio Navarro Cuéllar NºCol: 28 28 70973.",
+            &[("Ernesto", "NAME/PATIENT"), ("Rivera Bueno", "NAME/PATIENT"), ("Tolosa", "LOCATION/CITY"), ("Gipuzkoa", "LOCATION/CITY"), ("España", "LOCATION/COUNTRY"), ("Ignacio Navarro Cuéllar", "NAME/DOCTOR")]),
+        (Lang::Es, "Remitido por: Dra. María José de la Fuente Unidad de Cirugía, Hospital Clínico San Carlos, 28040 Madrid.",
+            &[("María José de la Fuente", "NAME/DOCTOR"), ("Hospital Clínico San Carlos", "LOCATION/HOSPITAL"), ("Madrid", "LOCATION/CITY")]),
+        (Lang::Es, "Valorado por el Dr. Pérez Gallardo y por J. García en el Complejo Hospitalario de Navarra. Su madre refiere dolor.",
+            &[("Pérez Gallardo", "NAME/DOCTOR"), ("J. García", "NAME/PATIENT"), ("Complejo Hospitalario de Navarra", "LOCATION/HOSPITAL"), ("madre", "NAME/RELATIVE")]),
+        (Lang::Es, "Varón de 40 años, de profesión albañil, trabaja en la Universidad de Granada.",
+            &[("albañil", "PROFESSION/PROFESSION"), ("Universidad de Granada", "LOCATION/ORGANIZATION")]),
+        (Lang::Nl, "Naam: J. de Vries\nWoonplaats: Zwolle\nBehandelend arts: dr. A.B. van den Berg\nOpgenomen in het Antonius Ziekenhuis.\n\nMet vriendelijke groet,\n\nSanne Bakker\nLogopedist",
+            &[("J. de Vries", "NAME/PATIENT"), ("Zwolle", "LOCATION/CITY"), ("A.B. van den Berg", "NAME/DOCTOR"), ("Antonius Ziekenhuis", "LOCATION/HOSPITAL"), ("Sanne Bakker", "NAME/DOCTOR"), ("Logopedist", "PROFESSION/PROFESSION")]),
+        (Lang::Hu, "Név: Kovács János\nAnyja neve: Szabó Mária\nKezelőorvos: dr. Nagy Péter\nA beteget a Szent János Kórházba szállították. Tóth Ilona asszony panaszmentes.\nTisztelettel:\ndr. Horváth Anna",
+            &[("Kovács János", "NAME/PATIENT"), ("Szabó Mária", "NAME/RELATIVE"), ("Nagy Péter", "NAME/DOCTOR"), ("Szent János Kórházba", "LOCATION/HOSPITAL"), ("Tóth Ilona", "NAME/PATIENT"), ("Horváth Anna", "NAME/DOCTOR")]),
+        (Lang::It, "Cognome: Rossi\nNome: Marco\nMedico curante: Dott.ssa Giulia Esposito\nRicoverato presso l'Ospedale San Raffaele, inviato dal Prof. Luca Bianchi.",
+            &[("Rossi", "NAME/PATIENT"), ("Marco", "NAME/PATIENT"), ("Giulia Esposito", "NAME/DOCTOR"), ("Ospedale San Raffaele", "LOCATION/HOSPITAL"), ("Luca Bianchi", "NAME/DOCTOR")]),
+        (Lang::En, "Patient name: John Smith\nAddress: 12 High Street\nSeen by Dr. P. J. O'Neill at St Mary's Hospital; his wife Anne attended.\nKind regards,\nEmma Clarke",
+            &[("John Smith", "NAME/PATIENT"), ("12 High Street", "LOCATION/STREET"), ("P. J. O'Neill", "NAME/DOCTOR"), ("St Mary's Hospital", "LOCATION/HOSPITAL"), ("Anne", "NAME/RELATIVE"), ("Emma Clarke", "NAME/DOCTOR")]),
+    ];
+    for (lang, text, want) in cases {
+        let found = run(*lang, text);
+        for (surface, lab) in *want {
+            assert!(
+                found
+                    .iter()
+                    .any(|(s, l, _)| s == surface && *l == label(lab)),
+                "{lang}: expected {surface} as {lab} in {found:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn eponyms_and_descriptions_are_not_names() {
+    let cases: &[(Lang, &str)] = &[
+        (Lang::Es, "Paciente con enfermedad de Parkinson, escala de Glasgow 15 y signo de Babinski negativo."),
+        (Lang::Es, "Informe clínico del paciente: Varón de 60 años sin antecedentes."),
+        (Lang::Es, "Ingresó en el hospital por la noche; vitamina D. Tras el alta mejoró."),
+        (Lang::Nl, "De patiënt heeft de ziekte van Crohn; geen verdere klachten."),
+        (Lang::It, "Il paziente presenta morbo di Parkinson."),
+        (Lang::En, "The patient has Parkinson's disease and a positive Babinski sign."),
+    ];
+    for (lang, text) in cases {
+        let found = run(*lang, text);
+        let names: Vec<_> = found
+            .iter()
+            .filter(|(_, l, _)| l.category == Category::Name)
+            .collect();
+        assert!(
+            names.is_empty(),
+            "{lang}: unexpected names {names:?} in {text}"
+        );
+    }
+}
+
+#[test]
+fn kinship_terms_can_be_turned_off() {
+    let r = ContextRecognizer::new(Lang::Es, &ListSources::default())
+        .expect("lists load")
+        .with_kinship_terms(false);
+    let mut out = Vec::new();
+    r.find("Su madre y su hermano están sanos.", &mut out);
+    assert!(out.is_empty(), "{out:?}");
+}

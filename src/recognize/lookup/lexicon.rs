@@ -17,6 +17,8 @@ pub struct Lexicon {
     words: FxMap<Box<str>, u32>,
     next: FxMap<(u32, u32), u32>,
     bits: Vec<u32>,
+    /// Longest word in bytes (folded); longer tokens miss without hashing (bar Hungarian stems).
+    max_len: usize,
     /// Try Hungarian case endings on a miss.
     hungarian: bool,
 }
@@ -41,6 +43,7 @@ impl Lexicon {
         let mut node = 0u32;
         for t in &toks {
             fold_into(&entry[t.start..t.end], &mut buf);
+            self.max_len = self.max_len.max(buf.len());
             let n_words = self.words.len() as u32;
             let id = *self.words.entry(buf.as_str().into()).or_insert(n_words);
             let n_nodes = self.bits.len() as u32;
@@ -126,6 +129,11 @@ impl<'a> Matcher<'a> {
             return Some(cached);
         }
         let t = self.toks[j];
+        // Folding never grows a Latin word by more than a few bytes; far longer tokens miss.
+        if !self.lex.hungarian && t.end - t.start > self.lex.max_len + 8 {
+            self.ids[j] = ABSENT;
+            return None;
+        }
         fold_into(&self.text[t.start..t.end], &mut self.buf);
         let mut id = self.lex.word(&self.buf);
         if id.is_none() && self.lex.hungarian && t.shape == Shape::Cap {

@@ -23,7 +23,6 @@ pub(crate) const ALLOW: u32 = 1 << 7;
 const NAME_BITS: u32 = FIRST | SURNAME;
 const PLACE_BITS: u32 = CITY | REGION | COUNTRY;
 
-
 /// Loads `name` and keeps the plain entries (lines without a `key:` directive).
 pub(crate) fn plain_entries(
     lists: &ListSources,
@@ -46,7 +45,10 @@ pub(crate) fn directive(line: &str) -> Option<(&str, &str)> {
 }
 
 /// Folded phrases after which a capitalized word is an eponym ("enfermedad de" Parkinson).
-pub(crate) fn eponym_heads(lists: &ListSources, lang: Lang) -> Result<FxMap<String, ()>, VocabError> {
+pub(crate) fn eponym_heads(
+    lists: &ListSources,
+    lang: Lang,
+) -> Result<FxMap<String, ()>, VocabError> {
     Ok(lists
         .load(lang, "allow")?
         .iter()
@@ -148,11 +150,13 @@ impl LookupRecognizer {
             // Only proper-noun shapes start an entry, or a short particle ("de Vries", "van Dijk").
             // An initial starts only a longer phrase ("A Coruña").
             let short = t.end - t.start <= 3;
-            let may_start = t.shape.is_proper() || (matches!(t.shape, Shape::Lower | Shape::Initial) && short);
+            let may_start =
+                t.shape.is_proper() || (matches!(t.shape, Shape::Lower | Shape::Initial) && short);
             if may_start {
                 if let Some((j, bits)) = m.longest(i) {
                     let multi_ok = t.shape.is_proper() || j > i;
-                    if multi_ok && toks[j].shape != Shape::Lower && toks[j].shape != Shape::Initial {
+                    if multi_ok && toks[j].shape != Shape::Lower && toks[j].shape != Shape::Initial
+                    {
                         hits.push(Hit {
                             first: i,
                             last: j,
@@ -186,9 +190,13 @@ impl Recognizer for LookupRecognizer {
         let hits = self.hits(text, &toks);
         let mut key = String::new();
         for (k, h) in hits.iter().enumerate() {
-            let prev = k.checked_sub(1).map(|p| &hits[p]).filter(|p| adjacent(text, &toks, p, h));
+            let prev = k
+                .checked_sub(1)
+                .map(|p| &hits[p])
+                .filter(|p| adjacent(text, &toks, p, h));
             let next = hits.get(k + 1).filter(|n| adjacent(text, &toks, h, n));
-            let namey = |o: Option<&Hit>| o.is_some_and(|o| o.bits & NAME_BITS != 0 && o.bits & ALLOW == 0);
+            let namey =
+                |o: Option<&Hit>| o.is_some_and(|o| o.bits & NAME_BITS != 0 && o.bits & ALLOW == 0);
             let name_neighbour = namey(prev) || namey(next);
             if h.bits & ALLOW != 0 && !name_neighbour {
                 continue;
@@ -197,11 +205,23 @@ impl Recognizer for LookupRecognizer {
                 continue;
             }
             // An allow-listed word right next to a known name part is a surname after all.
-            let b = if h.bits & ALLOW != 0 { h.bits | SURNAME } else { h.bits };
+            let b = if h.bits & ALLOW != 0 {
+                h.bits | SURNAME
+            } else {
+                h.bits
+            };
             let (label, source, score) = if b & HOSPITAL != 0 {
-                (Label::new(Category::Location, Subtype::Hospital), "lookup:hospitals", 0.7)
+                (
+                    Label::new(Category::Location, Subtype::Hospital),
+                    "lookup:hospitals",
+                    0.7,
+                )
             } else if b & ORG != 0 {
-                (Label::new(Category::Location, Subtype::Organization), "lookup:institutions", 0.6)
+                (
+                    Label::new(Category::Location, Subtype::Organization),
+                    "lookup:institutions",
+                    0.6,
+                )
             } else if b & NAME_BITS != 0 && (b & PLACE_BITS == 0 || name_neighbour) {
                 // A lone capitalized surname opening a sentence is too often a common word.
                 let lone = prev.is_none() && next.is_none();
@@ -212,18 +232,40 @@ impl Recognizer for LookupRecognizer {
                 if lone && h.first == h.last && toks[h.first].shape == Shape::Upper {
                     continue;
                 }
-                let source = if b & SURNAME != 0 { "lookup:surnames" } else { "lookup:first_names" };
+                let source = if b & SURNAME != 0 {
+                    "lookup:surnames"
+                } else {
+                    "lookup:first_names"
+                };
                 (Label::new(Category::Name, Subtype::Patient), source, 0.45)
             } else if b & COUNTRY != 0 {
-                (Label::new(Category::Location, Subtype::Country), "lookup:countries", 0.55)
+                (
+                    Label::new(Category::Location, Subtype::Country),
+                    "lookup:countries",
+                    0.55,
+                )
             } else if b & REGION != 0 {
-                (Label::new(Category::Location, Subtype::State), "lookup:regions", 0.5)
+                (
+                    Label::new(Category::Location, Subtype::State),
+                    "lookup:regions",
+                    0.5,
+                )
             } else if b & CITY != 0 {
-                (Label::new(Category::Location, Subtype::City), "lookup:cities", 0.5)
+                (
+                    Label::new(Category::Location, Subtype::City),
+                    "lookup:cities",
+                    0.5,
+                )
             } else {
                 continue;
             };
-            out.push(Entity::new(toks[h.first].start, toks[h.last].end, label, source, score));
+            out.push(Entity::new(
+                toks[h.first].start,
+                toks[h.last].end,
+                label,
+                source,
+                score,
+            ));
         }
     }
 }

@@ -1,1 +1,117 @@
+//! Table-driven checks of the gazetteer recognizer in all five languages.
 
+use super::*;
+use crate::labels::Subtype;
+
+/// Finds in `text` with the built-in lists of `lang`: (surface, subtype) per entity.
+fn run(lang: Lang, text: &str) -> Vec<(String, Option<Subtype>)> {
+    let r = LookupRecognizer::new(lang, &ListSources::default()).expect("lists load");
+    let mut out = Vec::new();
+    r.find(text, &mut out);
+    out.iter()
+        .map(|e| (text[e.start..e.end].to_string(), e.label.subtype))
+        .collect()
+}
+
+/// Language, text, expected (surface, subtype) pairs.
+type Case<'a> = (Lang, &'a str, &'a [(&'a str, Subtype)]);
+
+fn has(found: &[(String, Option<Subtype>)], surface: &str, sub: Subtype) -> bool {
+    found.iter().any(|(s, t)| s == surface && *t == Some(sub))
+}
+
+#[test]
+fn finds_names_and_places_in_each_language() {
+    use Subtype::*;
+    let cases: &[Case] = &[
+        (
+            Lang::Es,
+            "Acude con su amigo Javier Ortega desde Santiago de Compostela (España).",
+            &[
+                ("Javier", Patient),
+                ("Ortega", Patient),
+                ("Santiago de Compostela", City),
+                ("España", Country),
+            ],
+        ),
+        (
+            Lang::Es,
+            "Trasladada al Hospital Universitario La Paz desde A Coruña.",
+            &[
+                ("Hospital Universitario La Paz", Hospital),
+                ("A Coruña", City),
+            ],
+        ),
+        (
+            Lang::Nl,
+            "Gezien samen met Pieter de Vries uit Utrecht, Nederland.",
+            &[
+                ("Pieter", Patient),
+                ("de Vries", Patient),
+                ("Nederland", Country),
+            ],
+        ),
+        (
+            Lang::Hu,
+            "A beteget Kovács János kísérte Debrecenből Budapestre.",
+            &[
+                ("Kovács", Patient),
+                ("János", Patient),
+                ("Debrecenből", City),
+                ("Budapestre", City),
+            ],
+        ),
+        (
+            Lang::It,
+            "Accompagnato da Giulia De Luca, residente a Bologna, Italia.",
+            &[
+                ("Giulia", Patient),
+                ("De Luca", Patient),
+                ("Bologna", City),
+                ("Italia", Country),
+            ],
+        ),
+        (
+            Lang::En,
+            "Seen with Margaret Thompson, who lives in Leeds, United Kingdom.",
+            &[
+                ("Margaret", Patient),
+                ("Thompson", Patient),
+                ("Leeds", City),
+                ("United Kingdom", Country),
+            ],
+        ),
+    ];
+    for (lang, text, want) in cases {
+        let found = run(*lang, text);
+        for (surface, sub) in *want {
+            assert!(
+                has(&found, surface, *sub),
+                "{lang}: expected {surface} as {sub:?} in {found:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn medical_collisions_and_shapes_are_left_alone() {
+    let cases: &[(Lang, &str)] = &[
+        (Lang::Es, "Diagnosticado de enfermedad de Parkinson y síndrome de Down; escala de Glasgow 15, signo de Babinski negativo."),
+        (Lang::Es, "Serología: ANA negativos, ELISA negativa; EVA 3 sobre 10."),
+        (Lang::Es, "madrid y garcía en minúsculas no son nombres."),
+        (Lang::Nl, "Bekend met de ziekte van Crohn en de ziekte van Alzheimer."),
+        (Lang::Hu, "Parkinson-kór miatt kezelt, Down szindróma nem ismert."),
+        (Lang::It, "Affetto da morbo di Parkinson, scala di Glasgow 14."),
+        (Lang::En, "Known Parkinson's disease; Glasgow Coma Scale 15; Babinski sign absent."),
+    ];
+    for (lang, text) in cases {
+        let found = run(*lang, text);
+        assert!(found.is_empty(), "{lang}: unexpected {found:?} in {text}");
+    }
+}
+
+#[test]
+fn allow_listed_word_next_to_a_name_is_kept() {
+    let found = run(Lang::En, "Referred to Mark James Parkinson last week.");
+    assert!(found.iter().any(|(s, _)| s == "Parkinson"), "{found:?}");
+}

@@ -205,7 +205,10 @@ mod tests {
         let text = "Dr. J. GARCÍA-López vive en 28016 y ve a de Vries, A1.";
         let mut toks = Vec::new();
         tokenize(text, &mut toks);
-        let got: Vec<(&str, Shape)> = toks.iter().map(|t| (&text[t.start..t.end], t.shape)).collect();
+        let got: Vec<(&str, Shape)> = toks
+            .iter()
+            .map(|t| (&text[t.start..t.end], t.shape))
+            .collect();
         let want = [
             ("Dr", Shape::Cap),
             ("J", Shape::Initial),
@@ -227,7 +230,12 @@ mod tests {
     #[test]
     fn folding_merges_accents_and_case() {
         let mut buf = String::new();
-        for (a, b) in [("Ramón", "ramon"), ("MÁLAGA", "malaga"), ("Győr", "gyor"), ("Núñez", "nunez")] {
+        for (a, b) in [
+            ("Ramón", "ramon"),
+            ("MÁLAGA", "malaga"),
+            ("Győr", "gyor"),
+            ("Núñez", "nunez"),
+        ] {
             fold_into(a, &mut buf);
             assert_eq!(buf, b);
         }
