@@ -5,7 +5,11 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
-#[command(name = "anonlm", version, about = "De-identify clinical corpora and release masked language models without the people in them")]
+#[command(
+    name = "anonlm",
+    version,
+    about = "De-identify clinical corpora and release masked language models without the people in them"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

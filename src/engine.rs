@@ -55,7 +55,10 @@ where
             }
         }
         total += batch.len();
-        let results: Vec<T> = std::mem::take(&mut batch).into_par_iter().map(&work).collect();
+        let results: Vec<T> = std::mem::take(&mut batch)
+            .into_par_iter()
+            .map(&work)
+            .collect();
         for r in results {
             sink(r)?;
         }
@@ -93,7 +96,8 @@ mod tests {
             Ok(Document::new("a", "x")),
             Err(CorpusError::line("f.jsonl", 2, "malformed JSON")),
         ];
-        let r = process_stream::<_, CorpusError, _, _, _>(bad.into_iter(), limits, |d| d, |_| Ok(()));
+        let r =
+            process_stream::<_, CorpusError, _, _, _>(bad.into_iter(), limits, |d| d, |_| Ok(()));
         assert!(r.unwrap_err().to_string().contains("f.jsonl:2"));
     }
 }

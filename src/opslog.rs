@@ -22,16 +22,31 @@ pub struct OpsLogLine {
 
 impl OpsLogLine {
     /// Converts byte offsets of `ops` (input `original`, output `output`) to code points.
-    pub fn new(id: &str, lang: &str, passes_run: usize, original: &str, output: &str, mut ops: Vec<OpRecord>) -> Self {
+    pub fn new(
+        id: &str,
+        lang: &str,
+        passes_run: usize,
+        original: &str,
+        output: &str,
+        mut ops: Vec<OpRecord>,
+    ) -> Self {
         let (inp, out) = (OffsetMap::new(original), OffsetMap::new(output));
-        let cp = |m: &OffsetMap, b: usize| m.byte_to_char(b).expect("deid offsets lie on char boundaries");
+        let cp = |m: &OffsetMap, b: usize| {
+            m.byte_to_char(b)
+                .expect("deid offsets lie on char boundaries")
+        };
         for op in &mut ops {
             op.start = cp(&inp, op.start);
             op.end = cp(&inp, op.end);
             op.out_start = cp(&out, op.out_start);
             op.out_end = cp(&out, op.out_end);
         }
-        OpsLogLine { id: id.to_string(), lang: lang.to_string(), passes_run, ops }
+        OpsLogLine {
+            id: id.to_string(),
+            lang: lang.to_string(),
+            passes_run,
+            ops,
+        }
     }
 }
 
@@ -44,7 +59,11 @@ pub enum OpsLogError {
         source: std::io::Error,
     },
     #[error("{path}:{line}: {msg}")]
-    Line { path: String, line: usize, msg: String },
+    Line {
+        path: String,
+        line: usize,
+        msg: String,
+    },
 }
 
 /// Replaced ranges per document, as byte ranges of the gold texts (for residual-PII scoring).
@@ -54,17 +73,25 @@ pub fn read_replaced_ranges(
     gold: &[Document],
 ) -> Result<HashMap<String, Vec<(usize, usize)>>, OpsLogError> {
     let p = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| OpsLogError::Io { path: p.clone(), source: e })?;
+    let file = std::fs::File::open(path).map_err(|e| OpsLogError::Io {
+        path: p.clone(),
+        source: e,
+    })?;
     let by_id: HashMap<&str, &Document> = gold.iter().map(|d| (d.id.as_str(), d)).collect();
     let mut out: HashMap<String, Vec<(usize, usize)>> =
         gold.iter().map(|d| (d.id.clone(), Vec::new())).collect();
     for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let err = |msg: String| OpsLogError::Line { path: p.clone(), line: i + 1, msg };
+        let err = |msg: String| OpsLogError::Line {
+            path: p.clone(),
+            line: i + 1,
+            msg,
+        };
         let line = line.map_err(|e| err(e.to_string()))?;
         if line.trim().is_empty() {
             continue;
         }
-        let entry: OpsLogLine = serde_json::from_str(&line).map_err(|e| err(format!("not an ops-log line ({})", e.classify_kind())))?;
+        let entry: OpsLogLine = serde_json::from_str(&line)
+            .map_err(|e| err(format!("not an ops-log line ({})", e.classify_kind())))?;
         let doc = by_id
             .get(entry.id.as_str())
             .ok_or_else(|| err(format!("document '{}' is not in the gold set", entry.id)))?;
@@ -73,7 +100,12 @@ pub fn read_replaced_ranges(
         for op in &entry.ops {
             match (map.char_to_byte(op.start), map.char_to_byte(op.end)) {
                 (Some(s), Some(e)) if s <= e => ranges.push((s, e)),
-                _ => return Err(err(format!("offsets {}-{} lie outside document '{}'", op.start, op.end, entry.id))),
+                _ => {
+                    return Err(err(format!(
+                        "offsets {}-{} lie outside document '{}'",
+                        op.start, op.end, entry.id
+                    )))
+                }
             }
         }
     }

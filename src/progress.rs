@@ -22,8 +22,10 @@ pub fn bar(total_bytes: Option<u64>, quiet: bool) -> ProgressBar {
         None => {
             let pb = ProgressBar::new_spinner();
             pb.set_style(
-                ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos} documents ({per_sec})")
-                    .expect("valid template"),
+                ProgressStyle::with_template(
+                    "{spinner} [{elapsed_precise}] {pos} documents ({per_sec})",
+                )
+                .expect("valid template"),
             );
             pb
         }

@@ -12,14 +12,28 @@ fn anonlm() -> Command {
 /// Runs a command expected to fail with exit code 2; returns its stderr.
 fn fails(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stderr).unwrap()
 }
 
 fn synth(dir: &Path, lang: &str, docs: usize) -> std::path::PathBuf {
     let path = dir.join(format!("{lang}.jsonl"));
     anonlm()
-        .args(["synth", "--lang", lang, "--docs", &docs.to_string(), "--seed", "3", "--out"])
+        .args([
+            "synth",
+            "--lang",
+            lang,
+            "--docs",
+            &docs.to_string(),
+            "--seed",
+            "3",
+            "--out",
+        ])
         .arg(&path)
         .assert()
         .success();
@@ -31,7 +45,12 @@ fn synth_recognize_eval_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     let gold = synth(dir.path(), "all", 4);
     let pred = dir.path().join("pred.jsonl");
-    anonlm().args(["recognize", "--quiet", "--out"]).arg(&pred).arg(&gold).assert().success();
+    anonlm()
+        .args(["recognize", "--quiet", "--out"])
+        .arg(&pred)
+        .arg(&gold)
+        .assert()
+        .success();
     let json = dir.path().join("eval.json");
     let out = anonlm()
         .args(["eval", "--gold"])
@@ -44,9 +63,14 @@ fn synth_recognize_eval_round_trip() {
         .unwrap();
     assert!(out.status.success());
     let table = String::from_utf8(out.stdout).unwrap();
-    assert!(table.contains("entity strict") && table.contains("token"), "{table}");
+    assert!(
+        table.contains("entity strict") && table.contains("token"),
+        "{table}"
+    );
     let report: serde_json::Value = serde_json::from_slice(&fs::read(&json).unwrap()).unwrap();
-    let recall = report["report"]["spans"]["token"]["binary"]["recall"].as_f64().unwrap();
+    let recall = report["report"]["spans"]["token"]["binary"]["recall"]
+        .as_f64()
+        .unwrap();
     assert!(recall > 0.5, "token recall {recall}");
 }
 
@@ -55,7 +79,12 @@ fn deid_writes_output_ops_log_and_stats_without_raw_values() {
     let dir = tempfile::tempdir().unwrap();
     let gold = synth(dir.path(), "es", 5);
     let out = dir.path().join("deid.jsonl");
-    anonlm().args(["deid", "--quiet", "--lang", "es", "--out"]).arg(&out).arg(&gold).assert().success();
+    anonlm()
+        .args(["deid", "--quiet", "--lang", "es", "--out"])
+        .arg(&out)
+        .arg(&gold)
+        .assert()
+        .success();
     let ops = fs::read_to_string(dir.path().join("deid.ops.jsonl")).unwrap();
     let stats: serde_json::Value =
         serde_json::from_slice(&fs::read(dir.path().join("deid.stats.json")).unwrap()).unwrap();
@@ -66,7 +95,10 @@ fn deid_writes_output_ops_log_and_stats_without_raw_values() {
         let doc: serde_json::Value = serde_json::from_str(line).unwrap();
         let text: Vec<char> = doc["text"].as_str().unwrap().chars().collect();
         for e in doc["entities"].as_array().unwrap() {
-            let (s, t) = (e["start"].as_u64().unwrap() as usize, e["end"].as_u64().unwrap() as usize);
+            let (s, t) = (
+                e["start"].as_u64().unwrap() as usize,
+                e["end"].as_u64().unwrap() as usize,
+            );
             let surface: String = text[s..t].iter().collect();
             if surface.len() > 5 {
                 assert!(!ops.contains(&surface), "ops log leaks a gold value");
@@ -89,14 +121,23 @@ fn deid_writes_output_ops_log_and_stats_without_raw_values() {
 #[test]
 fn works_as_a_stdin_stdout_filter() {
     let out = anonlm()
-        .args(["deid", "--quiet", "--format", "text", "--lang", "es", "--out", "-", "-"])
+        .args([
+            "deid", "--quiet", "--format", "text", "--lang", "es", "--out", "-", "-",
+        ])
         .write_stdin("Correo: ana.lopez@example.es\nNHC: 2569870, fecha 03/05/2016.\n")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.lines().count(), 2);
-    assert!(!text.contains("ana.lopez") && !text.contains("2569870") && !text.contains("2016"), "{text}");
+    assert!(
+        !text.contains("ana.lopez") && !text.contains("2569870") && !text.contains("2016"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -106,7 +147,11 @@ fn bad_inputs_fail_with_location_and_leave_no_output() {
     let out = d.join("out.jsonl");
     let run = |input: &Path, format: &str| {
         let mut c = anonlm();
-        c.args(["deid", "--quiet", "--lang", "es", "--format", format, "--out"]).arg(&out).arg(input);
+        c.args([
+            "deid", "--quiet", "--lang", "es", "--format", format, "--out",
+        ])
+        .arg(&out)
+        .arg(input);
         c
     };
     // Invalid UTF-8 on line 2.
@@ -116,14 +161,24 @@ fn bad_inputs_fail_with_location_and_leave_no_output() {
     assert!(err.contains("bad.txt:2") && err.contains("UTF-8"), "{err}");
     // Malformed JSONL on line 2.
     let bad_json = d.join("bad.jsonl");
-    fs::write(&bad_json, "{\"id\":\"a\",\"text\":\"Ana\"}\n{\"id\":\"b\",\"text\":\"Secreto Pérez\"\n").unwrap();
+    fs::write(
+        &bad_json,
+        "{\"id\":\"a\",\"text\":\"Ana\"}\n{\"id\":\"b\",\"text\":\"Secreto Pérez\"\n",
+    )
+    .unwrap();
     let err = fails(&mut run(&bad_json, "jsonl"));
-    assert!(err.contains("bad.jsonl:2") && !err.contains("Secreto"), "{err}");
+    assert!(
+        err.contains("bad.jsonl:2") && !err.contains("Secreto"),
+        "{err}"
+    );
     // Empty file.
     let empty = d.join("empty.txt");
     fs::write(&empty, "").unwrap();
     let err = fails(&mut run(&empty, "text"));
-    assert!(err.contains("empty.txt") && err.contains("no documents"), "{err}");
+    assert!(
+        err.contains("empty.txt") && err.contains("no documents"),
+        "{err}"
+    );
     // brat .ann whose offsets do not match the text.
     let brat = d.join("brat");
     fs::create_dir(&brat).unwrap();
@@ -131,7 +186,12 @@ fn bad_inputs_fail_with_location_and_leave_no_output() {
     fs::write(brat.join("doc1.ann"), "T1\tNAME_PATIENT 7 12\tAna López\n").unwrap();
     let brat_out = d.join("brat_out");
     let err = fails(
-        anonlm().args(["deid", "--quiet", "--lang", "es", "--format", "brat", "--out"]).arg(&brat_out).arg(&brat),
+        anonlm()
+            .args([
+                "deid", "--quiet", "--lang", "es", "--format", "brat", "--out",
+            ])
+            .arg(&brat_out)
+            .arg(&brat),
     );
     assert!(err.contains("doc1.ann:1"), "{err}");
     assert!(!brat_out.exists());
@@ -143,9 +203,15 @@ fn bad_inputs_fail_with_location_and_leave_no_output() {
     let err = fails(&mut run(&long, "text"));
     assert!(err.contains("long.txt:2"), "{err}");
     assert!(!out.exists(), "a failed run must leave no output");
-    let leftovers: Vec<_> = fs::read_dir(d).unwrap().flatten().map(|e| e.file_name()).collect();
+    let leftovers: Vec<_> = fs::read_dir(d)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
     assert!(
-        leftovers.iter().all(|n| !n.to_string_lossy().contains("out")),
+        leftovers
+            .iter()
+            .all(|n| !n.to_string_lossy().contains("out")),
         "staging files left behind: {leftovers:?}"
     );
 }
@@ -156,7 +222,10 @@ fn never_overwrites_its_input() {
     let input = dir.path().join("notes.txt");
     fs::write(&input, "Nombre: Ana López.\n").unwrap();
     let err = fails(
-        anonlm().args(["deid", "--quiet", "--lang", "es", "--overwrite", "--out"]).arg(&input).arg(&input),
+        anonlm()
+            .args(["deid", "--quiet", "--lang", "es", "--overwrite", "--out"])
+            .arg(&input)
+            .arg(&input),
     );
     assert!(err.contains("notes.txt"), "{err}");
     assert_eq!(fs::read_to_string(&input).unwrap(), "Nombre: Ana López.\n");
@@ -167,17 +236,33 @@ fn pseudonyms_follow_the_key_file() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let input = d.join("notes.txt");
-    fs::write(&input, "Correo: ana.lopez@example.es, NHC: 2569870.\nOtra vez NHC: 2569870.\n").unwrap();
+    fs::write(
+        &input,
+        "Correo: ana.lopez@example.es, NHC: 2569870.\nOtra vez NHC: 2569870.\n",
+    )
+    .unwrap();
     let key = |name: &str| {
         let p = d.join(name);
-        anonlm().args(["keygen", "--out"]).arg(&p).assert().success();
+        anonlm()
+            .args(["keygen", "--out"])
+            .arg(&p)
+            .assert()
+            .success();
         p
     };
     let (k1, k2) = (key("a.key"), key("b.key"));
     let run = |key: &Path, out: &str| {
         let o = d.join(out);
         anonlm()
-            .args(["deid", "--quiet", "--lang", "es", "--operator", "pseudonym", "--key-file"])
+            .args([
+                "deid",
+                "--quiet",
+                "--lang",
+                "es",
+                "--operator",
+                "pseudonym",
+                "--key-file",
+            ])
             .arg(key)
             .arg("--out")
             .arg(&o)
@@ -191,10 +276,18 @@ fn pseudonyms_follow_the_key_file() {
     assert_ne!(a1, b, "another key, other pseudonyms");
     assert!(!a1.contains("2569870"));
     // The same value gets the same pseudonym in both lines.
-    let ids: Vec<&str> = a1.lines().map(|l| l.rsplit("NHC: ").next().unwrap()).collect();
+    let ids: Vec<&str> = a1
+        .lines()
+        .map(|l| l.rsplit("NHC: ").next().unwrap())
+        .collect();
     assert_eq!(ids[0], ids[1]);
     // A keyed policy without a key stops before writing anything.
-    let err = fails(anonlm().args(["deid", "--quiet", "--policy", "keyed", "--out"]).arg(d.join("x.txt")).arg(&input));
+    let err = fails(
+        anonlm()
+            .args(["deid", "--quiet", "--policy", "keyed", "--out"])
+            .arg(d.join("x.txt"))
+            .arg(&input),
+    );
     assert!(err.contains("key"), "{err}");
     assert!(!d.join("x.txt").exists());
     // keygen refuses to overwrite a key.

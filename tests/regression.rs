@@ -15,7 +15,9 @@ fn parse_marked(line: &str) -> (String, Vec<(usize, usize, Label)>) {
     while let Some(open) = rest.find("[[") {
         text.push_str(&rest[..open]);
         let close = rest[open..].find("]]").expect("unclosed [[") + open;
-        let (surface, label) = rest[open + 2..close].rsplit_once('|').expect("missing |label");
+        let (surface, label) = rest[open + 2..close]
+            .rsplit_once('|')
+            .expect("missing |label");
         let start = text.len();
         text.push_str(surface);
         spans.push((start, text.len(), Label::parse(label).expect("valid label")));
@@ -56,13 +58,26 @@ fn regression_sentences_hold() {
             };
             if !ok {
                 let id = format!("{}:{}", lang.code(), i + 1);
-                eprintln!("FAIL {id}: gold {:?}, found {:?}", gold, found.iter().map(|f| (f.start, f.end, f.label.to_string(), &f.source)).collect::<Vec<_>>());
+                eprintln!(
+                    "FAIL {id}: gold {:?}, found {:?}",
+                    gold,
+                    found
+                        .iter()
+                        .map(|f| (f.start, f.end, f.label.to_string(), &f.source))
+                        .collect::<Vec<_>>()
+                );
                 failures.insert(id);
             }
         }
     }
     let new: Vec<_> = failures.difference(&known).collect();
     let fixed: Vec<_> = known.difference(&failures).collect();
-    assert!(new.is_empty(), "regressions (not in known_failures.txt): {new:?}");
-    assert!(fixed.is_empty(), "now passing, remove from known_failures.txt: {fixed:?}");
+    assert!(
+        new.is_empty(),
+        "regressions (not in known_failures.txt): {new:?}"
+    );
+    assert!(
+        fixed.is_empty(),
+        "now passing, remove from known_failures.txt: {fixed:?}"
+    );
 }

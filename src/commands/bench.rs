@@ -55,7 +55,9 @@ fn measure(
     docs: &[Document],
     work: &(dyn Fn(&Document) -> usize + Sync),
 ) -> Result<Figure> {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
     let bytes: usize = docs.iter().map(|d| d.text.len()).sum();
     let n_words: usize = docs.iter().map(|d| words(&d.text)).sum();
     let started = Instant::now();
@@ -75,7 +77,13 @@ fn measure(
     };
     eprintln!(
         "{:<44} {:>2} thr {:>8.2} MB {:>7.2} s {:>8.2} MB/s {:>8.2} MB/s/core {:>10.0} words/s",
-        fig.task, threads, fig.megabytes, fig.seconds, fig.mb_per_s, fig.mb_per_s_per_core, fig.words_per_s
+        fig.task,
+        threads,
+        fig.megabytes,
+        fig.seconds,
+        fig.mb_per_s,
+        fig.mb_per_s_per_core,
+        fig.words_per_s
     );
     Ok(fig)
 }
@@ -87,7 +95,9 @@ fn deid_work<'a>(
 ) -> impl Fn(&Document) -> usize + Sync + 'a {
     move |d: &Document| {
         let lang = pipeline.lang_for(&d.text);
-        let out = deid.run_passes(&d.id, lang, None, &d.text, passes, |t| pipeline.recognize_as(t, lang));
+        let out = deid.run_passes(&d.id, lang, None, &d.text, passes, |t| {
+            pipeline.recognize_as(t, lang)
+        });
         out.text.len()
     }
 }
@@ -111,7 +121,9 @@ fn child_peak_rss(dir: &Path, input: &Path, name: &str) -> Result<u64> {
     let out = dir.join(format!("{name}.deid.jsonl"));
     let stats = dir.join(format!("{name}.stats.json"));
     let status = Command::new(std::env::current_exe()?)
-        .args(["deid", "--quiet", "--lang", "auto", "--format", "jsonl", "--stats"])
+        .args([
+            "deid", "--quiet", "--lang", "auto", "--format", "jsonl", "--stats",
+        ])
         .arg(&stats)
         .arg("--out")
         .arg(&out)
@@ -119,7 +131,9 @@ fn child_peak_rss(dir: &Path, input: &Path, name: &str) -> Result<u64> {
         .status()?;
     anyhow::ensure!(status.success(), "benchmark deid child failed");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats)?)?;
-    v["peak_rss_bytes"].as_u64().context("child reported no peak memory")
+    v["peak_rss_bytes"]
+        .as_u64()
+        .context("child reported no peak memory")
 }
 
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
@@ -136,31 +150,72 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         started.elapsed().as_secs_f64()
     );
     let lists = ListSources::default();
-    let choice = if langs.len() == 1 { LangChoice::Fixed(langs[0]) } else { LangChoice::Auto };
+    let choice = if langs.len() == 1 {
+        LangChoice::Fixed(langs[0])
+    } else {
+        LangChoice::Auto
+    };
     let pipeline = build_pipeline(choice, langs[0], &lists)?;
     let tag = Deidentifier::new(Policy::builtin("default")?, None, 0)?;
     let surrogate = Deidentifier::new(Policy::builtin("surrogate")?, None, 0)?;
     let recognize_only = |d: &Document| pipeline.recognize(&d.text).1.len();
 
-    let mut figs = Vec::new();
-    figs.push(measure("recognize", 1, &small, &recognize_only)?);
-    figs.push(measure("recognize", all_threads, &small, &recognize_only)?);
-    figs.push(measure("recognize+deid tag, 1 pass", 1, &small, &deid_work(&pipeline, &tag, 1))?);
-    figs.push(measure("recognize+deid tag, 2 passes", 1, &small, &deid_work(&pipeline, &tag, 2))?);
-    figs.push(measure("recognize+deid tag, 2 passes", all_threads, &small, &deid_work(&pipeline, &tag, 2))?);
-    figs.push(measure("recognize+deid surrogate, 2 passes", 1, &small, &deid_work(&pipeline, &surrogate, 2))?);
+    let mut figs = vec![
+        measure("recognize", 1, &small, &recognize_only)?,
+        measure("recognize", all_threads, &small, &recognize_only)?,
+        measure(
+            "recognize+deid tag, 1 pass",
+            1,
+            &small,
+            &deid_work(&pipeline, &tag, 1),
+        )?,
+        measure(
+            "recognize+deid tag, 1 pass",
+            all_threads,
+            &small,
+            &deid_work(&pipeline, &tag, 1),
+        )?,
+        measure(
+            "recognize+deid tag, 2 passes",
+            1,
+            &small,
+            &deid_work(&pipeline, &tag, 2),
+        )?,
+        measure(
+            "recognize+deid surrogate, 1 pass",
+            1,
+            &small,
+            &deid_work(&pipeline, &surrogate, 1),
+        )?,
+    ];
 
     // One 1 MB document against the same text as its small documents (one language, one thread).
     let lang = langs[0];
     let one_lang = build_pipeline(LangChoice::Fixed(lang), lang, &lists)?;
     let pieces: Vec<Document> = replicate(&generate(&[lang], 200, 43), 1 << 20);
-    let joined = pieces.iter().map(|d| d.text.as_str()).collect::<Vec<_>>().join("\n\n");
+    let joined = pieces
+        .iter()
+        .map(|d| d.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n");
     let big = vec![Document::new("one-megabyte", joined)];
-    let work = deid_work(&one_lang, &tag, 2);
-    let f_small = measure(&format!("1 MB as small docs ({lang}), deid 2 passes"), 1, &pieces, &work)?;
-    let f_big = measure(&format!("1 MB as one doc ({lang}), deid 2 passes"), 1, &big, &work)?;
+    let work = deid_work(&one_lang, &tag, 1);
+    let f_small = measure(
+        &format!("1 MB as small docs ({lang}), deid 1 pass"),
+        1,
+        &pieces,
+        &work,
+    )?;
+    let f_big = measure(
+        &format!("1 MB as one doc ({lang}), deid 1 pass"),
+        1,
+        &big,
+        &work,
+    )?;
     let big_vs_small = f_big.seconds / f_small.seconds;
-    eprintln!("one 1 MB document takes {big_vs_small:.2}x the time of the same text in small documents");
+    eprintln!(
+        "one 1 MB document takes {big_vs_small:.2}x the time of the same text in small documents"
+    );
     figs.push(f_small);
     figs.push(f_big);
 
@@ -173,15 +228,39 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     write_documents(&big, &big_path, Format::Jsonl, false)?;
     let peak_big = child_peak_rss(dir.path(), &big_path, "big")?;
     let tiny = dir.path().join("tiny.txt");
-    std::fs::write(&tiny, "Paciente remitido por la Dra. García el 3 de mayo de 2010.\n")?;
+    std::fs::write(
+        &tiny,
+        "Paciente remitido por la Dra. García el 3 de mayo de 2010.\n",
+    )?;
     let tiny_out = dir.path().join("tiny.jsonl");
-    let (tiny_s, tiny_out_s) = (tiny.to_string_lossy().into_owned(), tiny_out.to_string_lossy().into_owned());
+    let (tiny_s, tiny_out_s) = (
+        tiny.to_string_lossy().into_owned(),
+        tiny_out.to_string_lossy().into_owned(),
+    );
     let startup_fixed = median_run_seconds(
-        &["recognize", "--quiet", "--overwrite", "--lang", "es", "--out", &tiny_out_s, &tiny_s],
+        &[
+            "recognize",
+            "--quiet",
+            "--overwrite",
+            "--lang",
+            "es",
+            "--out",
+            &tiny_out_s,
+            &tiny_s,
+        ],
         5,
     )?;
     let startup_auto = median_run_seconds(
-        &["recognize", "--quiet", "--overwrite", "--lang", "auto", "--out", &tiny_out_s, &tiny_s],
+        &[
+            "recognize",
+            "--quiet",
+            "--overwrite",
+            "--lang",
+            "auto",
+            "--out",
+            &tiny_out_s,
+            &tiny_s,
+        ],
         5,
     )?;
     eprintln!(

@@ -80,7 +80,9 @@ pub fn output_target(
 pub fn init_threads(threads: Option<usize>) {
     if let Some(n) = threads {
         // A second call (tests in one process) keeps the first pool: that is fine.
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global();
     }
 }
 

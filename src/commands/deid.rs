@@ -99,19 +99,31 @@ pub fn run(args: DeidArgs) -> Result<ExitCode> {
             crate::corpus::ensure_not_input(side, &[&inp.input])?;
         }
     }
-    let docs =
-        common::open_documents(
+    let docs = common::open_documents(
         &inp.input,
         in_format,
         inp.max_doc_bytes,
         inp.label_map.as_deref(),
-        if args.use_input_spans { InputSpans::Keep } else { InputSpans::Ignore },
+        if args.use_input_spans {
+            InputSpans::Keep
+        } else {
+            InputSpans::Ignore
+        },
     )?;
-    let target =
-        common::output_target(&args.output.out, out_format, &inp.input, args.output.overwrite)?;
+    let target = common::output_target(
+        &args.output.out,
+        out_format,
+        &inp.input,
+        args.output.overwrite,
+    )?;
     let mut writer = open_output(out_format, target, &WriteOptions::default())?;
-    let opts = OutputOptions { overwrite: args.output.overwrite };
-    let mut ops_target = ops_path.as_deref().map(|p| OutputTarget::file(p, &opts)).transpose()?;
+    let opts = OutputOptions {
+        overwrite: args.output.overwrite,
+    };
+    let mut ops_target = ops_path
+        .as_deref()
+        .map(|p| OutputTarget::file(p, &opts))
+        .transpose()?;
 
     let bar = progress::bar(common::input_size(&inp.input), inp.quiet);
     let mut stats = DeidStats::default();
@@ -127,7 +139,11 @@ pub fn run(args: DeidArgs) -> Result<ExitCode> {
                 .and_then(|k| doc.meta.get(k))
                 .and_then(Value::as_str)
                 .map(str::to_string);
-            let given: Vec<Entity> = if args.use_input_spans { doc.entities.clone() } else { Vec::new() };
+            let given: Vec<Entity> = if args.use_input_spans {
+                doc.entities.clone()
+            } else {
+                Vec::new()
+            };
             let first_pass = std::cell::Cell::new(true);
             let out = deid.run_passes(&doc.id, lang, patient.as_deref(), &doc.text, passes, |t| {
                 let mut found = pipeline.recognize_as(t, lang);
@@ -137,20 +153,39 @@ pub fn run(args: DeidArgs) -> Result<ExitCode> {
                 }
                 found
             });
-            let log = OpsLogLine::new(&doc.id, lang.code(), out.passes_run, &doc.text, &out.text, out.ops.clone());
+            let log = OpsLogLine::new(
+                &doc.id,
+                lang.code(),
+                out.passes_run,
+                &doc.text,
+                &out.text,
+                out.ops.clone(),
+            );
             let entities = out
                 .ops
                 .iter()
                 .map(|op| {
-                    let label = crate::labels::Label { category: op.label, subtype: op.subtype };
+                    let label = crate::labels::Label {
+                        category: op.label,
+                        subtype: op.subtype,
+                    };
                     Entity::new(op.out_start, op.out_end, label, op.operator.clone(), 1.0)
                 })
                 .collect();
             let mut meta = doc.meta;
             meta.insert("lang".into(), Value::from(lang.code()));
             let input_bytes = doc.text.len();
-            let doc = Document { id: doc.id, text: out.text, entities, meta };
-            DocResult { doc, log, input_bytes }
+            let doc = Document {
+                id: doc.id,
+                text: out.text,
+                entities,
+                meta,
+            };
+            DocResult {
+                doc,
+                log,
+                input_bytes,
+            }
         },
         |r| {
             bar.inc(r.input_bytes as u64);
@@ -186,10 +221,17 @@ pub fn run(args: DeidArgs) -> Result<ExitCode> {
         "stats": stats,
     });
     if let Some(p) = &stats_path {
-        write_bytes_atomic(p, serde_json::to_string_pretty(&summary)?.as_bytes(), args.output.overwrite)?;
+        write_bytes_atomic(
+            p,
+            serde_json::to_string_pretty(&summary)?.as_bytes(),
+            args.output.overwrite,
+        )?;
     }
     if !inp.quiet {
-        eprintln!("{n_docs} documents, {} replacements in {elapsed:.2}s", stats.spans);
+        eprintln!(
+            "{n_docs} documents, {} replacements in {elapsed:.2}s",
+            stats.spans
+        );
         for (label, n) in &stats.by_label {
             eprintln!("  {label:<28} {n:>9}");
         }

@@ -31,7 +31,14 @@ fn output(path: PathBuf) -> OutputArgs {
     }
 }
 
-fn deid_args(dir: &Path, sample: &Path, name: &str, policy: &str, key: Option<PathBuf>, seed: u64) -> DeidArgs {
+fn deid_args(
+    dir: &Path,
+    sample: &Path,
+    name: &str,
+    policy: &str,
+    key: Option<PathBuf>,
+    seed: u64,
+) -> DeidArgs {
     DeidArgs {
         input: input(sample),
         output: output(dir.join(format!("{name}.jsonl"))),
@@ -49,7 +56,13 @@ fn deid_args(dir: &Path, sample: &Path, name: &str, policy: &str, key: Option<Pa
     }
 }
 
-fn eval_args(gold: &Path, pred: Option<PathBuf>, ops: Option<PathBuf>, deid: Option<PathBuf>, json: PathBuf) -> EvalArgs {
+fn eval_args(
+    gold: &Path,
+    pred: Option<PathBuf>,
+    ops: Option<PathBuf>,
+    deid: Option<PathBuf>,
+    json: PathBuf,
+) -> EvalArgs {
     EvalArgs {
         gold: gold.to_path_buf(),
         pred,
@@ -70,7 +83,10 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let sample = dir.join("sample.jsonl");
     let spans = dir.join("spans.jsonl");
-    println!("== 1. synthetic sample: {} notes per language, seed {}", args.docs, args.seed);
+    println!(
+        "== 1. synthetic sample: {} notes per language, seed {}",
+        args.docs, args.seed
+    );
     synth::run(SynthArgs {
         lang: "all".into(),
         docs: args.docs,
@@ -86,10 +102,23 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         out_label_map: None,
     })?;
     println!("== 3. recognized spans against the generator's gold spans");
-    eval::run(eval_args(&sample, Some(spans), None, None, dir.join("eval-spans.json")))?;
+    eval::run(eval_args(
+        &sample,
+        Some(spans),
+        None,
+        None,
+        dir.join("eval-spans.json"),
+    ))?;
 
     println!("\n== 4. deid with tags (policy 'default', 2 passes), then residual PII");
-    deid::run(deid_args(dir, &sample, "deid-tags", "default", None, args.seed))?;
+    deid::run(deid_args(
+        dir,
+        &sample,
+        "deid-tags",
+        "default",
+        None,
+        args.seed,
+    ))?;
     eval::run(eval_args(
         &sample,
         None,
@@ -103,7 +132,14 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
     if !key.exists() {
         Key::generate(&key)?;
     }
-    deid::run(deid_args(dir, &sample, "deid-keyed", "keyed", Some(key), args.seed))?;
+    deid::run(deid_args(
+        dir,
+        &sample,
+        "deid-keyed",
+        "keyed",
+        Some(key),
+        args.seed,
+    ))?;
     eval::run(eval_args(
         &sample,
         None,

@@ -30,8 +30,13 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             .map(|s| Label::parse(s).map_err(anyhow::Error::msg))
             .collect::<Result<_>>()?,
     };
-    let gold = read_all(&args.gold, &args.format, args.max_doc_bytes, args.label_map.as_deref())
-        .context("reading gold")?;
+    let gold = read_all(
+        &args.gold,
+        &args.format,
+        args.max_doc_bytes,
+        args.label_map.as_deref(),
+    )
+    .context("reading gold")?;
     let mut report = serde_json::Map::new();
     if let Some(pred_path) = &args.pred {
         let pred_format = args.pred_format.as_deref().unwrap_or(&args.format);
@@ -65,7 +70,8 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         "nothing to evaluate: give --pred, or --ops-log / --deid for residual PII"
     );
     if let Some(path) = &args.json {
-        let body = json!({"tool": "anonlm", "version": env!("CARGO_PKG_VERSION"), "report": report});
+        let body =
+            json!({"tool": "anonlm", "version": env!("CARGO_PKG_VERSION"), "report": report});
         common::write_bytes_atomic(path, serde_json::to_string_pretty(&body)?.as_bytes(), true)?;
     }
     Ok(ExitCode::SUCCESS)

@@ -8,6 +8,9 @@ use std::process::ExitCode;
 pub fn run(args: KeygenArgs) -> Result<ExitCode> {
     let key = Key::generate(&args.out)?;
     let fingerprint = key.fingerprint();
-    eprintln!("wrote {} (fingerprint {fingerprint}); keep it out of the release", args.out.display());
+    eprintln!(
+        "wrote {} (fingerprint {fingerprint}); keep it out of the release",
+        args.out.display()
+    );
     Ok(ExitCode::SUCCESS)
 }

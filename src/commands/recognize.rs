@@ -21,16 +21,19 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
         None => Format::Jsonl,
     };
     let pipeline = common::pipeline(inp)?;
-    let docs =
-        common::open_documents(
+    let docs = common::open_documents(
         &inp.input,
         in_format,
         inp.max_doc_bytes,
         inp.label_map.as_deref(),
         InputSpans::Ignore,
     )?;
-    let target =
-        common::output_target(&args.output.out, out_format, &inp.input, args.output.overwrite)?;
+    let target = common::output_target(
+        &args.output.out,
+        out_format,
+        &inp.input,
+        args.output.overwrite,
+    )?;
     let mut write_opts = WriteOptions::default();
     if let Some(spec) = &args.out_label_map {
         let map = Arc::new(LabelMap::load(spec).with_context(|| format!("label map '{spec}'"))?);

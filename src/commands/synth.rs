@@ -26,7 +26,12 @@ pub fn generate(langs: &[Lang], docs: usize, seed: u64) -> Vec<Document> {
 }
 
 /// Writes documents to `out` in `format` atomically.
-pub fn write_documents(docs: &[Document], out: &std::path::Path, format: Format, overwrite: bool) -> Result<()> {
+pub fn write_documents(
+    docs: &[Document],
+    out: &std::path::Path,
+    format: Format,
+    overwrite: bool,
+) -> Result<()> {
     let target = if crate::corpus::input::is_stdio(out) {
         OutputTarget::stdout()
     } else if format == Format::Brat {

@@ -24,10 +24,12 @@ pub enum BuildError {
 pub fn build_lang(lang: Lang, lists: &ListSources) -> Result<LangPipeline, BuildError> {
     let vocab_err = |source| BuildError::Vocab { lang, source };
     let recognizers: Vec<Box<dyn Recognizer>> = vec![
-        Box::new(PatternRecognizer::new(lang, lists).map_err(|e| BuildError::Pattern {
-            lang,
-            msg: e.to_string(),
-        })?),
+        Box::new(
+            PatternRecognizer::new(lang, lists).map_err(|e| BuildError::Pattern {
+                lang,
+                msg: e.to_string(),
+            })?,
+        ),
         Box::new(LookupRecognizer::new(lang, lists).map_err(vocab_err)?),
         Box::new(ContextRecognizer::new(lang, lists).map_err(vocab_err)?),
     ];
