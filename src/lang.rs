@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
+use std::sync::OnceLock;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -59,21 +60,101 @@ impl Lang {
         while !text.is_char_boundary(end) {
             end -= 1;
         }
+        let table = stop_table();
         let mut counts = [0usize; 5];
-        for word in text[..end].split(|c: char| !c.is_alphabetic()) {
-            if word.is_empty() || word.len() > 8 {
+        let head = &text[..end];
+        let bytes = head.as_bytes();
+        let mut i = 0;
+        // Words are maximal runs of alphabetic characters.
+        while i < bytes.len() {
+            let start = i;
+            while i < bytes.len() {
+                let b = bytes[i];
+                if b < 0x80 {
+                    if !b.is_ascii_alphabetic() {
+                        break;
+                    }
+                    i += 1;
+                } else {
+                    let c = head[i..].chars().next().unwrap_or(' ');
+                    if !c.is_alphabetic() {
+                        break;
+                    }
+                    i += c.len_utf8();
+                }
+            }
+            if i == start {
+                // Not alphabetic: skip the character.
+                i += head[i..].chars().next().map_or(1, char::len_utf8);
                 continue;
             }
-            let lower = word.to_lowercase();
-            for (i, lang) in Lang::ALL.iter().enumerate() {
-                if lang.stop_words().contains(&lower.as_str()) {
-                    counts[i] += 1;
+            if i - start > 8 {
+                continue;
+            }
+            let Some(key) = lower_key(&head[start..i]) else {
+                continue;
+            };
+            if let Ok(k) = table.binary_search_by_key(&key, |&(w, _)| w) {
+                let mask = table[k].1;
+                for (i, n) in counts.iter_mut().enumerate() {
+                    *n += usize::from(mask >> i & 1);
                 }
             }
         }
         let (best, &n) = counts.iter().enumerate().max_by_key(|&(_, n)| *n)?;
         (n > 0).then_some(Lang::ALL[best])
     }
+}
+
+/// A lowercased word of at most 8 bytes packed into a `u64` (zero-padded; words hold no NUL),
+/// `None` when the lowercase form is longer (no stop word is).
+fn lower_key(word: &str) -> Option<u64> {
+    if word.is_ascii() {
+        if word.len() > 8 {
+            return None;
+        }
+        let mut key = 0u64;
+        for (k, b) in word.bytes().enumerate() {
+            key |= u64::from(b.to_ascii_lowercase()) << (8 * k);
+        }
+        return Some(key);
+    }
+    let mut buf = [0u8; 8];
+    let mut n = 0;
+    let mut push = |c: char| -> Option<()> {
+        let len = c.len_utf8();
+        if n + len > 8 {
+            return None;
+        }
+        c.encode_utf8(&mut buf[n..]);
+        n += len;
+        Some(())
+    };
+    // `str::to_lowercase` differs from per-char lowercasing only for a word-final capital
+    // sigma, and no stop word holds a sigma.
+    for c in word.chars().flat_map(char::to_lowercase) {
+        push(c)?;
+    }
+    Some(u64::from_le_bytes(buf))
+}
+
+/// Every stop word as a packed key with a bit per language (bit i = `Lang::ALL[i]`), sorted.
+fn stop_table() -> &'static [(u64, u8)] {
+    static TABLE: OnceLock<Vec<(u64, u8)>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t: Vec<(u64, u8)> = Vec::new();
+        for (i, lang) in Lang::ALL.iter().enumerate() {
+            for w in lang.stop_words() {
+                let key = lower_key(w).expect("stop words are short");
+                match t.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, mask)) => *mask |= 1 << i,
+                    None => t.push((key, 1 << i)),
+                }
+            }
+        }
+        t.sort_unstable();
+        t
+    })
 }
 
 impl fmt::Display for Lang {
@@ -137,5 +218,16 @@ mod tests {
             assert_eq!(Lang::detect(text), Some(lang), "{text}");
         }
         assert_eq!(Lang::detect("12345"), None);
+    }
+
+    #[test]
+    fn stop_word_keys_fold_case() {
+        assert_eq!(lower_key("ÉS"), lower_key("és"));
+        assert_eq!(lower_key("The"), lower_key("the"));
+        assert_ne!(lower_key("de"), lower_key("del"));
+        assert_eq!(lower_key("ÁÁÁÁÁ"), None, "10 bytes once lowercased");
+        let table = stop_table();
+        let de = table.binary_search_by_key(&lower_key("de").unwrap(), |&(w, _)| w);
+        assert_eq!(table[de.unwrap()].1, 0b101, "nl and es");
     }
 }

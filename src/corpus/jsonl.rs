@@ -2,15 +2,20 @@
 //! `{"id", "text", "entities": [{"start", "end", "label", "subtype", "source", "score"}], "meta"}`
 //! with `start`/`end` in Unicode code points (end exclusive).
 //!
-//! Lines are parsed into a `serde_json::Value` and checked by hand so that no error message
-//! repeats a value from the document (serde's type errors quote the offending value).
+//! Lines are parsed straight into raw field values (`raw`) that accept any JSON type, and
+//! checked by hand, so that no error message repeats a value from the document (serde's type
+//! errors quote the offending value).
+
+mod raw;
 
 use super::codepoints::CodePoints;
 use super::input::{LineReader, Source};
 use super::{CorpusError, DocResult, Document, ReadOptions, SharedResolver};
 use crate::span::Entity;
+use raw::{Any, Entities, Meta, RawEntity, RawLine};
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::io::{BufRead, Write};
 use std::path::Path;
 
@@ -62,32 +67,32 @@ pub fn parse_document(
     line_no: usize,
     resolve: &super::brat::LabelResolver,
 ) -> Result<Document, String> {
-    let value: Value = serde_json::from_str(line).map_err(|e| json_message(&e))?;
-    let Value::Object(mut obj) = value else {
+    let raw: RawLine = serde_json::from_str(line).map_err(|e| json_message(&e))?;
+    let RawLine::Doc(doc) = raw else {
         return Err("expected a JSON object".into());
     };
-    check_keys(&obj, DOC_KEYS, "document")?;
-    let id = match obj.remove("id") {
-        None | Some(Value::Null) => format!("{stem}:{line_no}"),
-        Some(Value::String(s)) if !s.is_empty() => s,
-        Some(Value::Number(n)) if n.is_u64() || n.is_i64() => n.to_string(),
+    check_keys(doc.unknown.as_deref(), DOC_KEYS, "document")?;
+    let id = match doc.id {
+        None | Some(Any::Null) => format!("{stem}:{line_no}"),
+        Some(Any::Str(s)) if !s.is_empty() => s.into_owned(),
+        Some(Any::Num(n)) if n.is_u64() || n.is_i64() => n.to_string(),
         Some(_) => return Err("field 'id' must be a non-empty string or an integer".into()),
     };
     let in_doc = |msg: String| format!("document '{id}': {msg}");
-    let text = match obj.remove("text") {
-        Some(Value::String(s)) => s,
+    let text = match doc.text {
+        Some(Any::Str(s)) => s.into_owned(),
         Some(_) => return Err(in_doc("field 'text' must be a string".into())),
         None => return Err(in_doc("missing field 'text'".into())),
     };
-    let meta = match obj.remove("meta") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(m)) => m,
-        Some(_) => return Err(in_doc("field 'meta' must be an object".into())),
+    let meta = match doc.meta {
+        None | Some(Meta::Null) => Map::new(),
+        Some(Meta::Map(m)) => m,
+        Some(Meta::Other) => return Err(in_doc("field 'meta' must be an object".into())),
     };
-    let raw_entities = match obj.remove("entities") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(a)) => a,
-        Some(_) => return Err(in_doc("field 'entities' must be an array".into())),
+    let raw_entities = match doc.entities {
+        None | Some(Entities::Null) => Vec::new(),
+        Some(Entities::List(a)) => a,
+        Some(Entities::Other) => return Err(in_doc("field 'entities' must be an array".into())),
     };
     let mut entities = Vec::with_capacity(raw_entities.len());
     if !raw_entities.is_empty() {
@@ -108,18 +113,18 @@ pub fn parse_document(
 }
 
 fn parse_entity(
-    raw: Value,
+    raw: RawEntity,
     text: &str,
     cps: &CodePoints,
     resolve: &super::brat::LabelResolver,
 ) -> Result<Option<Entity>, String> {
-    let Value::Object(mut obj) = raw else {
+    let RawEntity::Obj(obj) = raw else {
         return Err("expected an object".into());
     };
-    check_keys(&obj, ENTITY_KEYS, "entity")?;
-    let offset = |obj: &Map<String, Value>, key: &str| -> Result<usize, String> {
-        match obj.get(key) {
-            Some(Value::Number(n)) => n
+    check_keys(obj.unknown.as_deref(), ENTITY_KEYS, "entity")?;
+    let offset = |v: &Option<Any>, key: &str| -> Result<usize, String> {
+        match v {
+            Some(Any::Num(n)) => n
                 .as_u64()
                 .and_then(|n| usize::try_from(n).ok())
                 .ok_or_else(|| format!("'{key}' must be a non-negative integer")),
@@ -127,7 +132,7 @@ fn parse_entity(
             None => Err(format!("missing '{key}'")),
         }
     };
-    let (start, end) = (offset(&obj, "start")?, offset(&obj, "end")?);
+    let (start, end) = (offset(&obj.start, "start")?, offset(&obj.end, "end")?);
     let len = cps.char_len();
     if start >= end || end > len {
         return Err(format!(
@@ -135,32 +140,32 @@ fn parse_entity(
         ));
     }
     let (bs, be) = (cps.to_byte(start).unwrap(), cps.to_byte(end).unwrap());
-    let label = match obj.remove("label") {
-        Some(Value::String(s)) => s,
+    let label = match obj.label {
+        Some(Any::Str(s)) => s,
         Some(_) => return Err("'label' must be a string".into()),
         None => return Err("missing 'label'".into()),
     };
-    let raw_label = match obj.remove("subtype") {
-        None | Some(Value::Null) => label,
-        Some(Value::String(st)) => format!("{label}/{st}"),
+    let raw_label = match obj.subtype {
+        None | Some(Any::Null) => label,
+        Some(Any::Str(st)) => Cow::Owned(format!("{label}/{st}")),
         Some(_) => return Err("'subtype' must be a string or null".into()),
     };
-    let source = match obj.remove("source") {
-        None | Some(Value::Null) => "gold".to_string(),
-        Some(Value::String(s)) => s,
+    let source = match obj.source {
+        None | Some(Any::Null) => "gold".to_string(),
+        Some(Any::Str(s)) => s.into_owned(),
         Some(_) => return Err("'source' must be a string".into()),
     };
-    let score = match obj.get("score") {
-        None | Some(Value::Null) => 1.0,
-        Some(Value::Number(n)) => match n.as_f64() {
+    let score = match obj.score {
+        None | Some(Any::Null) => 1.0,
+        Some(Any::Num(n)) => match n.as_f64() {
             Some(s) if (0.0..=1.0).contains(&s) => s as f32,
             _ => return Err("'score' must be a number in [0, 1]".into()),
         },
         Some(_) => return Err("'score' must be a number in [0, 1]".into()),
     };
-    match obj.get("text") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(s)) if *s == text[bs..be] => {}
+    match obj.text {
+        None | Some(Any::Null) => {}
+        Some(Any::Str(s)) if *s == text[bs..be] => {}
         Some(_) => {
             return Err(format!(
                 "offsets {start}-{end} do not match the entity's 'text' field"
@@ -174,8 +179,9 @@ fn parse_entity(
     Ok(Some(Entity::new(bs, be, label, source, score)))
 }
 
-fn check_keys(obj: &Map<String, Value>, allowed: &[&str], what: &str) -> Result<(), String> {
-    match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+/// `unknown` is the first field name (in sorted order) outside `allowed`, if any.
+fn check_keys(unknown: Option<&str>, allowed: &[&str], what: &str) -> Result<(), String> {
+    match unknown {
         None => Ok(()),
         Some(k) => {
             let shown: String = k.chars().take(40).collect();
@@ -322,6 +328,30 @@ mod tests {
             (r#"["Ágota"]"#, "expected a JSON object"),
             (r#"{"id":"a"}"#, "missing field 'text'"),
             (r#"{"id":"a","text":5}"#, "'text' must be a string"),
+            (
+                r#"{"id":["Ágota"],"text":"x"}"#,
+                "'id' must be a non-empty string",
+            ),
+            (
+                r#"{"id":"a","text":"Ágota","meta":["Ágota"]}"#,
+                "'meta' must be an object",
+            ),
+            (
+                r#"{"id":"a","text":"Ágota","entities":"Ágota"}"#,
+                "'entities' must be an array",
+            ),
+            (
+                r#"{"id":"a","text":"Ágota","entities":["Ágota"]}"#,
+                "entity 0: expected an object",
+            ),
+            (
+                r#"{"id":"a","text":"Ágota","zz":1,"extra":["Ágota"]}"#,
+                "unknown document field 'extra'",
+            ),
+            (
+                r#"{"id":"a","text":"Ágota","entities":[{"start":0,"end":5,"label":"NAME","x":1}]}"#,
+                "unknown entity field 'x'",
+            ),
             (
                 r#"{"id":"a","text":"Ágota","extra":1}"#,
                 "unknown document field 'extra'",

@@ -59,6 +59,8 @@ struct Ctx<'a, 'm> {
     text: &'a str,
     toks: &'a [Token],
     m: Matcher<'m>,
+    /// Matcher over the professions list, one per document so word ids are looked up once.
+    pm: Matcher<'m>,
     out: &'a mut Vec<Entity>,
 }
 
@@ -262,7 +264,7 @@ impl ContextRecognizer {
         if n >= c.toks.len() || !c.text[c.toks[name_last].end..c.toks[n].start].contains('\n') {
             return;
         }
-        let mut pm = Matcher::new(&self.cfg.professions, c.text, c.toks);
+        let pm = &mut c.pm;
         if let Some((j, _)) = pm.longest(n) {
             let e = c.toks[j].end;
             let line_end = c.text[e..].find('\n').map_or(c.text.len(), |p| e + p);
@@ -332,7 +334,7 @@ impl ContextRecognizer {
         if k >= c.toks.len() || c.text[c.toks[k - 1].end..c.toks[k].start].contains('\n') {
             return;
         }
-        let mut pm = Matcher::new(&self.cfg.professions, c.text, c.toks);
+        let pm = &mut c.pm;
         if let Some((j, _)) = pm.longest(k) {
             let label = Label::new(Category::Profession, Subtype::Profession);
             let (s, e) = (c.toks[k].start, c.toks[j].end);
@@ -354,6 +356,7 @@ impl Recognizer for ContextRecognizer {
             text,
             toks: &toks,
             m: Matcher::new(&self.cfg.lex, text, &toks),
+            pm: Matcher::new(&self.cfg.professions, text, &toks),
             out,
         };
         self.fields(&mut c);

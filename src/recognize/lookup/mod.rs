@@ -61,7 +61,8 @@ pub(crate) fn eponym_heads(
         .collect())
 }
 
-/// Whether the words right before token `i` (same line) form an eponym head phrase.
+/// Whether the words right before token `i` (same line) form an eponym head phrase. `key` is
+/// scratch space, reused across calls.
 pub(crate) fn after_eponym_head(
     text: &str,
     toks: &[Token],
@@ -72,23 +73,20 @@ pub(crate) fn after_eponym_head(
     if heads.is_empty() {
         return false;
     }
-    let mut buf = String::new();
-    let mut words: Vec<&str> = Vec::with_capacity(4);
     let mut j = i;
-    while j > 0 && words.len() < 4 {
+    while j > 0 && i - j < 4 {
         let gap = &text[toks[j - 1].end..toks[j].start];
         if gap.contains('\n') || gap.len() > 4 || gap.contains([',', ';', '(', ')']) {
             break;
         }
         j -= 1;
-        words.push(&text[toks[j].start..toks[j].end]);
+        // The phrase of tokens j..i, folded and joined by single spaces.
         key.clear();
-        for w in words.iter().rev() {
+        for t in &toks[j..i] {
             if !key.is_empty() {
                 key.push(' ');
             }
-            tokens::fold_into(w, &mut buf);
-            key.push_str(&buf);
+            tokens::fold_push(&text[t.start..t.end], key);
         }
         if heads.contains_key(key.as_str()) {
             return true;

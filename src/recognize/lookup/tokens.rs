@@ -38,6 +38,10 @@ pub fn tokenize(text: &str, out: &mut Vec<Token>) {
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
+        if bytes[i] < 0x80 && !bytes[i].is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
         let (c, len) = char_at(text, i);
         if !c.is_alphanumeric() {
             i += len;
@@ -48,6 +52,18 @@ pub fn tokenize(text: &str, out: &mut Vec<Token>) {
         let (mut lower_after, mut upper_after, mut nchars) = (false, false, 1usize);
         i += len;
         while i < bytes.len() {
+            let b = bytes[i];
+            if b < 0x80 {
+                // ASCII fast path, same answers as the char methods below.
+                if !b.is_ascii_alphanumeric() {
+                    break;
+                }
+                lower_after |= b.is_ascii_lowercase();
+                upper_after |= b.is_ascii_uppercase();
+                nchars += 1;
+                i += 1;
+                continue;
+            }
             let (c, len) = char_at(text, i);
             if !c.is_alphanumeric() {
                 break;
@@ -96,6 +112,17 @@ fn char_at(text: &str, i: usize) -> (char, usize) {
 /// that "Ramón", "RAMON" and "ramon" share one key.
 pub fn fold_into(word: &str, buf: &mut String) {
     buf.clear();
+    fold_push(word, buf);
+}
+
+/// Appends the folded form of `word` (see [`fold_into`]) to `buf`.
+pub fn fold_push(word: &str, buf: &mut String) {
+    if word.is_ascii() {
+        let from = buf.len();
+        buf.push_str(word);
+        buf[from..].make_ascii_lowercase();
+        return;
+    }
     for c in word.chars() {
         if c.is_ascii() {
             buf.push(c.to_ascii_lowercase());
