@@ -72,7 +72,8 @@ const D: &str = "[0-9]";
 pub fn written_date_source(lang: Lang, lex: &Lexicon) -> (String, String) {
     let full = alternation(lex.months);
     let abbr = alternation(lex.month_abbr);
-    let month = format!(r"(?i:(?:{full})|(?:{abbr})\.?)");
+    // "mei." after a full name occurs by analogy with the abbreviations ("12 mei. 2019").
+    let month = format!(r"(?i:(?:{full})\.?|(?:{abbr})\.?)");
     let wd = if lex.weekdays.is_empty() {
         String::new()
     } else {
@@ -99,11 +100,12 @@ pub fn written_date_source(lang: Lang, lex: &Lexicon) -> (String, String) {
     let mdy = format!(r"{wd}{month}[ ]+{day}(?:st|nd|rd|th)?(?:,?[ ]+{year})?");
     let mut first = vec![mdy];
     if lang == Lang::Hu {
-        // "2019. március 12.", "március 12-én", "2019. márciusban".
+        // "2019. március 12.", "2019. március 12., kedd", "március 12-én", "2019. márciusban".
+        let wd_after = alternation(super::lexicon::HU_WEEKDAYS_AFTER);
         first.insert(
             0,
             format!(
-                r"(?:{D}{{4}}\.?[ ]*)?{month}[ ]*{day}(?:\.|-(?i:[a-záéíóöőúüű]{{1,5}}))?|{D}{{4}}\.[ ]*{month}(?i:ban|ben|ig|tól|től|i)?"
+                r"(?:{D}{{4}}\.?[ ]*)?{month}[ ]*{day}(?:\.(?:,?[ ]+(?i:{wd_after})\b)?|-(?i:[a-záéíóöőúüű]{{1,5}}))?|{D}{{4}}\.[ ]*{month}(?i:ban|ben|ig|tól|től|i)?"
             ),
         );
     }
@@ -364,7 +366,7 @@ impl Shapes {
             Kind::Taj => (ends_token(text, e) && checksum::taj_valid(raw))
                 .then(|| Cand::new(s, e, lab(Category::Id, Subtype::Ssn), "taj", 0.9)),
             Kind::Nhs => (ends_token(text, e) && !raw.contains('-') && checksum::nhs_valid(raw))
-                .then(|| Cand::new(s, e, lab(Category::Id, Subtype::Healthplan), "nhs", 0.9)),
+                .then(|| Cand::new(s, e, lab(Category::Id, Subtype::Ssn), "nhs", 0.9)),
             Kind::PhoneIntl | Kind::PhoneLocal => self.phone(kind, text, s, e, triggered),
             Kind::AgeAdj => (ends_token(text, e) && age_value_ok(raw))
                 .then(|| Cand::new(s, e, lab(Category::Age, Subtype::Age), "age", 0.85)),
@@ -427,7 +429,15 @@ impl Shapes {
     fn written_date(&self, text: &str, s: usize, e: usize) -> Option<Cand> {
         let raw = &text[s..e];
         // Trailing "." belongs to an abbreviation only when no year follows; keep it out.
-        let raw_t = raw.trim_end_matches([' ', ',', '-', '/']);
+        let mut raw_t = raw.trim_end_matches([' ', ',', '-', '/']);
+        // A sentence period after a full month name ("op 12 maart.") is not part of the date.
+        if let Some(head) = raw_t.strip_suffix('.') {
+            let last = &head[super::text::run_start(head, char::is_alphabetic)..];
+            let last = last.to_lowercase();
+            if self.lex.months.contains(&last.as_str()) && !self.lex.month_abbr.contains(&last.as_str()) {
+                raw_t = head;
+            }
+        }
         let e = s + raw_t.len();
         if !ends_token(text, e) {
             return None;
@@ -648,8 +658,11 @@ fn local_phone_ok(lang: Lang, raw: &str, d: &str) -> bool {
         Lang::Es => n == 9 && matches!(b[0], b'6'..=b'9'),
         Lang::Nl => n == 10 && b[0] == b'0' && b[1] != b'0',
         Lang::Hu => {
+            // "06 20 123 4567" (mobile), "06-52-123-456" and "06 1 234 5678" (landline),
+            // "(52) 123-456" (area code in brackets).
             (n == 11 && d.starts_with("06"))
-                || (n == 10 && d.starts_with("061"))
+                || (n == 10 && d.starts_with("06") && (has_sep || d.starts_with("061")))
+                || (n == 8 && raw.starts_with('('))
                 || (n == 9
                     && has_sep
                     && ["20", "30", "31", "50", "70"]

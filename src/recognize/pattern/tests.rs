@@ -44,6 +44,12 @@ use Lang::{En, Es, Hu, It, Nl};
 #[test]
 fn contact_details() {
     check_found(&[
+        (Es, "o enviar fax al 934 112 233.", "934 112 233", "CONTACT/FAX"),
+        (En, "or by fax on 020 7946 0321 with", "020 7946 0321", "CONTACT/FAX"),
+        (It, "o via fax al 02-12345678.", "02-12345678", "CONTACT/FAX"),
+        (Hu, "számon vagy faxon: (52) 411-230.", "(52) 411-230", "CONTACT/FAX"),
+        (Hu, "elérhető vagyok a (52) 411-230 számon", "(52) 411-230", "CONTACT/PHONE"),
+        (Hu, "elérhető a 06-52-411-230 számon", "06-52-411-230", "CONTACT/PHONE"),
         (
             Es,
             "Contacto: ana.garcia@hospital.es.",
@@ -171,6 +177,11 @@ fn contact_details() {
 #[test]
 fn identifiers_with_checksums_and_triggers() {
     check_found(&[
+        (Nl, "PATIËNTNUMMER: 7499860", "7499860", "ID/MEDICALRECORD"),
+        (Es, "Nº HISTORIA CLÍNICA: 5540902", "5540902", "ID/MEDICALRECORD"),
+        (Hu, "KÓRLAPSZÁM: 672 114 487", "672 114 487", "ID/MEDICALRECORD"),
+        (Hu, "Biztosítási azonosító: DK-269556", "DK-269556", "ID/HEALTHPLAN"),
+        (En, "Insurance policy: KXP659672781", "KXP659672781", "ID/HEALTHPLAN"),
         (
             Nl,
             "IBAN NL91ABNA0417164300 bekend",
@@ -195,12 +206,12 @@ fn identifiers_with_checksums_and_triggers() {
             "RSSMRA85T10A562S",
             "ID/SSN",
         ),
-        (En, "NHS no 943 476 5919", "943 476 5919", "ID/HEALTHPLAN"),
+        (En, "NHS no 943 476 5919", "943 476 5919", "ID/SSN"),
         (
             En,
             "number 943 476 5919 on file",
             "943 476 5919",
-            "ID/HEALTHPLAN",
+            "ID/SSN",
         ),
         (
             Es,
@@ -266,6 +277,16 @@ fn identifiers_with_checksums_and_triggers() {
 #[test]
 fn dates_in_five_languages() {
     check_found(&[
+        (Nl, "GEB.DATUM: 14 jun 1954", "14 jun 1954", "DATE/BIRTHDATE"),
+        (Nl, "van 31 mei. 2015 tot", "31 mei. 2015", "DATE/DATE"),
+        (It, "NATO/A IL: 18 Marzo 1958", "18 Marzo 1958", "DATE/BIRTHDATE"),
+        (Hu, "SZÜLETÉSI IDŐ: 1964. 05. 22.", "1964. 05. 22.", "DATE/BIRTHDATE"),
+        (
+            Hu,
+            "betegünk 2022. április 6., szerda napján",
+            "2022. április 6., szerda",
+            "DATE/DATE",
+        ),
         (
             Es,
             "ingresó el 3 de mayo de 2010 por",
@@ -495,6 +516,7 @@ fn negatives_stay_unmarked() {
             "250.000",
         ),
         (Es, "Control a las 10:30 horas.", "10:30"),
+        (Nl, "Controle op 12 mei.", "."),
         (Es, "Estadio T3N0M0 con Ki67 del 20%.", "T3N0M0"),
         (Es, "TA 120/80 mmHg, FC 80 lpm.", "120/80"),
         (Es, "durante 3 años con tratamiento", "3 años"),

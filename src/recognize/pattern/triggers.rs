@@ -17,6 +17,8 @@ pub struct Triggers {
     id: Regex,
     zip: Regex,
     age: Regex,
+    /// "fax al 91…", "by fax on 020…", "geboren op 3 mei": a linking word before a number or date.
+    link: Regex,
 }
 
 /// Parses `TRIGGER<TAB>LABEL` entries; any malformed entry fails the whole list.
@@ -46,6 +48,30 @@ pub fn parse_triggers(
         .collect()
 }
 
+/// Adds the upper-case and capitalized forms of triggers with non-ASCII letters: the matcher
+/// folds ASCII case only, and header keys are often capitalized ("PATIËNTNUMMER", "Nº HISTORIA
+/// CLÍNICA", "SZÜLETÉSI IDŐ").
+fn with_case_variants(parsed: Vec<(String, Label)>) -> Vec<(String, Label)> {
+    let mut out = Vec::with_capacity(parsed.len() * 2);
+    for (word, label) in parsed {
+        if !word.is_ascii() {
+            let upper = word.to_uppercase();
+            let mut cs = word.chars();
+            let capital: String = cs
+                .next()
+                .map(|c| c.to_uppercase().chain(cs).collect())
+                .unwrap_or_default();
+            for v in [upper, capital] {
+                if v != word && out.iter().all(|(w, _): &(String, Label)| *w != v) {
+                    out.push((v, label));
+                }
+            }
+        }
+        out.push((word, label));
+    }
+    out
+}
+
 fn re(src: &str) -> Result<Regex, PatternError> {
     Regex::new(src).map_err(|e| PatternError::Regex(e.to_string()))
 }
@@ -53,7 +79,7 @@ fn re(src: &str) -> Result<Regex, PatternError> {
 impl Triggers {
     pub fn new(lang: Lang, lists: &ListSources) -> Result<Self, PatternError> {
         let entries = lists.load(lang, "id_triggers")?;
-        let parsed = parse_triggers(lang, &entries)?;
+        let parsed = with_case_variants(parse_triggers(lang, &entries)?);
         let ac = AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
@@ -71,6 +97,7 @@ impl Triggers {
             )?,
             zip: re(r"^(?:[A-Z]{1,2}-)?[0-9]{2,7}(?:[ \-][0-9]{3,4})?")?,
             age: re(r"^[0-9]{1,3}")?,
+            link: re(r"^(?i:al|a|on|to|at|op|naar|via|el|il|am|van)[ \t]+(?:(?i:the|número|numero|nummer|number|n\.)[ \t]*:?[ \t]*)?")?,
         })
     }
 
@@ -89,7 +116,10 @@ impl Triggers {
             }
             let label = self.labels[m.pattern().as_usize()];
             let skipped = self.skip.find(&text[e..]).map_or("", |m| m.as_str());
-            let v = e + skipped.len();
+            let mut v = e + skipped.len();
+            if matches!(label.category, Category::Contact | Category::Date) {
+                v += self.link.find(&text[v..]).map_or(0, |m| m.end());
+            }
             if v >= text.len() {
                 continue;
             }
