@@ -434,7 +434,9 @@ impl Shapes {
         if let Some(head) = raw_t.strip_suffix('.') {
             let last = &head[super::text::run_start(head, char::is_alphabetic)..];
             let last = last.to_lowercase();
-            if self.lex.months.contains(&last.as_str()) && !self.lex.month_abbr.contains(&last.as_str()) {
+            if self.lex.months.contains(&last.as_str())
+                && !self.lex.month_abbr.contains(&last.as_str())
+            {
                 raw_t = head;
             }
         }

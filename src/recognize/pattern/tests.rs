@@ -44,12 +44,42 @@ use Lang::{En, Es, Hu, It, Nl};
 #[test]
 fn contact_details() {
     check_found(&[
-        (Es, "o enviar fax al 934 112 233.", "934 112 233", "CONTACT/FAX"),
-        (En, "or by fax on 020 7946 0321 with", "020 7946 0321", "CONTACT/FAX"),
-        (It, "o via fax al 02-12345678.", "02-12345678", "CONTACT/FAX"),
-        (Hu, "számon vagy faxon: (52) 411-230.", "(52) 411-230", "CONTACT/FAX"),
-        (Hu, "elérhető vagyok a (52) 411-230 számon", "(52) 411-230", "CONTACT/PHONE"),
-        (Hu, "elérhető a 06-52-411-230 számon", "06-52-411-230", "CONTACT/PHONE"),
+        (
+            Es,
+            "o enviar fax al 934 112 233.",
+            "934 112 233",
+            "CONTACT/FAX",
+        ),
+        (
+            En,
+            "or by fax on 020 7946 0321 with",
+            "020 7946 0321",
+            "CONTACT/FAX",
+        ),
+        (
+            It,
+            "o via fax al 02-12345678.",
+            "02-12345678",
+            "CONTACT/FAX",
+        ),
+        (
+            Hu,
+            "számon vagy faxon: (52) 411-230.",
+            "(52) 411-230",
+            "CONTACT/FAX",
+        ),
+        (
+            Hu,
+            "elérhető vagyok a (52) 411-230 számon",
+            "(52) 411-230",
+            "CONTACT/PHONE",
+        ),
+        (
+            Hu,
+            "elérhető a 06-52-411-230 számon",
+            "06-52-411-230",
+            "CONTACT/PHONE",
+        ),
         (
             Es,
             "Contacto: ana.garcia@hospital.es.",
@@ -178,10 +208,30 @@ fn contact_details() {
 fn identifiers_with_checksums_and_triggers() {
     check_found(&[
         (Nl, "PATIËNTNUMMER: 7499860", "7499860", "ID/MEDICALRECORD"),
-        (Es, "Nº HISTORIA CLÍNICA: 5540902", "5540902", "ID/MEDICALRECORD"),
-        (Hu, "KÓRLAPSZÁM: 672 114 487", "672 114 487", "ID/MEDICALRECORD"),
-        (Hu, "Biztosítási azonosító: DK-269556", "DK-269556", "ID/HEALTHPLAN"),
-        (En, "Insurance policy: KXP659672781", "KXP659672781", "ID/HEALTHPLAN"),
+        (
+            Es,
+            "Nº HISTORIA CLÍNICA: 5540902",
+            "5540902",
+            "ID/MEDICALRECORD",
+        ),
+        (
+            Hu,
+            "KÓRLAPSZÁM: 672 114 487",
+            "672 114 487",
+            "ID/MEDICALRECORD",
+        ),
+        (
+            Hu,
+            "Biztosítási azonosító: DK-269556",
+            "DK-269556",
+            "ID/HEALTHPLAN",
+        ),
+        (
+            En,
+            "Insurance policy: KXP659672781",
+            "KXP659672781",
+            "ID/HEALTHPLAN",
+        ),
         (
             Nl,
             "IBAN NL91ABNA0417164300 bekend",
@@ -207,12 +257,7 @@ fn identifiers_with_checksums_and_triggers() {
             "ID/SSN",
         ),
         (En, "NHS no 943 476 5919", "943 476 5919", "ID/SSN"),
-        (
-            En,
-            "number 943 476 5919 on file",
-            "943 476 5919",
-            "ID/SSN",
-        ),
+        (En, "number 943 476 5919 on file", "943 476 5919", "ID/SSN"),
         (
             Es,
             "NHC: 7834563.\nNASS: 28 12345678 90.",
@@ -277,10 +322,25 @@ fn identifiers_with_checksums_and_triggers() {
 #[test]
 fn dates_in_five_languages() {
     check_found(&[
-        (Nl, "GEB.DATUM: 14 jun 1954", "14 jun 1954", "DATE/BIRTHDATE"),
+        (
+            Nl,
+            "GEB.DATUM: 14 jun 1954",
+            "14 jun 1954",
+            "DATE/BIRTHDATE",
+        ),
         (Nl, "van 31 mei. 2015 tot", "31 mei. 2015", "DATE/DATE"),
-        (It, "NATO/A IL: 18 Marzo 1958", "18 Marzo 1958", "DATE/BIRTHDATE"),
-        (Hu, "SZÜLETÉSI IDŐ: 1964. 05. 22.", "1964. 05. 22.", "DATE/BIRTHDATE"),
+        (
+            It,
+            "NATO/A IL: 18 Marzo 1958",
+            "18 Marzo 1958",
+            "DATE/BIRTHDATE",
+        ),
+        (
+            Hu,
+            "SZÜLETÉSI IDŐ: 1964. 05. 22.",
+            "1964. 05. 22.",
+            "DATE/BIRTHDATE",
+        ),
         (
             Hu,
             "betegünk 2022. április 6., szerda napján",

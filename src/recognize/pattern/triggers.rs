@@ -97,7 +97,9 @@ impl Triggers {
             )?,
             zip: re(r"^(?:[A-Z]{1,2}-)?[0-9]{2,7}(?:[ \-][0-9]{3,4})?")?,
             age: re(r"^[0-9]{1,3}")?,
-            link: re(r"^(?i:al|a|on|to|at|op|naar|via|el|il|am|van)[ \t]+(?:(?i:the|número|numero|nummer|number|n\.)[ \t]*:?[ \t]*)?")?,
+            link: re(
+                r"^(?i:al|a|on|to|at|op|naar|via|el|il|am|van)[ \t]+(?:(?i:the|número|numero|nummer|number|n\.)[ \t]*:?[ \t]*)?",
+            )?,
         })
     }
 
