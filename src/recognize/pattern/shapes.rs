@@ -105,7 +105,7 @@ pub fn written_date_source(lang: Lang, lex: &Lexicon) -> (String, String) {
         first.insert(
             0,
             format!(
-                r"(?:{D}{{4}}\.?[ ]*)?{month}[ ]*{day}(?:\.(?:,?[ ]+(?i:{wd_after})\b)?|-(?i:[a-záéíóöőúüű]{{1,5}}))?|{D}{{4}}\.[ ]*{month}(?i:ban|ben|ig|tól|től|i)?"
+                r"(?:{D}{{4}}\.?[ ]*)?{month}[ ]*{day}(?:\.(?:,?[ ]+(?i:{wd_after})[a-záéíóöőúüű]*)?|-(?i:[a-záéíóöőúüű]{{1,5}}))?|{D}{{4}}\.[ ]*{month}(?i:ban|ben|ig|tól|től|i)?"
             ),
         );
     }
@@ -263,6 +263,13 @@ impl Shapes {
                 let m = rule.re.find(&text[s..])?;
                 self.accept(kind, text, s, s + m.end(), true)
             })
+    }
+
+    /// A postcode of the language starting at `s`, read as if announced by a field name.
+    pub fn zip_at(&self, text: &str, s: usize) -> Option<Cand> {
+        [Kind::ZipNl, Kind::ZipUk, Kind::Zip5, Kind::Zip4]
+            .iter()
+            .find_map(|&k| self.read_at(k, text, s))
     }
 
     pub fn find(&self, text: &str, out: &mut Vec<Cand>) {
@@ -574,6 +581,9 @@ impl Shapes {
                 return true;
             }
         }
+        if self.apposition(text, s, e) {
+            return true;
+        }
         // Only a short window: lowercasing the rest of the document per candidate is quadratic.
         let after: String = text[e..]
             .trim_start_matches([' ', ','])
@@ -588,6 +598,33 @@ impl Shapes {
                     .next()
                     .is_some_and(|c| c.is_alphanumeric())
         })
+    }
+}
+
+impl Shapes {
+    /// An age in apposition to a name: "Sra. Romero (62 años)", "Mevrouw Jacobs, 65 jaar, werd",
+    /// "Lucía Navarro, de 44 años, ingresó". Reads a bounded window before `s`.
+    fn apposition(&self, text: &str, s: usize, e: usize) -> bool {
+        let start = super::text::floor_char_boundary(text, s.saturating_sub(60));
+        let mut head = text[start..s].trim_end_matches(' ');
+        let after = text[e..].trim_start_matches(' ');
+        if let Some(h) = head.strip_suffix('(') {
+            if !after.starts_with(')') {
+                return false;
+            }
+            head = h;
+        } else {
+            let last = &head[super::text::run_start(head, char::is_alphabetic)..];
+            if !last.is_empty() && self.lex.age_links.contains(&last.to_lowercase().as_str()) {
+                head = head[..head.len() - last.len()].trim_end_matches(' ');
+            }
+            match head.strip_suffix(',') {
+                Some(h) if after.starts_with(',') => head = h,
+                _ => return false,
+            }
+        }
+        let head = head.trim_end_matches(' ');
+        is_title_word(&head[super::text::run_start(head, char::is_alphabetic)..])
     }
 }
 

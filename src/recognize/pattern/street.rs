@@ -269,7 +269,8 @@ impl Streets {
     fn ending(&self, text: &str, s: usize, e: usize) -> Option<Cand> {
         let ws = run_start(&text[..s], |c| c.is_alphabetic() || c == '-' || c == '\'');
         let word = &text[ws..e];
-        if !word.starts_with(|c: char| c.is_uppercase()) {
+        // The ending alone ("meneer van Dijk, 80 jaar") is a surname, not a street compound.
+        if ws == s || !word.starts_with(|c: char| c.is_uppercase()) {
             return None;
         }
         let tail = number_tail(text, e);

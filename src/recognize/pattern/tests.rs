@@ -458,12 +458,89 @@ fn ages() {
         (It, "paziente di 53 anni con", "53 anni", "AGE/AGE"),
         (En, "a 53-year-old woman", "53-year-old", "AGE/AGE"),
         (En, "patient aged 53 presented", "53", "AGE/AGE"),
+        (Es, "El Sr. Díaz (71 años) ha pasado", "71 años", "AGE/AGE"),
+        (
+            Es,
+            "Remito a Lucía Navarro, de 44 años, por",
+            "44 años",
+            "AGE/AGE",
+        ),
+        (Nl, "Mevrouw Jacobs, 65 jaar, werd", "65 jaar", "AGE/AGE"),
+        (
+            It,
+            "invio la sig.ra Colombo, 47 anni, residente",
+            "47 anni",
+            "AGE/AGE",
+        ),
+        (It, "Pietro Bruno, di anni 12, è stato", "12", "AGE/AGE"),
+        (En, "Mrs Green (57 years) settled", "57 years", "AGE/AGE"),
+    ]);
+    check_absent(&[
+        (Es, "tratamiento con insulina (10 años) y", "10 años"),
+        (Nl, "Na de operatie, 2 jaar, geen klachten", "2 jaar"),
+        (Nl, "meneer van Dijk, 80 jaar, naar", "Dijk"),
     ]);
 }
 
 #[test]
 fn addresses_and_postcodes() {
+    // Address fields split at the postcode into street, postcode and city.
+    for (lang, text, street, zip, city) in [
+        (
+            Nl,
+            "Adres: Kerkstraat 1, 9545 HG Groningen\n",
+            "Kerkstraat 1",
+            "9545 HG",
+            "Groningen",
+        ),
+        (
+            Es,
+            "Domicilio: Calle Cervantes, nº 40, 20279 Jerez\n",
+            "Calle Cervantes, nº 40",
+            "20279",
+            "Jerez",
+        ),
+        (
+            Hu,
+            "Lakcím: 1922 Zalaegerszeg, Béke tér 62. 2/24\n",
+            "Béke tér 62. 2/24",
+            "1922",
+            "Zalaegerszeg",
+        ),
+        (
+            It,
+            "RESIDENZA : Via XX Settembre, 14, 86458 Milano\n",
+            "Via XX Settembre, 14",
+            "86458",
+            "Milano",
+        ),
+        (
+            En,
+            "Address: Flat 6, 100 Elm Grove, Dundee DD1 8PP\n",
+            "Flat 6, 100 Elm Grove",
+            "DD1 8PP",
+            "Dundee",
+        ),
+    ] {
+        let got = run(lang, text);
+        for (surface, label) in [
+            (street, "LOCATION/STREET"),
+            (zip, "LOCATION/ZIP"),
+            (city, "LOCATION/CITY"),
+        ] {
+            assert!(
+                got.iter().any(|(s, l)| s == surface && l == label),
+                "{lang:?} {text:?}: want {surface:?} {label}, got {got:?}"
+            );
+        }
+    }
     check_found(&[
+        (
+            It,
+            "Comune di residenza: Cagliari\n",
+            "Cagliari",
+            "LOCATION/CITY",
+        ),
         (
             Es,
             "Domicilio: Calle Carmen Romero, 23, 1D.\n",

@@ -133,7 +133,11 @@ impl Triggers {
                 continue;
             }
             if let Some(c) = self.value(text, v, label, shapes) {
-                out.push(c);
+                if c.rule == "street_field" {
+                    address_field(text, c, shapes, out);
+                } else {
+                    out.push(c);
+                }
             }
         }
     }
@@ -204,7 +208,14 @@ impl Triggers {
                 let val = line[..cut].trim_end_matches([' ', '.', ',', ';', ':']);
                 let letters = val.chars().filter(|c| c.is_alphabetic()).count();
                 (letters >= 3 && val.len() <= 120)
-                    .then(|| Cand::new(v, v + val.len(), label, "street_field", 0.92))
+                    .then(|| {
+                        let rule = if label.subtype == Some(Subtype::City) {
+                            "city_field"
+                        } else {
+                            "street_field"
+                        };
+                        Cand::new(v, v + val.len(), label, rule, 0.92)
+                    })
             }
             _ => {
                 let m = self.id.find(rest)?;
@@ -224,6 +235,89 @@ impl Triggers {
             }
         }
     }
+}
+
+/// Splits an address field value at its postcode: "Kerkstraat 1, 1234 AB Delft", "1922 Győr,
+/// Béke tér 4.", "12 Oak Road, Luton LU1 3AB". The postcode must open or close a comma-separated
+/// part; the rest of that part is the city and the parts on the street side are the street.
+/// Without a postcode the whole value stays one street span.
+fn address_field(text: &str, field: Cand, shapes: &Shapes, out: &mut Vec<Cand>) {
+    let mut parts = Vec::new();
+    let mut p = field.start;
+    for piece in text[field.start..field.end].split(',') {
+        let lead = piece.len() - piece.trim_start().len();
+        let body = piece.trim();
+        if !body.is_empty() {
+            parts.push((p + lead, p + lead + body.len()));
+        }
+        p += piece.len() + 1;
+    }
+    let loc = |st| Label::new(Category::Location, st);
+    for (i, &(ps, pe)) in parts.iter().enumerate() {
+        let starts = std::iter::once(ps).chain(
+            text[ps..pe]
+                .match_indices(' ')
+                .map(|(j, _)| ps + j + 1)
+                .filter(|&q| q < pe && !text[q..].starts_with(' ')),
+        );
+        let Some(zip) = starts
+            .filter_map(|q| shapes.zip_at(text, q))
+            .find(|z| z.start == ps || z.end == pe)
+        else {
+            continue;
+        };
+        let city = if zip.start == ps {
+            (zip.end, pe)
+        } else {
+            (ps, zip.start)
+        };
+        let city = trim_span(text, city);
+        let street_parts = if i > 0 { &parts[..i] } else { &parts[i + 1..] };
+        out.push(Cand::new(
+            zip.start,
+            zip.end,
+            loc(Subtype::Zip),
+            "zip",
+            0.92,
+        ));
+        let name = &text[city.0..city.1];
+        if name.len() <= 40
+            && name
+                .split(' ')
+                .all(|w| w.chars().next().is_some_and(char::is_uppercase))
+        {
+            out.push(Cand::new(
+                city.0,
+                city.1,
+                loc(Subtype::City),
+                "city_field",
+                0.9,
+            ));
+        }
+        if let (Some(first), Some(last)) = (street_parts.first(), street_parts.last()) {
+            let letters = text[first.0..last.1]
+                .chars()
+                .filter(|c| c.is_alphabetic())
+                .count();
+            if letters >= 3 {
+                out.push(Cand::new(
+                    first.0,
+                    last.1,
+                    field.label,
+                    "street_field",
+                    0.92,
+                ));
+            }
+        }
+        return;
+    }
+    out.push(field);
+}
+
+fn trim_span(text: &str, (s, e): (usize, usize)) -> (usize, usize) {
+    let t = &text[s..e];
+    let lead = t.len() - t.trim_start().len();
+    (s + lead, s + lead + t.trim().len())
 }
 
 fn id_rule(label: Label) -> &'static str {
