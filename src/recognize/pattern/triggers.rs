@@ -207,15 +207,14 @@ impl Triggers {
                     .unwrap_or(line.len());
                 let val = line[..cut].trim_end_matches([' ', '.', ',', ';', ':']);
                 let letters = val.chars().filter(|c| c.is_alphabetic()).count();
-                (letters >= 3 && val.len() <= 120)
-                    .then(|| {
-                        let rule = if label.subtype == Some(Subtype::City) {
-                            "city_field"
-                        } else {
-                            "street_field"
-                        };
-                        Cand::new(v, v + val.len(), label, rule, 0.92)
-                    })
+                (letters >= 3 && val.len() <= 120).then(|| {
+                    let rule = if label.subtype == Some(Subtype::City) {
+                        "city_field"
+                    } else {
+                        "street_field"
+                    };
+                    Cand::new(v, v + val.len(), label, rule, 0.92)
+                })
             }
             _ => {
                 let m = self.id.find(rest)?;
