@@ -479,6 +479,11 @@ fn ages() {
         (Es, "tratamiento con insulina (10 años) y", "10 años"),
         (Nl, "Na de operatie, 2 jaar, geen klachten", "2 jaar"),
         (Nl, "meneer van Dijk, 80 jaar, naar", "Dijk"),
+        (
+            Nl,
+            "in het Sint Antonius Ziekenhuis op 31 mei 2018.",
+            "Sint",
+        ),
     ]);
 }
 
@@ -535,6 +540,12 @@ fn addresses_and_postcodes() {
         }
     }
     check_found(&[
+        (
+            Nl,
+            "woont Sint Jacobsstraat 12 te",
+            "Sint Jacobsstraat 12",
+            "LOCATION/STREET",
+        ),
         (
             It,
             "Comune di residenza: Cagliari\n",
