@@ -201,17 +201,30 @@ impl<'r> Filler<'r> {
     }
 
     /// Writes `template` into `out`, each placeholder as a gold entity.
+    /// An age takes the unit written after it into its span ("53 años", "67-year-old").
     fn render(&mut self, template: &str, out: &mut NoteBuilder) {
-        for piece in templates::pieces(template) {
-            match piece {
-                templates::Piece::Text(t) => out.push(t),
+        let pieces = templates::pieces(template);
+        // Bytes at the start of the next text piece already written as part of an entity.
+        let mut taken = 0;
+        for (i, piece) in pieces.iter().enumerate() {
+            match *piece {
+                templates::Piece::Text(t) => {
+                    out.push(&t[taken..]);
+                    taken = 0;
+                }
                 templates::Piece::Slot { key, upper } => {
                     let label = placeholder_label(key)
                         .unwrap_or_else(|| panic!("template placeholder {key} has no label"));
                     let v = self
                         .value(key)
                         .unwrap_or_else(|| panic!("template placeholder {key} has no value"));
-                    let v = if upper { v.to_uppercase() } else { v };
+                    let mut v = if upper { v.to_uppercase() } else { v };
+                    if key == "AGE" {
+                        if let Some(templates::Piece::Text(next)) = pieces.get(i + 1) {
+                            taken = templates::age_unit_len(self.lang, next);
+                            v.push_str(&next[..taken]);
+                        }
+                    }
                     out.push_entity(&v, label);
                 }
             }

@@ -187,6 +187,38 @@ pub fn placeholder_label(key: &str) -> Option<Label> {
         .map(|&(_, c, s)| Label::new(c, s))
 }
 
+/// Length of the age unit at the start of `next` (the template text after `{AGE}`), with the
+/// one space or hyphen before it: 6 for " años, vecina", 9 for "-year-old woman", 0 for ", who".
+/// Units come from `vocab/<lang>/synth/age_units.txt`; the longest one that ends a word wins.
+pub fn age_unit_len(lang: Lang, next: &str) -> usize {
+    static UNITS: OnceLock<HashMap<Lang, Vec<&'static str>>> = OnceLock::new();
+    let units = UNITS.get_or_init(|| {
+        Lang::ALL
+            .iter()
+            .map(|&l| {
+                let rel = format!("{}/synth/age_units.txt", l.code());
+                let text = vocab::builtin(&rel)
+                    .unwrap_or_else(|| panic!("built-in vocab/{rel} is missing from this build"));
+                (l, vocab::parse_list(text).collect())
+            })
+            .collect()
+    });
+    let sep = usize::from(next.starts_with([' ', '-']));
+    let rest = &next[sep..];
+    units[&lang]
+        .iter()
+        .filter(|u| {
+            rest.starts_with(**u)
+                && !rest[u.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(char::is_alphanumeric)
+        })
+        .map(|u| sep + u.len())
+        .max()
+        .unwrap_or(0)
+}
+
 /// A staff role for signatures ("Logopedist").
 pub fn staff_role(lang: Lang, rng: &mut dyn RngCore) -> String {
     let rel = format!("{}/synth/staff_roles.txt", lang.code());
@@ -228,6 +260,26 @@ mod tests {
                     assert_eq!(tpl.matches('{').count(), tpl.matches('}').count());
                 }
             }
+        }
+    }
+
+    #[test]
+    fn age_units_follow_the_age() {
+        let cases = [
+            (Lang::Es, " años, vecina", " años".len()),
+            (Lang::Es, " años de edad.", " años de edad".len()),
+            (Lang::En, "-year-old woman", "-year-old".len()),
+            (Lang::En, " year old with", " year old".len()),
+            (Lang::En, " years) settled", " years".len()),
+            (Lang::En, ", who lives", 0),
+            (Lang::Nl, "-jarige patiënt", "-jarige".len()),
+            (Lang::Nl, " jaarlijks", 0),
+            (Lang::Hu, " éves) betegünk", " éves".len()),
+            (Lang::It, " anni) è", " anni".len()),
+            (Lang::It, ", è", 0),
+        ];
+        for (lang, next, want) in cases {
+            assert_eq!(age_unit_len(lang, next), want, "{lang} {next:?}");
         }
     }
 

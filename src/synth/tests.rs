@@ -156,3 +156,38 @@ fn ids_in_notes_pass_their_checksums_and_dates_parse() {
         }
     }
 }
+
+#[test]
+fn gold_ages_take_their_unit() {
+    for lang in Lang::ALL {
+        let (mut with_unit, mut total) = (0, 0);
+        for d in generate(lang, 40, 5) {
+            for e in d
+                .entities
+                .iter()
+                .filter(|e| e.label.category == Category::Age)
+            {
+                let v = &d.text[e.start..e.end];
+                let digits = v.bytes().take_while(u8::is_ascii_digit).count();
+                assert!(
+                    digits > 0,
+                    "{lang} {}: age span must start with the number",
+                    d.id
+                );
+                let unit = v[digits..].trim_start_matches([' ', '-']);
+                assert_eq!(
+                    templates::age_unit_len(lang, &v[digits..]),
+                    v.len() - digits,
+                    "{lang} {}: age span holds more than number and unit",
+                    d.id
+                );
+                total += 1;
+                with_unit += usize::from(!unit.is_empty());
+            }
+        }
+        assert!(
+            total > 0 && with_unit * 2 > total,
+            "{lang}: {with_unit}/{total} ages with unit"
+        );
+    }
+}

@@ -535,6 +535,17 @@ static EN: Lexicon = Lexicon {
 };
 
 /// `a|b|c` with regex metacharacters escaped, longest first so alternation prefers full words.
+/// Hungarian weekdays, written after the date ("2019. március 12., kedd").
+pub const HU_WEEKDAYS_AFTER: &[&str] = &[
+    "hétfő",
+    "kedd",
+    "szerda",
+    "csütörtök",
+    "péntek",
+    "szombat",
+    "vasárnap",
+];
+
 pub fn alternation(words: &[&str]) -> String {
     let mut w: Vec<&str> = words.to_vec();
     w.sort_by_key(|s| std::cmp::Reverse(s.len()));

@@ -8,7 +8,7 @@
 //!
 //! Choices: a Spanish NASS (social security number) is labelled ID/HEALTHPLAN, because it is
 //! the number of the public health insurance (MEDDOCAN's ID_ASEGURAMIENTO); national personal
-//! numbers (BSN, TAJ, DNI/NIE, codice fiscale) are ID/SSN. Bare digit strings need a valid
+//! numbers (BSN, TAJ, NHS/CHI number, DNI/NIE, codice fiscale) are ID/SSN. Bare digit strings need a valid
 //! checksum, a national phone-number shape, or a trigger word; a trigger reads its value even
 //! when the checksum fails (recall first).
 

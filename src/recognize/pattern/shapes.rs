@@ -72,7 +72,8 @@ const D: &str = "[0-9]";
 pub fn written_date_source(lang: Lang, lex: &Lexicon) -> (String, String) {
     let full = alternation(lex.months);
     let abbr = alternation(lex.month_abbr);
-    let month = format!(r"(?i:(?:{full})|(?:{abbr})\.?)");
+    // "mei." after a full name occurs by analogy with the abbreviations ("12 mei. 2019").
+    let month = format!(r"(?i:(?:{full})\.?|(?:{abbr})\.?)");
     let wd = if lex.weekdays.is_empty() {
         String::new()
     } else {
@@ -99,11 +100,12 @@ pub fn written_date_source(lang: Lang, lex: &Lexicon) -> (String, String) {
     let mdy = format!(r"{wd}{month}[ ]+{day}(?:st|nd|rd|th)?(?:,?[ ]+{year})?");
     let mut first = vec![mdy];
     if lang == Lang::Hu {
-        // "2019. március 12.", "március 12-én", "2019. márciusban".
+        // "2019. március 12.", "2019. március 12., kedd", "március 12-én", "2019. márciusban".
+        let wd_after = alternation(super::lexicon::HU_WEEKDAYS_AFTER);
         first.insert(
             0,
             format!(
-                r"(?:{D}{{4}}\.?[ ]*)?{month}[ ]*{day}(?:\.|-(?i:[a-záéíóöőúüű]{{1,5}}))?|{D}{{4}}\.[ ]*{month}(?i:ban|ben|ig|tól|től|i)?"
+                r"(?:{D}{{4}}\.?[ ]*)?{month}[ ]*{day}(?:\.(?:,?[ ]+(?i:{wd_after})[a-záéíóöőúüű]*)?|-(?i:[a-záéíóöőúüű]{{1,5}}))?|{D}{{4}}\.[ ]*{month}(?i:ban|ben|ig|tól|től|i)?"
             ),
         );
     }
@@ -263,6 +265,13 @@ impl Shapes {
             })
     }
 
+    /// A postcode of the language starting at `s`, read as if announced by a field name.
+    pub fn zip_at(&self, text: &str, s: usize) -> Option<Cand> {
+        [Kind::ZipNl, Kind::ZipUk, Kind::Zip5, Kind::Zip4]
+            .iter()
+            .find_map(|&k| self.read_at(k, text, s))
+    }
+
     pub fn find(&self, text: &str, out: &mut Vec<Cand>) {
         let mut pos = 0;
         while pos < text.len() {
@@ -364,7 +373,7 @@ impl Shapes {
             Kind::Taj => (ends_token(text, e) && checksum::taj_valid(raw))
                 .then(|| Cand::new(s, e, lab(Category::Id, Subtype::Ssn), "taj", 0.9)),
             Kind::Nhs => (ends_token(text, e) && !raw.contains('-') && checksum::nhs_valid(raw))
-                .then(|| Cand::new(s, e, lab(Category::Id, Subtype::Healthplan), "nhs", 0.9)),
+                .then(|| Cand::new(s, e, lab(Category::Id, Subtype::Ssn), "nhs", 0.9)),
             Kind::PhoneIntl | Kind::PhoneLocal => self.phone(kind, text, s, e, triggered),
             Kind::AgeAdj => (ends_token(text, e) && age_value_ok(raw))
                 .then(|| Cand::new(s, e, lab(Category::Age, Subtype::Age), "age", 0.85)),
@@ -427,7 +436,17 @@ impl Shapes {
     fn written_date(&self, text: &str, s: usize, e: usize) -> Option<Cand> {
         let raw = &text[s..e];
         // Trailing "." belongs to an abbreviation only when no year follows; keep it out.
-        let raw_t = raw.trim_end_matches([' ', ',', '-', '/']);
+        let mut raw_t = raw.trim_end_matches([' ', ',', '-', '/']);
+        // A sentence period after a full month name ("op 12 maart.") is not part of the date.
+        if let Some(head) = raw_t.strip_suffix('.') {
+            let last = &head[super::text::run_start(head, char::is_alphabetic)..];
+            let last = last.to_lowercase();
+            if self.lex.months.contains(&last.as_str())
+                && !self.lex.month_abbr.contains(&last.as_str())
+            {
+                raw_t = head;
+            }
+        }
         let e = s + raw_t.len();
         if !ends_token(text, e) {
             return None;
@@ -562,6 +581,9 @@ impl Shapes {
                 return true;
             }
         }
+        if self.apposition(text, s, e) {
+            return true;
+        }
         // Only a short window: lowercasing the rest of the document per candidate is quadratic.
         let after: String = text[e..]
             .trim_start_matches([' ', ','])
@@ -576,6 +598,33 @@ impl Shapes {
                     .next()
                     .is_some_and(|c| c.is_alphanumeric())
         })
+    }
+}
+
+impl Shapes {
+    /// An age in apposition to a name: "Sra. Romero (62 años)", "Mevrouw Jacobs, 65 jaar, werd",
+    /// "Lucía Navarro, de 44 años, ingresó". Reads a bounded window before `s`.
+    fn apposition(&self, text: &str, s: usize, e: usize) -> bool {
+        let start = super::text::floor_char_boundary(text, s.saturating_sub(60));
+        let mut head = text[start..s].trim_end_matches(' ');
+        let after = text[e..].trim_start_matches(' ');
+        if let Some(h) = head.strip_suffix('(') {
+            if !after.starts_with(')') {
+                return false;
+            }
+            head = h;
+        } else {
+            let last = &head[super::text::run_start(head, char::is_alphabetic)..];
+            if !last.is_empty() && self.lex.age_links.contains(&last.to_lowercase().as_str()) {
+                head = head[..head.len() - last.len()].trim_end_matches(' ');
+            }
+            match head.strip_suffix(',') {
+                Some(h) if after.starts_with(',') => head = h,
+                _ => return false,
+            }
+        }
+        let head = head.trim_end_matches(' ');
+        is_title_word(&head[super::text::run_start(head, char::is_alphabetic)..])
     }
 }
 
@@ -648,8 +697,11 @@ fn local_phone_ok(lang: Lang, raw: &str, d: &str) -> bool {
         Lang::Es => n == 9 && matches!(b[0], b'6'..=b'9'),
         Lang::Nl => n == 10 && b[0] == b'0' && b[1] != b'0',
         Lang::Hu => {
+            // "06 20 123 4567" (mobile), "06-52-123-456" and "06 1 234 5678" (landline),
+            // "(52) 123-456" (area code in brackets).
             (n == 11 && d.starts_with("06"))
-                || (n == 10 && d.starts_with("061"))
+                || (n == 10 && d.starts_with("06") && (has_sep || d.starts_with("061")))
+                || (n == 8 && raw.starts_with('('))
                 || (n == 9
                     && has_sep
                     && ["20", "30", "31", "50", "70"]

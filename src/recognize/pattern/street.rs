@@ -55,6 +55,19 @@ const STOP_WORDS: &[&str] = &[
     "Planta",
 ];
 
+/// Title words that open a compound street name ("Sint Jacobsstraat", "Burg. de Withstraat");
+/// on their own they open other names too ("Sint Antonius Ziekenhuis").
+const NAME_PREFIXES: &[&str] = &[
+    "Sint",
+    "St.",
+    "Burgemeester",
+    "Burg.",
+    "Koningin",
+    "Prins",
+    "Dokter",
+    "Dr.",
+];
+
 /// Floor, door and staircase words after a house number ("3º izq.", "bajo C", "1 dcha").
 const TAIL_WORDS: &[&str] = &[
     "bajo",
@@ -269,20 +282,23 @@ impl Streets {
     fn ending(&self, text: &str, s: usize, e: usize) -> Option<Cand> {
         let ws = run_start(&text[..s], |c| c.is_alphabetic() || c == '-' || c == '\'');
         let word = &text[ws..e];
-        if !word.starts_with(|c: char| c.is_uppercase()) {
+        // The ending alone ("meneer van Dijk, 80 jaar") is a surname, not a street compound.
+        if ws == s || !word.starts_with(|c: char| c.is_uppercase()) {
             return None;
         }
         let tail = number_tail(text, e);
         if tail == e {
             return None;
         }
-        // A capitalized word or "van/de/der" directly before belongs to the name.
+        // "Van", "De", "Sint", "Burgemeester" directly before belong to the name.
         let mut start = ws;
         let before = text[..start].trim_end_matches(' ');
         if before.len() + 1 == start {
-            let pws = run_start(before, char::is_alphabetic);
+            let pws = run_start(before, |c| c.is_alphabetic() || c == '.');
             let pw = &before[pws..];
-            if CONNECTORS.contains(&pw.to_lowercase().as_str()) && is_title_word(pw) {
+            if (CONNECTORS.contains(&pw.to_lowercase().as_str()) && is_title_word(pw))
+                || NAME_PREFIXES.contains(&pw)
+            {
                 start = pws;
             }
         }

@@ -46,6 +46,42 @@ fn contact_details() {
     check_found(&[
         (
             Es,
+            "o enviar fax al 934 112 233.",
+            "934 112 233",
+            "CONTACT/FAX",
+        ),
+        (
+            En,
+            "or by fax on 020 7946 0321 with",
+            "020 7946 0321",
+            "CONTACT/FAX",
+        ),
+        (
+            It,
+            "o via fax al 02-12345678.",
+            "02-12345678",
+            "CONTACT/FAX",
+        ),
+        (
+            Hu,
+            "számon vagy faxon: (52) 411-230.",
+            "(52) 411-230",
+            "CONTACT/FAX",
+        ),
+        (
+            Hu,
+            "elérhető vagyok a (52) 411-230 számon",
+            "(52) 411-230",
+            "CONTACT/PHONE",
+        ),
+        (
+            Hu,
+            "elérhető a 06-52-411-230 számon",
+            "06-52-411-230",
+            "CONTACT/PHONE",
+        ),
+        (
+            Es,
             "Contacto: ana.garcia@hospital.es.",
             "ana.garcia@hospital.es",
             "CONTACT/EMAIL",
@@ -171,6 +207,31 @@ fn contact_details() {
 #[test]
 fn identifiers_with_checksums_and_triggers() {
     check_found(&[
+        (Nl, "PATIËNTNUMMER: 7499860", "7499860", "ID/MEDICALRECORD"),
+        (
+            Es,
+            "Nº HISTORIA CLÍNICA: 5540902",
+            "5540902",
+            "ID/MEDICALRECORD",
+        ),
+        (
+            Hu,
+            "KÓRLAPSZÁM: 672 114 487",
+            "672 114 487",
+            "ID/MEDICALRECORD",
+        ),
+        (
+            Hu,
+            "Biztosítási azonosító: DK-269556",
+            "DK-269556",
+            "ID/HEALTHPLAN",
+        ),
+        (
+            En,
+            "Insurance policy: KXP659672781",
+            "KXP659672781",
+            "ID/HEALTHPLAN",
+        ),
         (
             Nl,
             "IBAN NL91ABNA0417164300 bekend",
@@ -195,13 +256,8 @@ fn identifiers_with_checksums_and_triggers() {
             "RSSMRA85T10A562S",
             "ID/SSN",
         ),
-        (En, "NHS no 943 476 5919", "943 476 5919", "ID/HEALTHPLAN"),
-        (
-            En,
-            "number 943 476 5919 on file",
-            "943 476 5919",
-            "ID/HEALTHPLAN",
-        ),
+        (En, "NHS no 943 476 5919", "943 476 5919", "ID/SSN"),
+        (En, "number 943 476 5919 on file", "943 476 5919", "ID/SSN"),
         (
             Es,
             "NHC: 7834563.\nNASS: 28 12345678 90.",
@@ -266,6 +322,31 @@ fn identifiers_with_checksums_and_triggers() {
 #[test]
 fn dates_in_five_languages() {
     check_found(&[
+        (
+            Nl,
+            "GEB.DATUM: 14 jun 1954",
+            "14 jun 1954",
+            "DATE/BIRTHDATE",
+        ),
+        (Nl, "van 31 mei. 2015 tot", "31 mei. 2015", "DATE/DATE"),
+        (
+            It,
+            "NATO/A IL: 18 Marzo 1958",
+            "18 Marzo 1958",
+            "DATE/BIRTHDATE",
+        ),
+        (
+            Hu,
+            "SZÜLETÉSI IDŐ: 1964. 05. 22.",
+            "1964. 05. 22.",
+            "DATE/BIRTHDATE",
+        ),
+        (
+            Hu,
+            "betegünk 2022. április 6., szerda napján",
+            "2022. április 6., szerda",
+            "DATE/DATE",
+        ),
         (
             Es,
             "ingresó el 3 de mayo de 2010 por",
@@ -377,12 +458,100 @@ fn ages() {
         (It, "paziente di 53 anni con", "53 anni", "AGE/AGE"),
         (En, "a 53-year-old woman", "53-year-old", "AGE/AGE"),
         (En, "patient aged 53 presented", "53", "AGE/AGE"),
+        (Es, "El Sr. Díaz (71 años) ha pasado", "71 años", "AGE/AGE"),
+        (
+            Es,
+            "Remito a Lucía Navarro, de 44 años, por",
+            "44 años",
+            "AGE/AGE",
+        ),
+        (Nl, "Mevrouw Jacobs, 65 jaar, werd", "65 jaar", "AGE/AGE"),
+        (
+            It,
+            "invio la sig.ra Colombo, 47 anni, residente",
+            "47 anni",
+            "AGE/AGE",
+        ),
+        (It, "Pietro Bruno, di anni 12, è stato", "12", "AGE/AGE"),
+        (En, "Mrs Green (57 years) settled", "57 years", "AGE/AGE"),
+    ]);
+    check_absent(&[
+        (Es, "tratamiento con insulina (10 años) y", "10 años"),
+        (Nl, "Na de operatie, 2 jaar, geen klachten", "2 jaar"),
+        (Nl, "meneer van Dijk, 80 jaar, naar", "Dijk"),
+        (
+            Nl,
+            "in het Sint Antonius Ziekenhuis op 31 mei 2018.",
+            "Sint",
+        ),
     ]);
 }
 
 #[test]
 fn addresses_and_postcodes() {
+    // Address fields split at the postcode into street, postcode and city.
+    for (lang, text, street, zip, city) in [
+        (
+            Nl,
+            "Adres: Kerkstraat 1, 9545 HG Groningen\n",
+            "Kerkstraat 1",
+            "9545 HG",
+            "Groningen",
+        ),
+        (
+            Es,
+            "Domicilio: Calle Cervantes, nº 40, 20279 Jerez\n",
+            "Calle Cervantes, nº 40",
+            "20279",
+            "Jerez",
+        ),
+        (
+            Hu,
+            "Lakcím: 1922 Zalaegerszeg, Béke tér 62. 2/24\n",
+            "Béke tér 62. 2/24",
+            "1922",
+            "Zalaegerszeg",
+        ),
+        (
+            It,
+            "RESIDENZA : Via XX Settembre, 14, 86458 Milano\n",
+            "Via XX Settembre, 14",
+            "86458",
+            "Milano",
+        ),
+        (
+            En,
+            "Address: Flat 6, 100 Elm Grove, Dundee DD1 8PP\n",
+            "Flat 6, 100 Elm Grove",
+            "DD1 8PP",
+            "Dundee",
+        ),
+    ] {
+        let got = run(lang, text);
+        for (surface, label) in [
+            (street, "LOCATION/STREET"),
+            (zip, "LOCATION/ZIP"),
+            (city, "LOCATION/CITY"),
+        ] {
+            assert!(
+                got.iter().any(|(s, l)| s == surface && l == label),
+                "{lang:?} {text:?}: want {surface:?} {label}, got {got:?}"
+            );
+        }
+    }
     check_found(&[
+        (
+            Nl,
+            "woont Sint Jacobsstraat 12 te",
+            "Sint Jacobsstraat 12",
+            "LOCATION/STREET",
+        ),
+        (
+            It,
+            "Comune di residenza: Cagliari\n",
+            "Cagliari",
+            "LOCATION/CITY",
+        ),
         (
             Es,
             "Domicilio: Calle Carmen Romero, 23, 1D.\n",
@@ -495,6 +664,7 @@ fn negatives_stay_unmarked() {
             "250.000",
         ),
         (Es, "Control a las 10:30 horas.", "10:30"),
+        (Nl, "Controle op 12 mei.", "."),
         (Es, "Estadio T3N0M0 con Ki67 del 20%.", "T3N0M0"),
         (Es, "TA 120/80 mmHg, FC 80 lpm.", "120/80"),
         (Es, "durante 3 años con tratamiento", "3 años"),

@@ -17,6 +17,8 @@ pub struct Triggers {
     id: Regex,
     zip: Regex,
     age: Regex,
+    /// "fax al 91…", "by fax on 020…", "geboren op 3 mei": a linking word before a number or date.
+    link: Regex,
 }
 
 /// Parses `TRIGGER<TAB>LABEL` entries; any malformed entry fails the whole list.
@@ -46,6 +48,30 @@ pub fn parse_triggers(
         .collect()
 }
 
+/// Adds the upper-case and capitalized forms of triggers with non-ASCII letters: the matcher
+/// folds ASCII case only, and header keys are often capitalized ("PATIËNTNUMMER", "Nº HISTORIA
+/// CLÍNICA", "SZÜLETÉSI IDŐ").
+fn with_case_variants(parsed: Vec<(String, Label)>) -> Vec<(String, Label)> {
+    let mut out = Vec::with_capacity(parsed.len() * 2);
+    for (word, label) in parsed {
+        if !word.is_ascii() {
+            let upper = word.to_uppercase();
+            let mut cs = word.chars();
+            let capital: String = cs
+                .next()
+                .map(|c| c.to_uppercase().chain(cs).collect())
+                .unwrap_or_default();
+            for v in [upper, capital] {
+                if v != word && out.iter().all(|(w, _): &(String, Label)| *w != v) {
+                    out.push((v, label));
+                }
+            }
+        }
+        out.push((word, label));
+    }
+    out
+}
+
 fn re(src: &str) -> Result<Regex, PatternError> {
     Regex::new(src).map_err(|e| PatternError::Regex(e.to_string()))
 }
@@ -53,7 +79,7 @@ fn re(src: &str) -> Result<Regex, PatternError> {
 impl Triggers {
     pub fn new(lang: Lang, lists: &ListSources) -> Result<Self, PatternError> {
         let entries = lists.load(lang, "id_triggers")?;
-        let parsed = parse_triggers(lang, &entries)?;
+        let parsed = with_case_variants(parse_triggers(lang, &entries)?);
         let ac = AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
@@ -71,6 +97,9 @@ impl Triggers {
             )?,
             zip: re(r"^(?:[A-Z]{1,2}-)?[0-9]{2,7}(?:[ \-][0-9]{3,4})?")?,
             age: re(r"^[0-9]{1,3}")?,
+            link: re(
+                r"^(?i:al|a|on|to|at|op|naar|via|el|il|am|van)[ \t]+(?:(?i:the|número|numero|nummer|number|n\.)[ \t]*:?[ \t]*)?",
+            )?,
         })
     }
 
@@ -89,7 +118,10 @@ impl Triggers {
             }
             let label = self.labels[m.pattern().as_usize()];
             let skipped = self.skip.find(&text[e..]).map_or("", |m| m.as_str());
-            let v = e + skipped.len();
+            let mut v = e + skipped.len();
+            if matches!(label.category, Category::Contact | Category::Date) {
+                v += self.link.find(&text[v..]).map_or(0, |m| m.end());
+            }
             if v >= text.len() {
                 continue;
             }
@@ -101,7 +133,11 @@ impl Triggers {
                 continue;
             }
             if let Some(c) = self.value(text, v, label, shapes) {
-                out.push(c);
+                if c.rule == "street_field" {
+                    address_field(text, c, shapes, out);
+                } else {
+                    out.push(c);
+                }
             }
         }
     }
@@ -171,8 +207,14 @@ impl Triggers {
                     .unwrap_or(line.len());
                 let val = line[..cut].trim_end_matches([' ', '.', ',', ';', ':']);
                 let letters = val.chars().filter(|c| c.is_alphabetic()).count();
-                (letters >= 3 && val.len() <= 120)
-                    .then(|| Cand::new(v, v + val.len(), label, "street_field", 0.92))
+                (letters >= 3 && val.len() <= 120).then(|| {
+                    let rule = if label.subtype == Some(Subtype::City) {
+                        "city_field"
+                    } else {
+                        "street_field"
+                    };
+                    Cand::new(v, v + val.len(), label, rule, 0.92)
+                })
             }
             _ => {
                 let m = self.id.find(rest)?;
@@ -192,6 +234,89 @@ impl Triggers {
             }
         }
     }
+}
+
+/// Splits an address field value at its postcode: "Kerkstraat 1, 1234 AB Delft", "1922 Győr,
+/// Béke tér 4.", "12 Oak Road, Luton LU1 3AB". The postcode must open or close a comma-separated
+/// part; the rest of that part is the city and the parts on the street side are the street.
+/// Without a postcode the whole value stays one street span.
+fn address_field(text: &str, field: Cand, shapes: &Shapes, out: &mut Vec<Cand>) {
+    let mut parts = Vec::new();
+    let mut p = field.start;
+    for piece in text[field.start..field.end].split(',') {
+        let lead = piece.len() - piece.trim_start().len();
+        let body = piece.trim();
+        if !body.is_empty() {
+            parts.push((p + lead, p + lead + body.len()));
+        }
+        p += piece.len() + 1;
+    }
+    let loc = |st| Label::new(Category::Location, st);
+    for (i, &(ps, pe)) in parts.iter().enumerate() {
+        let starts = std::iter::once(ps).chain(
+            text[ps..pe]
+                .match_indices(' ')
+                .map(|(j, _)| ps + j + 1)
+                .filter(|&q| q < pe && !text[q..].starts_with(' ')),
+        );
+        let Some(zip) = starts
+            .filter_map(|q| shapes.zip_at(text, q))
+            .find(|z| z.start == ps || z.end == pe)
+        else {
+            continue;
+        };
+        let city = if zip.start == ps {
+            (zip.end, pe)
+        } else {
+            (ps, zip.start)
+        };
+        let city = trim_span(text, city);
+        let street_parts = if i > 0 { &parts[..i] } else { &parts[i + 1..] };
+        out.push(Cand::new(
+            zip.start,
+            zip.end,
+            loc(Subtype::Zip),
+            "zip",
+            0.92,
+        ));
+        let name = &text[city.0..city.1];
+        if name.len() <= 40
+            && name
+                .split(' ')
+                .all(|w| w.chars().next().is_some_and(char::is_uppercase))
+        {
+            out.push(Cand::new(
+                city.0,
+                city.1,
+                loc(Subtype::City),
+                "city_field",
+                0.9,
+            ));
+        }
+        if let (Some(first), Some(last)) = (street_parts.first(), street_parts.last()) {
+            let letters = text[first.0..last.1]
+                .chars()
+                .filter(|c| c.is_alphabetic())
+                .count();
+            if letters >= 3 {
+                out.push(Cand::new(
+                    first.0,
+                    last.1,
+                    field.label,
+                    "street_field",
+                    0.92,
+                ));
+            }
+        }
+        return;
+    }
+    out.push(field);
+}
+
+fn trim_span(text: &str, (s, e): (usize, usize)) -> (usize, usize) {
+    let t = &text[s..e];
+    let lead = t.len() - t.trim_start().len();
+    (s + lead, s + lead + t.trim().len())
 }
 
 fn id_rule(label: Label) -> &'static str {
