@@ -13,7 +13,6 @@ use anonlm::vocab::ListSources;
 use anonlm::{Category, Document, Entity, Label, Lang, Subtype};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// The MEDDOCAN labels this part covers (the table in the data set's README).
 const MINE: &[(&str, Category, Option<Subtype>)] = &[
@@ -251,45 +250,5 @@ fn meddocan_dev_names_places_institutions() {
     assert!(
         precision >= 0.95,
         "binary precision {precision:.3} fell below the floor"
-    );
-}
-
-#[test]
-#[ignore = "speed measurement; run with --release -- --ignored --nocapture"]
-fn lexicon_speed_on_meddocan_dev() {
-    let Some(dir) = dev_dir() else { return };
-    let docs: Vec<String> = list_documents(&dir)
-        .expect("dev lists")
-        .iter()
-        .map(|p| std::fs::read_to_string(p).expect("dev text reads"))
-        .collect();
-    let one: usize = docs.iter().map(String::len).sum();
-    let reps = 5_000_000 / one.max(1) + 1;
-    let total = one * reps;
-    let (l, c) = recognizers();
-    let mut out = Vec::new();
-    let t0 = Instant::now();
-    for _ in 0..reps {
-        for d in &docs {
-            l.find(d, &mut out);
-        }
-    }
-    let t_lookup = t0.elapsed().as_secs_f64();
-    let n_lookup = out.len();
-    out.clear();
-    let t1 = Instant::now();
-    for _ in 0..reps {
-        for d in &docs {
-            c.find(d, &mut out);
-        }
-    }
-    let t_context = t1.elapsed().as_secs_f64();
-    let mb = total as f64 / 1e6;
-    eprintln!(
-        "{mb:.1} MB: lookup {:.1} MB/s ({n_lookup} spans), context {:.1} MB/s ({} spans), both {:.1} MB/s",
-        mb / t_lookup,
-        mb / t_context,
-        out.len(),
-        mb / (t_lookup + t_context)
     );
 }

@@ -606,49 +606,4 @@ mod tests {
         );
         assert!(shifted > 0, "some gold dates parse and shift");
     }
-
-    /// Throughput of the applier alone (no recognition). Run with
-    /// `cargo test --release --lib deid::apply::tests::throughput -- --ignored --nocapture`.
-    #[test]
-    #[ignore]
-    fn throughput() {
-        let sentence =
-            "Patiënt Jan de Vries (BSN 123456782) kwam op 12-03-2019 bij dr. Bakker in Utrecht \
-                        voor controle van de bloeddruk en medicatie; geen bijzonderheden gemeld. ";
-        let doc: String = sentence.repeat(16);
-        let mut es = Vec::new();
-        for (i, _) in doc.match_indices(sentence) {
-            for mut e in ents() {
-                e.start += i;
-                e.end += i;
-                es.push(e);
-            }
-        }
-        let key = Key::from_bytes(&[1u8; 32]);
-        let policies = [
-            ("tag", "default = \"tag\""),
-            ("surrogate", "default = \"surrogate\""),
-            ("keyed", "default = \"surrogate\"\nsurrogate_scope = \"corpus\"\n[labels]\nDATE = \"date-shift\"\nID = \"pseudonym\""),
-        ];
-        for (name, toml) in policies {
-            let d = Deidentifier::new(policy(toml), key.clone(), 1).unwrap();
-            let n = 2000;
-            let t = std::time::Instant::now();
-            let mut bytes = 0;
-            for i in 0..n {
-                let out = d.deidentify(&format!("doc{i}"), Lang::Nl, None, &doc, &es);
-                bytes += doc.len();
-                std::hint::black_box(out);
-            }
-            let secs = t.elapsed().as_secs_f64();
-            println!(
-                "{name}: {:.1} MB/s, {:.2} M spans/s ({} docs of {} bytes, {} spans each)",
-                bytes as f64 / secs / 1e6,
-                (n * es.len()) as f64 / secs / 1e6,
-                n,
-                doc.len(),
-                es.len()
-            );
-        }
-    }
 }

@@ -240,28 +240,3 @@ fn samples_exist_for_every_subtype_and_language() {
         }
     }
 }
-
-/// Throughput of `generate` (debug builds measure the unoptimized crate; use --release).
-/// `cargo test --release --lib surrogate::tests::timing -- --ignored --nocapture`
-#[test]
-#[ignore = "timing, run by hand"]
-fn timing() {
-    let t = table();
-    let mut rng = ChaCha20Rng::seed_from_u64(1);
-    let start = std::time::Instant::now();
-    let mut n = 0usize;
-    for _ in 0..200 {
-        for (label, lang, originals) in &t {
-            for o in originals {
-                let out = generate(*label, *lang, o, &mut rng);
-                assert!(!same_value(&out, o));
-                n += 1;
-            }
-        }
-    }
-    let el = start.elapsed();
-    println!(
-        "{n} calls, {:.2} us/call",
-        el.as_secs_f64() * 1e6 / n as f64
-    );
-}
