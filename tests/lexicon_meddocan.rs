@@ -4,7 +4,10 @@
 //! Skips (with a note) when `../shared/data/meddocan/dev` is absent. Tokens are maximal runs of
 //! alphanumeric characters; a token counts as found when any predicted span overlaps it.
 
+mod common;
+
 use anonlm::corpus::brat::{list_documents, read_document};
+use anonlm::eval::tokens::alnum_runs;
 use anonlm::recognize::context::ContextRecognizer;
 use anonlm::recognize::lookup::LookupRecognizer;
 use anonlm::recognize::Recognizer;
@@ -12,7 +15,7 @@ use anonlm::span::{merge_adjacent, resolve_overlaps};
 use anonlm::vocab::ListSources;
 use anonlm::{Category, Document, Entity, Label, Lang, Subtype};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The MEDDOCAN labels this part covers (the table in the data set's README).
 const MINE: &[(&str, Category, Option<Subtype>)] = &[
@@ -87,36 +90,7 @@ fn any_phi(raw: &str) -> Result<Option<Label>, String> {
 fn dev_dir() -> Option<PathBuf> {
     // LEXICON_MEDDOCAN_SPLIT=train studies the training split instead (for error analysis).
     let split = std::env::var("LEXICON_MEDDOCAN_SPLIT").unwrap_or_else(|_| "dev".into());
-    let dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../shared/data/meddocan/{split}"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "note: {} is absent; skipping the MEDDOCAN check",
-            dir.display()
-        );
-        None
-    }
-}
-
-fn tokens(text: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in text.char_indices() {
-        match (c.is_alphanumeric(), start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                out.push((s, i));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        out.push((s, text.len()));
-    }
-    out
+    common::meddocan_split(&split)
 }
 
 fn covered(spans: &[Entity], tok: (usize, usize)) -> bool {
@@ -169,7 +143,7 @@ fn meddocan_dev_names_places_institutions() {
         let gold_all = read_document(&path, &any_phi).expect("dev document reads");
         let text = &gold_mine.text;
         let pred = predict(&l, &c, text);
-        for tok in tokens(text) {
+        for tok in alnum_runs(text) {
             let in_pred = covered(&pred, tok);
             for g in gold_mine
                 .entities

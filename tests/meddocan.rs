@@ -4,6 +4,8 @@
 //! at least 0.97. Skips when the data is absent. MEDDOCAN: CC BY 4.0, Secretaría de Estado para
 //! el Avance Digital (SEAD), 2019.
 
+mod common;
+
 use anonlm::corpus::{open_input, Document, Format, ReadOptions};
 use anonlm::eval::{evaluate, EvalOptions};
 use anonlm::labelmap::LabelMap;
@@ -11,16 +13,14 @@ use anonlm::lang::{Lang, LangChoice};
 use anonlm::recognize::build::build_pipeline;
 use anonlm::vocab::ListSources;
 use anonlm::Label;
-use std::path::Path;
 use std::sync::Arc;
 
 #[test]
 fn rules_meet_the_meddocan_dev_floors() {
-    let dir = Path::new("../shared/data/meddocan/dev");
-    if !dir.is_dir() {
-        eprintln!("skipped: {} is absent", dir.display());
+    let Some(dir) = common::meddocan_split("dev") else {
         return;
-    }
+    };
+    let dir = dir.as_path();
     let map = Arc::new(LabelMap::builtin("meddocan").unwrap());
     let resolver = Arc::new(move |raw: &str| map.resolve(raw));
     let gold: Vec<Document> =

@@ -1,7 +1,10 @@
 //! MEDDOCAN dev, read in place: token-level recall/precision of the pattern recognizer per
 //! MEDDOCAN label (tokens = maximal alphanumeric runs). Skips when the data is absent.
 
+mod common;
+
 use anonlm::corpus::brat::{list_documents, read_document};
+use anonlm::eval::tokens::alnum_runs;
 use anonlm::labels::{Category, Label, Subtype};
 use anonlm::recognize::pattern::PatternRecognizer;
 use anonlm::recognize::Recognizer;
@@ -65,25 +68,6 @@ fn name_of(l: Label) -> &'static str {
         .map_or("?", |(n, _, _)| n)
 }
 
-fn tokens(text: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in text.char_indices() {
-        match (c.is_alphanumeric(), start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                out.push((s, i));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        out.push((s, text.len()));
-    }
-    out
-}
-
 fn covering(spans: &[Entity], t: (usize, usize)) -> Option<&Entity> {
     spans.iter().find(|e| e.start <= t.0 && t.1 <= e.end)
 }
@@ -104,7 +88,7 @@ fn score_dir(dir: &Path, show_misses: bool) -> BTreeMap<String, Count> {
         let doc = read_document(&path, &resolver).unwrap();
         let mut pred = Vec::new();
         rec.find(&doc.text, &mut pred);
-        for t in tokens(&doc.text) {
+        for t in alnum_runs(&doc.text) {
             let g = covering(&doc.entities, t);
             let p = covering(&pred, t);
             if let Some(g) = g {
@@ -168,12 +152,10 @@ fn score_dir(dir: &Path, show_misses: bool) -> BTreeMap<String, Count> {
 fn meddocan_dev_recall_floors() {
     // MEDDOCAN_SPLIT=train scores the training split instead (used for tuning; floors are dev's).
     let split = std::env::var("MEDDOCAN_SPLIT").unwrap_or_else(|_| "dev".into());
-    let dir_buf = Path::new("../shared/data/meddocan").join(&split);
-    let dir = dir_buf.as_path();
-    if !dir.is_dir() {
-        eprintln!("note: {} absent, skipping", dir.display());
+    let Some(dir_buf) = common::meddocan_split(&split) else {
         return;
-    }
+    };
+    let dir = dir_buf.as_path();
     let show = std::env::var_os("SHOW_MISSES").is_some();
     let counts = score_dir(dir, show);
     println!(
