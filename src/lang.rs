@@ -28,6 +28,11 @@ impl Lang {
         }
     }
 
+    /// Whether a lowercase word is one of the language's very frequent function words.
+    pub fn is_stop_word(self, word: &str) -> bool {
+        self.stop_words().contains(&word)
+    }
+
     /// Very frequent function words, distinctive per language.
     fn stop_words(self) -> &'static [&'static str] {
         match self {

@@ -72,14 +72,52 @@ pub fn read_replaced_ranges(
     path: &Path,
     gold: &[Document],
 ) -> Result<HashMap<String, Vec<(usize, usize)>>, OpsLogError> {
+    let texts: HashMap<&str, &str> = gold
+        .iter()
+        .map(|d| (d.id.as_str(), d.text.as_str()))
+        .collect();
+    let mut out: HashMap<String, Vec<(usize, usize)>> =
+        gold.iter().map(|d| (d.id.clone(), Vec::new())).collect();
+    read_ranges(path, &texts, "gold set", |op| (op.start, op.end), &mut out)?;
+    Ok(out)
+}
+
+/// Ranges of the de-identified `output` texts that the operators wrote (tags, surrogates,
+/// pseudonyms), as byte ranges; words there were generated, not left over from the input.
+pub fn read_generated_ranges(
+    path: &Path,
+    output: &[Document],
+) -> Result<HashMap<String, Vec<(usize, usize)>>, OpsLogError> {
+    let texts: HashMap<&str, &str> = output
+        .iter()
+        .map(|d| (d.id.as_str(), d.text.as_str()))
+        .collect();
+    let mut out: HashMap<String, Vec<(usize, usize)>> =
+        output.iter().map(|d| (d.id.clone(), Vec::new())).collect();
+    read_ranges(
+        path,
+        &texts,
+        "de-identified output",
+        |op| (op.out_start, op.out_end),
+        &mut out,
+    )?;
+    Ok(out)
+}
+
+/// Reads the ops log at `path`, turning the code-point range `pick` chooses from each op into
+/// byte ranges of the matching text in `texts`.
+fn read_ranges(
+    path: &Path,
+    texts: &HashMap<&str, &str>,
+    side: &str,
+    pick: impl Fn(&OpRecord) -> (usize, usize),
+    out: &mut HashMap<String, Vec<(usize, usize)>>,
+) -> Result<(), OpsLogError> {
     let p = path.display().to_string();
     let file = std::fs::File::open(path).map_err(|e| OpsLogError::Io {
         path: p.clone(),
         source: e,
     })?;
-    let by_id: HashMap<&str, &Document> = gold.iter().map(|d| (d.id.as_str(), d)).collect();
-    let mut out: HashMap<String, Vec<(usize, usize)>> =
-        gold.iter().map(|d| (d.id.clone(), Vec::new())).collect();
     for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
         let err = |msg: String| OpsLogError::Line {
             path: p.clone(),
@@ -92,24 +130,25 @@ pub fn read_replaced_ranges(
         }
         let entry: OpsLogLine = serde_json::from_str(&line)
             .map_err(|e| err(format!("not an ops-log line ({})", e.classify_kind())))?;
-        let doc = by_id
+        let text = texts
             .get(entry.id.as_str())
-            .ok_or_else(|| err(format!("document '{}' is not in the gold set", entry.id)))?;
-        let map = OffsetMap::new(&doc.text);
-        let ranges = out.get_mut(&entry.id).expect("initialized from gold");
+            .ok_or_else(|| err(format!("document '{}' is not in the {side}", entry.id)))?;
+        let map = OffsetMap::new(text);
+        let ranges = out.entry(entry.id.clone()).or_default();
         for op in &entry.ops {
-            match (map.char_to_byte(op.start), map.char_to_byte(op.end)) {
-                (Some(s), Some(e)) if s <= e => ranges.push((s, e)),
+            let (s, e) = pick(op);
+            match (map.char_to_byte(s), map.char_to_byte(e)) {
+                (Some(bs), Some(be)) if bs <= be => ranges.push((bs, be)),
                 _ => {
                     return Err(err(format!(
-                        "offsets {}-{} lie outside document '{}'",
-                        op.start, op.end, entry.id
+                        "offsets {s}-{e} lie outside document '{}' of the {side}",
+                        entry.id
                     )))
                 }
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 trait ClassifyKind {

@@ -61,7 +61,17 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             Some(p) => Some(read_all(p, "auto", args.max_doc_bytes, None)?),
             None => None,
         };
-        let residual = residual_report(&gold, replaced.as_ref(), output.as_deref(), &opts)?;
+        let generated = match (&args.ops_log, &output) {
+            (Some(log), Some(out)) => Some(crate::opslog::read_generated_ranges(log, out)?),
+            _ => None,
+        };
+        let residual = residual_report(
+            &gold,
+            replaced.as_ref(),
+            output.as_deref(),
+            generated.as_ref(),
+            &opts,
+        )?;
         print!("{}", residual.to_table());
         report.insert("residual".into(), serde_json::to_value(&residual)?);
     }

@@ -249,13 +249,10 @@ fn check_dest(path: &Path, opts: &OutputOptions, dir: bool) -> Result<PathBuf, C
             ));
         }
     }
+    // Missing parent directories are created (as `mkdir -p` would): `--out runs/7/pred` works
+    // on a fresh tree. Only directories are made here; no output appears before commit.
     let parent = parent_of(path);
-    if !parent.is_dir() {
-        return Err(CorpusError::file(
-            path,
-            "the parent directory does not exist",
-        ));
-    }
+    fs::create_dir_all(&parent).map_err(|e| CorpusError::io(&parent, e))?;
     Ok(parent)
 }
 
@@ -267,7 +264,13 @@ fn canonical(path: &Path) -> io::Result<PathBuf> {
             let name = path
                 .file_name()
                 .ok_or_else(|| io::Error::new(ErrorKind::InvalidInput, "no file name"))?;
-            Ok(parent_of(path).canonicalize()?.join(name))
+            let parent = parent_of(path);
+            if parent.exists() || parent == path {
+                Ok(parent.canonicalize()?.join(name))
+            } else {
+                // The parent does not exist yet either (it is created at staging): resolve upward.
+                Ok(canonical(&parent)?.join(name))
+            }
         }
     }
 }
@@ -321,6 +324,21 @@ pub fn doc_file_name(id: &str, ext: &str) -> Result<String, CorpusError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn missing_parent_directories_are_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.txt");
+        fs::write(&input, "x").unwrap();
+        let dest = dir.path().join("runs/7/pred");
+        ensure_not_input(&dest, &[input.as_path()]).unwrap();
+        let t = OutputTarget::dir(&dest, &OutputOptions::default()).unwrap();
+        t.commit().unwrap();
+        assert!(dest.is_dir());
+        // An output nested under a missing directory inside an input directory is still refused.
+        let inside = dir.path().join("new/out.jsonl");
+        assert!(ensure_not_input(&inside, &[dir.path()]).is_err());
+    }
 
     #[test]
     fn file_appears_only_on_commit_and_vanishes_on_drop() {

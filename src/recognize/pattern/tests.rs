@@ -732,3 +732,50 @@ fn all_languages_build() {
         assert_eq!(r.lang(), lang);
     }
 }
+
+#[test]
+fn user_names_after_and_before_triggers() {
+    check_found(&[
+        (
+            En,
+            "Images were sent by user kwalters.",
+            "kwalters",
+            "NAME/USERNAME",
+        ),
+        (
+            En,
+            "Login: PIETERS0412 at 08:10",
+            "PIETERS0412",
+            "NAME/USERNAME",
+        ),
+        (
+            Es,
+            "enviadas por el usuario mlopez3.",
+            "mlopez3",
+            "NAME/USERNAME",
+        ),
+        (It, "dall'utente gverdi, poi", "gverdi", "NAME/USERNAME"),
+        (Nl, "door gebruiker jdvries.", "jdvries", "NAME/USERNAME"),
+        (
+            Hu,
+            "A képeket küldte szkovacs felhasználó.",
+            "szkovacs",
+            "NAME/USERNAME",
+        ),
+        (Hu, "Felhasználónév: nagyp77", "nagyp77", "NAME/USERNAME"),
+    ]);
+    check_absent(&[
+        (En, "the user reported less pain", "reported"),
+        (En, "a drug user of many years", "of"),
+        (Es, "el usuario de la silla", "de"),
+        (Hu, "a felhasználó jelezte", "jelezte"),
+    ]);
+}
+
+#[test]
+fn a_bad_third_trigger_column_fails_the_list() {
+    let err = triggers::parse_triggers(En, &["user\tNAME/USERNAME\tafter".to_string()]);
+    assert!(err.is_err());
+    let ok = triggers::parse_triggers(Hu, &["felhasználó\tNAME/USERNAME\tbefore".to_string()]);
+    assert!(ok.unwrap()[0].2);
+}

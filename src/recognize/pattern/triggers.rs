@@ -1,5 +1,6 @@
 //! Trigger words (`vocab/<lang>/id_triggers.txt`) and the value read after each: record
-//! numbers, phone and fax numbers, dates, ages, postcodes and address lines.
+//! numbers, phone and fax numbers, dates, ages, postcodes, address lines and user names (read
+//! before the trigger where the language puts it there: "jkovacs felhasználó").
 
 use super::shapes::{Kind, Shapes};
 use super::text::{is_word_char, line_end, next_char, prev_char};
@@ -13,19 +14,24 @@ use regex::Regex;
 pub struct Triggers {
     ac: AhoCorasick,
     labels: Vec<Label>,
+    /// Per trigger: the value stands before the trigger word instead of after it.
+    before: Vec<bool>,
     skip: Regex,
     id: Regex,
     zip: Regex,
     age: Regex,
     /// "fax al 91…", "by fax on 020…", "geboren op 3 mei": a linking word before a number or date.
     link: Regex,
+    /// A user name: ASCII letter first, then letters, digits, ".", "_" or "-".
+    user: Regex,
+    lang: Lang,
 }
 
-/// Parses `TRIGGER<TAB>LABEL` entries; any malformed entry fails the whole list.
-pub fn parse_triggers(
-    lang: Lang,
-    entries: &[String],
-) -> Result<Vec<(String, Label)>, PatternError> {
+/// A parsed trigger entry: the word, the label of its value, and whether the value precedes it.
+type Trigger = (String, Label, bool);
+
+/// Parses `TRIGGER<TAB>LABEL[<TAB>before]` entries; any malformed entry fails the whole list.
+pub fn parse_triggers(lang: Lang, entries: &[String]) -> Result<Vec<Trigger>, PatternError> {
     entries
         .iter()
         .enumerate()
@@ -35,15 +41,28 @@ pub fn parse_triggers(
                 entry: i + 1,
                 msg,
             };
-            let (word, label) = line
-                .split_once('\t')
+            let mut cols = line.split('\t');
+            let word = cols.next().unwrap_or("").trim();
+            let label = cols
+                .next()
                 .ok_or_else(|| bad("expected TRIGGER<TAB>LABEL".into()))?;
             let label = Label::parse(label.trim()).map_err(bad)?;
-            let word = word.trim();
+            let before = match cols.next().map(str::trim) {
+                None => false,
+                Some("before") => true,
+                Some(other) => {
+                    return Err(bad(format!(
+                        "third column must be 'before', found '{other}'"
+                    )))
+                }
+            };
+            if cols.next().is_some() {
+                return Err(bad("more than three columns".into()));
+            }
             if word.is_empty() {
                 return Err(bad("empty trigger".into()));
             }
-            Ok((word.to_string(), label))
+            Ok((word.to_string(), label, before))
         })
         .collect()
 }
@@ -51,9 +70,9 @@ pub fn parse_triggers(
 /// Adds the upper-case and capitalized forms of triggers with non-ASCII letters: the matcher
 /// folds ASCII case only, and header keys are often capitalized ("PATIËNTNUMMER", "Nº HISTORIA
 /// CLÍNICA", "SZÜLETÉSI IDŐ").
-fn with_case_variants(parsed: Vec<(String, Label)>) -> Vec<(String, Label)> {
-    let mut out = Vec::with_capacity(parsed.len() * 2);
-    for (word, label) in parsed {
+fn with_case_variants(parsed: Vec<Trigger>) -> Vec<Trigger> {
+    let mut out: Vec<Trigger> = Vec::with_capacity(parsed.len() * 2);
+    for (word, label, before) in parsed {
         if !word.is_ascii() {
             let upper = word.to_uppercase();
             let mut cs = word.chars();
@@ -62,12 +81,12 @@ fn with_case_variants(parsed: Vec<(String, Label)>) -> Vec<(String, Label)> {
                 .map(|c| c.to_uppercase().chain(cs).collect())
                 .unwrap_or_default();
             for v in [upper, capital] {
-                if v != word && out.iter().all(|(w, _): &(String, Label)| *w != v) {
-                    out.push((v, label));
+                if v != word && out.iter().all(|(w, _, _)| *w != v) {
+                    out.push((v, label, before));
                 }
             }
         }
-        out.push((word, label));
+        out.push((word, label, before));
     }
     out
 }
@@ -84,11 +103,14 @@ impl Triggers {
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
             .kind(Some(AhoCorasickKind::DFA))
-            .build(parsed.iter().map(|(w, _)| w.as_str()))
+            .build(parsed.iter().map(|(w, _, _)| w.as_str()))
             .map_err(|e| PatternError::Regex(e.to_string()))?;
         Ok(Triggers {
             ac,
-            labels: parsed.into_iter().map(|(_, l)| l).collect(),
+            labels: parsed.iter().map(|t| t.1).collect(),
+            before: parsed.iter().map(|t| t.2).collect(),
+            user: re(r"[A-Za-z][A-Za-z0-9._\-]{2,31}")?,
+            lang,
             skip: re(
                 r"^[ \t]*[:=#.\-–\[(]*[ \t]*(?:(?i:nº|n°|n\.º|no\.|nr\.?|núm\.?|num\.?|número|numero|number|n\.)[ \t]*[:.]?[ \t]*[:=#\[(]*[ \t]*)?",
             )?,
@@ -117,6 +139,11 @@ impl Triggers {
                 continue;
             }
             let label = self.labels[m.pattern().as_usize()];
+            if label.subtype == Some(Subtype::Username) {
+                let before = self.before[m.pattern().as_usize()];
+                out.extend(self.username(text, s, e, before, label));
+                continue;
+            }
             let skipped = self.skip.find(&text[e..]).map_or("", |m| m.as_str());
             let mut v = e + skipped.len();
             if matches!(label.category, Category::Contact | Category::Date) {
@@ -140,6 +167,45 @@ impl Triggers {
                 }
             }
         }
+    }
+
+    /// The user name after (or, for `before` triggers, before) a trigger such as "user",
+    /// "usuario", "gebruiker". A bare word is taken only where it cannot be running text: after
+    /// "user:", or when it has a digit, ".", or "_", or when it ends a clause ("by user jdoe.");
+    /// "the user reported" is left alone.
+    fn username(&self, text: &str, s: usize, e: usize, before: bool, label: Label) -> Option<Cand> {
+        let (start, end, after_colon) = if before {
+            let head = text[..s].trim_end_matches([' ', '\t']);
+            let start = head
+                .rfind(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)))
+                .map_or(0, |i| i + 1);
+            (start, head.len(), false)
+        } else {
+            let skipped = self.skip.find(&text[e..]).map_or("", |m| m.as_str());
+            let v = e + skipped.len();
+            let m = self.user.find_at(text, v).filter(|m| m.start() == v)?;
+            let end = v + m.as_str().trim_end_matches(['.', '-', '_']).len();
+            (v, end, skipped.contains(':'))
+        };
+        let word = text.get(start..end)?;
+        if !self
+            .user
+            .find(word)
+            .is_some_and(|m| m.range() == (0..word.len()))
+            || is_word_char(prev_char(text, start))
+            || is_word_char(next_char(text, end))
+        {
+            return None;
+        }
+        let marked = word.contains(|c: char| c.is_ascii_digit() || c == '.' || c == '_');
+        let clause_end = before
+            || matches!(
+                next_char(text, end),
+                None | Some('.' | ',' | ';' | ')' | '\n' | '\r')
+            );
+        let plain_word = self.lang.is_stop_word(&word.to_lowercase());
+        (marked || ((after_colon || clause_end) && !plain_word))
+            .then(|| Cand::new(start, end, label, "username", 0.9))
     }
 
     fn value(&self, text: &str, v: usize, label: Label, shapes: &Shapes) -> Option<Cand> {
