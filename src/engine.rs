@@ -25,6 +25,10 @@ impl Default for BatchLimits {
 
 /// Reads `docs` batch by batch, maps each document with `work` in parallel, and passes the
 /// results to `sink` in input order. Stops at the first read error or sink error.
+///
+/// Reading and writing stay on the calling thread and overlap the work: while batch k is being
+/// mapped on the rayon pool, batch k-1's results go to the sink and batch k+1 is read. At most
+/// two batches are in flight, so memory stays bounded by the batch limits.
 pub fn process_stream<T, E, I, F, S>(
     docs: I,
     limits: BatchLimits,
@@ -38,32 +42,50 @@ where
     F: Fn(Document) -> T + Sync,
     S: FnMut(T) -> Result<(), E>,
 {
-    let mut docs = docs.peekable();
+    let mut docs = docs;
     let mut total = 0;
-    let mut batch: Vec<Document> = Vec::new();
-    while docs.peek().is_some() {
-        batch.clear();
-        let mut bytes = 0;
-        while batch.len() < limits.max_docs && bytes < limits.max_bytes {
-            match docs.next() {
-                Some(doc) => {
-                    let doc = doc?;
-                    bytes += doc.text.len();
-                    batch.push(doc);
+    let work = &work;
+    std::thread::scope(|scope| {
+        let mut pending: Option<std::thread::ScopedJoinHandle<'_, Vec<T>>> = None;
+        loop {
+            let batch = read_batch(&mut docs, limits)?;
+            total += batch.len();
+            let next = (!batch.is_empty())
+                .then(|| scope.spawn(move || batch.into_par_iter().map(work).collect()));
+            if let Some(done) = pending.take() {
+                let results = done
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                for r in results {
+                    sink(r)?;
                 }
-                None => break,
+            }
+            match next {
+                Some(handle) => pending = Some(handle),
+                None => return Ok(total),
             }
         }
-        total += batch.len();
-        let results: Vec<T> = std::mem::take(&mut batch)
-            .into_par_iter()
-            .map(&work)
-            .collect();
-        for r in results {
-            sink(r)?;
+    })
+}
+
+/// The next batch: documents up to the count or byte bound; empty at the end of the stream.
+fn read_batch<I>(docs: &mut I, limits: BatchLimits) -> Result<Vec<Document>, CorpusError>
+where
+    I: Iterator<Item = Result<Document, CorpusError>>,
+{
+    let mut batch = Vec::new();
+    let mut bytes = 0;
+    while batch.len() < limits.max_docs && bytes < limits.max_bytes {
+        match docs.next() {
+            Some(doc) => {
+                let doc = doc?;
+                bytes += doc.text.len();
+                batch.push(doc);
+            }
+            None => break,
         }
     }
-    Ok(total)
+    Ok(batch)
 }
 
 #[cfg(test)]

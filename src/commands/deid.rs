@@ -2,7 +2,9 @@
 
 use super::common::{self, write_bytes_atomic, InputSpans};
 use crate::cli::DeidArgs;
-use crate::corpus::{open_output, Document, Format, OutputOptions, OutputTarget, WriteOptions};
+use crate::corpus::{
+    open_output, prepare, Document, Format, OutputOptions, OutputTarget, Prepared, WriteOptions,
+};
 use crate::deid::apply::Deidentifier;
 use crate::deid::policy::Policy;
 use crate::deid::stats::DeidStats;
@@ -58,9 +60,12 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// One document's outcome, encoded on the worker thread so the writing thread only copies.
 struct DocResult {
-    doc: Document,
-    log: OpsLogLine,
+    doc: Prepared,
+    /// The ops-log line, JSON with its newline.
+    log_line: Vec<u8>,
+    stats: DeidStats,
     input_bytes: usize,
 }
 
@@ -181,21 +186,24 @@ pub fn run(args: DeidArgs) -> Result<ExitCode> {
                 entities,
                 meta,
             };
+            let mut doc_stats = DeidStats::default();
+            doc_stats.add_document(&log.ops);
+            let mut log_line = serde_json::to_vec(&log).expect("ops-log lines serialize");
+            log_line.push(b'\n');
             DocResult {
-                doc,
-                log,
+                doc: prepare(out_format, doc),
+                log_line,
+                stats: doc_stats,
                 input_bytes,
             }
         },
         |r| {
             bar.inc(r.input_bytes as u64);
             input_bytes += r.input_bytes;
-            stats.add_document(&r.log.ops);
-            writer.write(&r.doc)?;
+            stats.merge(&r.stats);
+            writer.write_prepared(r.doc)?;
             if let Some(t) = ops_target.as_mut() {
-                let s = t.stream().expect("file target");
-                serde_json::to_writer(&mut *s, &r.log)?;
-                s.write_all(b"\n")?;
+                t.stream().expect("file target").write_all(&r.log_line)?;
             }
             Ok(())
         },

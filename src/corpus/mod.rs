@@ -15,7 +15,7 @@ pub mod writer;
 
 pub use input::{detect_format, open_input, LineReader, Source};
 pub use output::{ensure_not_input, OutputOptions, OutputTarget, TargetKind};
-pub use writer::{open_output, BratTypeMap, CorpusWriter, WriteOptions};
+pub use writer::{open_output, prepare, BratTypeMap, CorpusWriter, Prepared, WriteOptions};
 
 use crate::labels::Label;
 use crate::span::Entity;

@@ -60,7 +60,54 @@ pub fn open_output(
     })
 }
 
+/// A document made ready for writing on a worker thread: JSONL lines are encoded there, so
+/// the single writing thread only copies bytes. Other formats carry the document itself.
+pub enum Prepared {
+    Encoded(Result<Vec<u8>, CorpusError>),
+    Doc(Document),
+}
+
+/// Prepares `doc` for a writer of `format` (see [`Prepared`]).
+pub fn prepare(format: Format, doc: Document) -> Prepared {
+    match format {
+        Format::Jsonl => {
+            let mut buf = Vec::with_capacity(doc.text.len() + 64 * doc.entities.len() + 64);
+            Prepared::Encoded(jsonl::encode(&doc, &mut buf).map(|()| buf))
+        }
+        _ => Prepared::Doc(doc),
+    }
+}
+
 impl CorpusWriter {
+    /// Writes one prepared document (see [`prepare`]); same contract as [`CorpusWriter::write`].
+    pub fn write_prepared(&mut self, doc: Prepared) -> Result<(), CorpusError> {
+        let bytes = match doc {
+            Prepared::Doc(doc) => return self.write(&doc),
+            Prepared::Encoded(bytes) => bytes?,
+        };
+        if self.poisoned {
+            return Err(CorpusError::file(
+                self.target.path(),
+                "an earlier write failed; output abandoned",
+            ));
+        }
+        let sink = self.target.path().to_path_buf();
+        let out = self
+            .target
+            .stream()
+            .expect("jsonl writes to a file or stdout");
+        match out.write_all(&bytes) {
+            Ok(()) => {
+                self.written += 1;
+                Ok(())
+            }
+            Err(e) => {
+                self.poisoned = true;
+                Err(CorpusError::io(sink, e))
+            }
+        }
+    }
+
     /// Writes one document.
     pub fn write(&mut self, doc: &Document) -> Result<(), CorpusError> {
         if self.poisoned {

@@ -4,6 +4,7 @@
 use super::apply::OpRecord;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::fmt::Write;
 
 /// Counts over an ops log. `merge` is associative and commutative, so per-thread or per-shard
 /// stats can be combined in any order.
@@ -23,8 +24,14 @@ pub struct DeidStats {
     pub by_pass: BTreeMap<String, u64>,
 }
 
-fn bump(map: &mut BTreeMap<String, u64>, key: String, n: u64) {
-    *map.entry(key).or_insert(0) += n;
+/// Adds `n` under `key`, allocating the key only the first time it is seen.
+fn bump(map: &mut BTreeMap<String, u64>, key: &str, n: u64) {
+    match map.get_mut(key) {
+        Some(count) => *count += n,
+        None => {
+            map.insert(key.to_string(), n);
+        }
+    }
 }
 
 impl DeidStats {
@@ -32,18 +39,23 @@ impl DeidStats {
     pub fn add_document(&mut self, ops: &[OpRecord]) {
         self.documents += 1;
         self.spans += ops.len() as u64;
+        let mut key = String::new();
         for op in ops {
-            bump(&mut self.by_category, op.label.as_str().to_string(), 1);
-            let label = match op.subtype {
-                Some(s) => format!("{}/{}", op.label, s),
-                None => op.label.to_string(),
-            };
-            bump(&mut self.by_label, label, 1);
-            bump(&mut self.by_operator, op.operator.clone(), 1);
-            if let Some(from) = &op.fallback_from {
-                bump(&mut self.fallbacks, format!("{from}->{}", op.operator), 1);
+            bump(&mut self.by_category, op.label.as_str(), 1);
+            key.clear();
+            key.push_str(op.label.as_str());
+            if let Some(s) = op.subtype {
+                key.push('/');
+                key.push_str(s.as_str());
             }
-            bump(&mut self.by_pass, op.pass.to_string(), 1);
+            bump(&mut self.by_label, &key, 1);
+            bump(&mut self.by_operator, &op.operator, 1);
+            if let Some(from) = &op.fallback_from {
+                bump(&mut self.fallbacks, &format!("{from}->{}", op.operator), 1);
+            }
+            key.clear();
+            write!(key, "{}", op.pass).expect("writing to a String");
+            bump(&mut self.by_pass, &key, 1);
         }
     }
 
@@ -59,7 +71,7 @@ impl DeidStats {
             (&mut self.by_pass, &other.by_pass),
         ] {
             for (k, n) in theirs {
-                bump(mine, k.clone(), *n);
+                bump(mine, k, *n);
             }
         }
     }
