@@ -14,6 +14,7 @@ use crate::vocab::ListSources;
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, ExitCode};
 use std::time::Instant;
@@ -58,34 +59,11 @@ fn measure(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
-    let bytes: usize = docs.iter().map(|d| d.text.len()).sum();
-    let n_words: usize = docs.iter().map(|d| words(&d.text)).sum();
     let started = Instant::now();
     let sink: usize = pool.install(|| docs.par_iter().map(work).sum());
     let seconds = started.elapsed().as_secs_f64();
     std::hint::black_box(sink);
-    let mb = bytes as f64 / 1e6;
-    let fig = Figure {
-        task: task.to_string(),
-        threads,
-        documents: docs.len(),
-        megabytes: mb,
-        seconds,
-        mb_per_s: mb / seconds,
-        mb_per_s_per_core: mb / seconds / threads as f64,
-        words_per_s: n_words as f64 / seconds,
-    };
-    eprintln!(
-        "{:<44} {:>2} thr {:>8.2} MB {:>7.2} s {:>8.2} MB/s {:>8.2} MB/s/core {:>10.0} words/s",
-        fig.task,
-        threads,
-        fig.megabytes,
-        fig.seconds,
-        fig.mb_per_s,
-        fig.mb_per_s_per_core,
-        fig.words_per_s
-    );
-    Ok(fig)
+    Ok(figure(task, threads, docs, seconds))
 }
 
 fn deid_work<'a>(
@@ -116,24 +94,64 @@ fn median_run_seconds(args: &[&str], runs: usize) -> Result<f64> {
     Ok(times[times.len() / 2])
 }
 
-/// Peak resident memory of a `deid` child over `input`, from its stats file.
-fn child_peak_rss(dir: &Path, input: &Path, name: &str) -> Result<u64> {
+/// Runs `anonlm deid` as a child over the JSONL file `input` (output, ops log and stats
+/// written to `dir`): wall seconds and the child's peak resident memory (from its stats file).
+fn child_deid(dir: &Path, input: &Path, name: &str, threads: usize) -> Result<(f64, u64)> {
     let out = dir.join(format!("{name}.deid.jsonl"));
     let stats = dir.join(format!("{name}.stats.json"));
+    let started = Instant::now();
     let status = Command::new(std::env::current_exe()?)
         .args([
-            "deid", "--quiet", "--lang", "auto", "--format", "jsonl", "--stats",
+            "deid",
+            "--quiet",
+            "--overwrite",
+            "--lang",
+            "auto",
+            "--format",
+            "jsonl",
+            "--threads",
+            &threads.to_string(),
+            "--stats",
         ])
         .arg(&stats)
         .arg("--out")
         .arg(&out)
         .arg(input)
         .status()?;
+    let seconds = started.elapsed().as_secs_f64();
     anyhow::ensure!(status.success(), "benchmark deid child failed");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats)?)?;
-    v["peak_rss_bytes"]
+    let peak = v["peak_rss_bytes"]
         .as_u64()
-        .context("child reported no peak memory")
+        .context("child reported no peak memory")?;
+    Ok((seconds, peak))
+}
+
+/// Throughput of `seconds` spent on `docs` with `threads` workers, printed as a table row.
+fn figure(task: &str, threads: usize, docs: &[Document], seconds: f64) -> Figure {
+    let mb = docs.iter().map(|d| d.text.len()).sum::<usize>() as f64 / 1e6;
+    let n_words: usize = docs.iter().map(|d| words(&d.text)).sum();
+    let fig = Figure {
+        task: task.to_string(),
+        threads,
+        documents: docs.len(),
+        megabytes: mb,
+        seconds,
+        mb_per_s: mb / seconds,
+        mb_per_s_per_core: mb / seconds / threads as f64,
+        words_per_s: n_words as f64 / seconds,
+    };
+    eprintln!(
+        "{:<44} {:>2} thr {:>8.2} MB {:>7.2} s {:>8.2} MB/s {:>8.2} MB/s/core {:>10.0} words/s",
+        fig.task,
+        threads,
+        fig.megabytes,
+        fig.seconds,
+        fig.mb_per_s,
+        fig.mb_per_s_per_core,
+        fig.words_per_s
+    );
+    fig
 }
 
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
@@ -189,6 +207,27 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         )?,
     ];
 
+    // Where the time goes: each recognizer alone over the corpus, one thread.
+    let mut by_recognizer: BTreeMap<String, f64> = BTreeMap::new();
+    let mut cands = Vec::new();
+    for d in &small {
+        let lang = pipeline.lang_for(&d.text);
+        for r in &pipeline.for_lang(lang).recognizers {
+            let started = Instant::now();
+            cands.clear();
+            r.find(&d.text, &mut cands);
+            *by_recognizer.entry(r.name().to_string()).or_default() +=
+                started.elapsed().as_secs_f64();
+        }
+    }
+    let corpus_mb = small.iter().map(|d| d.text.len()).sum::<usize>() as f64 / 1e6;
+    for (name, seconds) in &by_recognizer {
+        eprintln!(
+            "  recognizer {name:<32} {seconds:>7.2} s {:>8.2} MB/s",
+            corpus_mb / seconds
+        );
+    }
+
     // One 1 MB document against the same text as its small documents (one language, one thread).
     let lang = langs[0];
     let one_lang = build_pipeline(LangChoice::Fixed(lang), lang, &lists)?;
@@ -223,10 +262,14 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let dir = tempfile::tempdir()?;
     let corpus_path = dir.path().join("bench.jsonl");
     write_documents(&small, &corpus_path, Format::Jsonl, false)?;
-    let peak_corpus = child_peak_rss(dir.path(), &corpus_path, "corpus")?;
+    let cli_task = "deid CLI, JSONL file to files, tag, 1 pass";
+    let (secs_one, _) = child_deid(dir.path(), &corpus_path, "corpus", 1)?;
+    figs.push(figure(cli_task, 1, &small, secs_one));
+    let (secs_all, peak_corpus) = child_deid(dir.path(), &corpus_path, "corpus", all_threads)?;
+    figs.push(figure(cli_task, all_threads, &small, secs_all));
     let big_path = dir.path().join("big.jsonl");
     write_documents(&big, &big_path, Format::Jsonl, false)?;
-    let peak_big = child_peak_rss(dir.path(), &big_path, "big")?;
+    let (_, peak_big) = child_deid(dir.path(), &big_path, "big", all_threads)?;
     let tiny = dir.path().join("tiny.txt");
     std::fs::write(
         &tiny,
@@ -282,6 +325,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             "peak_rss_bytes_one_mb_document": peak_big,
             "startup_seconds_one_language": startup_fixed,
             "startup_seconds_all_languages": startup_auto,
+            "seconds_by_recognizer": by_recognizer,
         });
         write_bytes_atomic(path, serde_json::to_string_pretty(&body)?.as_bytes(), true)?;
     }

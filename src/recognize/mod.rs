@@ -51,13 +51,17 @@ impl Pipeline {
     }
 
     /// Like `recognize`, with the language already decided (later passes over a document).
-    pub fn recognize_as(&self, text: &str, lang: Lang) -> Vec<Entity> {
-        let mut cands = Vec::new();
-        let lp = self
-            .langs
+    /// The recognizers of `lang`.
+    pub fn for_lang(&self, lang: Lang) -> &LangPipeline {
+        self.langs
             .iter()
             .find(|lp| lp.lang == lang)
-            .expect("the pipeline holds every language its LangChoice can return");
+            .expect("the pipeline holds every language its LangChoice can return")
+    }
+
+    pub fn recognize_as(&self, text: &str, lang: Lang) -> Vec<Entity> {
+        let mut cands = Vec::new();
+        let lp = self.for_lang(lang);
         for r in &lp.recognizers {
             r.find(text, &mut cands);
         }

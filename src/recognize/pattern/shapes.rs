@@ -58,6 +58,9 @@ fn digit_start(kind: Kind, lex: &Lexicon) -> bool {
 pub struct Shapes {
     lang: Lang,
     lex: &'static Lexicon,
+    /// Every rule as one pattern anchored at the start: does any rule match here at all?
+    /// Anchored on purpose: an unanchored union of these rules makes the lazy DFA track every
+    /// possible start at once, and its states then keep being built instead of reused.
     any: Regex,
     rules: Vec<Rule>,
     ext: Regex,
@@ -211,6 +214,15 @@ fn rule_sources(lang: Lang, lex: &Lexicon) -> Vec<(Kind, String)> {
     v
 }
 
+/// The first position at or after `pos` where a rule can start: a letter or digit, "+" (an
+/// international phone number) or "(" (an area code).
+fn next_rule_start(text: &str, pos: usize) -> Option<usize> {
+    text[pos..]
+        .char_indices()
+        .find(|&(_, c)| c.is_alphanumeric() || c == '+' || c == '(')
+        .map(|(i, _)| pos + i)
+}
+
 fn build(src: &str) -> Result<Regex, PatternError> {
     regex::RegexBuilder::new(src)
         .size_limit(64 << 20)
@@ -222,13 +234,13 @@ fn build(src: &str) -> Result<Regex, PatternError> {
 impl Shapes {
     pub fn new(lang: Lang, lex: &'static Lexicon) -> Result<Self, PatternError> {
         let srcs = rule_sources(lang, lex);
-        let any = build(
-            &srcs
-                .iter()
+        let any = build(&format!(
+            "^(?:{})",
+            srcs.iter()
                 .map(|(_, s)| format!("(?:{s})"))
                 .collect::<Vec<_>>()
-                .join("|"),
-        )?;
+                .join("|")
+        ))?;
         let rules = srcs
             .iter()
             .map(|(k, s)| {
@@ -274,13 +286,14 @@ impl Shapes {
 
     pub fn find(&self, text: &str, out: &mut Vec<Cand>) {
         let mut pos = 0;
-        while pos < text.len() {
-            let Some(m) = self.any.find_at(text, pos) else {
-                break;
+        while let Some(s) = next_rule_start(text, pos) {
+            // A "+" or "(" that starts nothing leaves the word after it to be tried on its own.
+            let mut next = if text.as_bytes()[s].is_ascii_punctuation() {
+                s + 1
+            } else {
+                token_end(text, s)
             };
-            let s = m.start();
-            let mut next = token_end(text, s).max(s + 1);
-            if starts_token(text, s) {
+            if starts_token(text, s) && self.any.is_match(&text[s..]) {
                 let rest = &text[s..];
                 let digit = rest.as_bytes()[0].is_ascii_digit();
                 for rule in &self.rules {
