@@ -37,6 +37,13 @@ Two modes:
       max_positions - 2 tokens. --with-tokenizer also writes a word-level
       tokenizer.json (words "w5".."w{N-1}" plus the specials) so the tokenizer
       check can be exercised.
+      What transformers 5.23 writes (seen with this script): bert has
+      `bert.*`, `cls.predictions.transform.{dense,LayerNorm}.*` and
+      `cls.predictions.bias` (no `cls.predictions.decoder.*`); roberta has
+      `roberta.*`, `lm_head.{dense,layer_norm}.*` and `lm_head.bias` (no
+      `lm_head.decoder.*`). The decoder weight is the word embedding matrix.
+      The MLM output bias is set to non-zero random values so that a loader
+      that drops it fails the check.
 
 Self-test (must print ok with max_abs_diff 0.0):
   python scripts/crosscheck_transformers.py make --arch roberta --out /tmp/r
