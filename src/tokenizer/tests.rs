@@ -21,8 +21,8 @@ fn corpus() -> Vec<Document> {
     docs
 }
 
-fn stream(docs: &[Document]) -> impl Iterator<Item = Result<Document, CorpusError>> + Send {
-    docs.to_vec().into_iter().map(Ok)
+fn stream(docs: Vec<Document>) -> impl Iterator<Item = Result<Document, CorpusError>> + Send {
+    docs.into_iter().map(Ok)
 }
 
 fn trained(kind: Kind, vocab: usize, lowercase: bool) -> (ModelTokenizer, TrainStats) {
@@ -31,7 +31,7 @@ fn trained(kind: Kind, vocab: usize, lowercase: bool) -> (ModelTokenizer, TrainS
     if kind != Kind::Unigram {
         opts.min_frequency = Some(1);
     }
-    train(stream(&corpus()), &opts).unwrap()
+    train(stream(corpus()), &opts).unwrap()
 }
 
 fn ids(tok: &ModelTokenizer) -> Vec<Vec<u32>> {
@@ -188,9 +188,9 @@ fn bad_files_are_errors_naming_file_and_line() {
 fn unigram_refuses_min_frequency_and_tiny_vocabularies_are_refused() {
     let mut opts = TrainOptions::new(Kind::Unigram, 400);
     opts.min_frequency = Some(2);
-    assert!(train(stream(&corpus()), &opts).is_err());
+    assert!(train(stream(corpus()), &opts).is_err());
     let opts = TrainOptions::new(Kind::Bpe, 5);
-    assert!(train(stream(&corpus()), &opts).is_err());
+    assert!(train(stream(corpus()), &opts).is_err());
     let opts = TrainOptions::new(Kind::Bpe, 500);
     let e = train(std::iter::empty(), &opts).unwrap_err().to_string();
     assert!(e.contains("no documents"), "{e}");
