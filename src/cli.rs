@@ -31,6 +31,9 @@ pub enum Command {
     Demo(DemoArgs),
     /// Write a new random key file (for pseudonyms, keyed surrogates and date shifts).
     Keygen(KeygenArgs),
+    /// Train subword tokenizers (WordPiece, byte-level BPE, Unigram) for masked language models.
+    #[command(subcommand)]
+    Tokenizer(TokenizerCommand),
 }
 
 /// Where documents come from and how recognition is set up.
@@ -221,4 +224,48 @@ pub struct KeygenArgs {
     /// Where to write the key (refuses to overwrite).
     #[arg(long)]
     pub out: PathBuf,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TokenizerCommand {
+    /// Train a tokenizer on a corpus and write it in the Hugging Face layout.
+    Train(TokenizerTrainArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct TokenizerTrainArgs {
+    /// Corpus: a text file (a document per line), a directory of .txt files, or document JSONL.
+    #[arg(long)]
+    pub corpus: PathBuf,
+    /// Subword model: wordpiece, bpe (byte-level, as RoBERTa) or unigram.
+    #[arg(long)]
+    pub kind: String,
+    /// Target vocabulary size, special tokens included.
+    #[arg(long)]
+    pub vocab_size: usize,
+    /// Output directory (tokenizer.json, tokenizer_config.json, special_tokens_map.json, ...).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Least count of a merge (wordpiece, bpe; default 2).
+    #[arg(long)]
+    pub min_frequency: Option<u64>,
+    /// Special tokens: bert ([CLS] [SEP] [MASK] ...) or roberta (<s> </s> <mask> ...).
+    /// Default: bert for wordpiece, roberta for bpe and unigram.
+    #[arg(long)]
+    pub specials: Option<String>,
+    /// Lowercase the text (off by default: clinical names are cased).
+    #[arg(long)]
+    pub lowercase: bool,
+    /// Corpus format: auto (from the path), text or jsonl.
+    #[arg(long, default_value = "auto")]
+    pub format: String,
+    /// Replace an existing tokenizer in the output directory.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Largest document (or line) accepted, in bytes.
+    #[arg(long, default_value_t = 16 << 20)]
+    pub max_doc_bytes: usize,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
 }

@@ -24,6 +24,7 @@ pub mod recognize;
 pub mod span;
 pub mod surrogate;
 pub mod synth;
+pub mod tokenizer;
 pub mod vocab;
 
 pub use corpus::{Document, Format};

@@ -8,6 +8,7 @@ mod eval;
 mod keygen;
 mod recognize;
 mod synth;
+mod tokenizer;
 
 use crate::cli::{Cli, Command};
 use std::process::ExitCode;
@@ -22,5 +23,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Keygen(a) => keygen::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Demo(a) => demo::run(a),
+        Command::Tokenizer(c) => tokenizer::run(c),
     }
 }
