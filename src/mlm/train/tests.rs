@@ -154,7 +154,8 @@ impl TinyLm {
                     }
                 })
                 .collect();
-            h = (h * Tensor::from_vec(mask, h.shape(), h.device())?)?;
+            let mask = Tensor::from_vec(mask, h.shape(), h.device())?;
+            h = (h * mask)?;
         }
         self.out.forward(&h)
     }
