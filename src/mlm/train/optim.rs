@@ -39,8 +39,7 @@ impl Default for AdamWParams {
 /// LayerNorm) are excluded, as in the BERT and RoBERTa pretraining recipes.
 pub fn decays(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    let last = lower.rsplit('.').next().unwrap_or(&lower);
-    !(last == "bias" || lower.ends_with("bias") || lower.contains("norm"))
+    !(lower.ends_with("bias") || lower.contains("norm"))
 }
 
 /// Gradients summed over the micro-batches of one optimizer step, one slot per variable.
