@@ -432,7 +432,13 @@ fn interrupted_and_resumed_run_repeats_the_uninterrupted_curve() {
 #[test]
 fn two_half_micro_batches_equal_one_full_batch() {
     let vocab = Vocab::new();
-    let data = data(&vocab, 60, 0.1);
+    let mut data = data(&vocab, 60, 0.1);
+    // One block per note (2-4 sentences in 64 slots): sequences, hence micro-batches, differ in
+    // their numbers of masked positions, so unequal micro-batch weights matter.
+    data.train_blocks = corpus(60, 3)
+        .iter()
+        .flat_map(|d| pack(&[vocab.tokenize(&d.text).unwrap()], &data.spec, 64))
+        .collect();
     let full = TrainSettings {
         eval_every: 0,
         ..settings(3)
