@@ -1,0 +1,3 @@
+//! Masked language models: configuration, model code, training, saving, fill-mask and scoring.
+
+pub mod train;

@@ -1,0 +1,26 @@
+//! Masked-LM training, generic over the model: data preparation and manifest, dynamic masking,
+//! AdamW with a warm-up/decay schedule, gradient accumulation and clipping, held-out evaluation
+//! with early stopping, atomic checkpoints with exact resume, and a JSONL log.
+
+pub mod atomic;
+pub mod checkpoint;
+pub mod collate;
+pub mod data;
+pub mod error;
+pub mod log;
+pub mod manifest;
+pub mod optim;
+pub mod schedule;
+pub mod seeds;
+pub mod trainer;
+
+#[cfg(test)]
+mod tests;
+
+pub use collate::{MaskedBatch, MaskingParams, IGNORE_INDEX};
+pub use data::{prepare, Block, DataSettings, DocEntry, DocSet, Duplicate, PackSpec, PreparedData};
+pub use error::TrainError;
+pub use manifest::Manifest;
+pub use optim::{AdamW, AdamWParams};
+pub use schedule::{Decay, Schedule, Warmup};
+pub use trainer::{train, Progress, TrainOptions, TrainOutcome, TrainSettings};
