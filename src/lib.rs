@@ -17,6 +17,7 @@ pub mod keys;
 pub mod labelmap;
 pub mod labels;
 pub mod lang;
+pub mod mlm;
 pub mod offsets;
 pub mod opslog;
 pub mod progress;
