@@ -126,7 +126,7 @@ fn every_parameter_gets_a_gradient(arch: Arch) {
         );
         checked += 1;
     }
-    assert_eq!(checked, 37);
+    assert_eq!(checked, 42);
 }
 
 #[test]
