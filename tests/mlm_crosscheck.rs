@@ -166,5 +166,11 @@ fn transformers_reproduces_anonlm_logits() {
             ],
         );
         println!("crosscheck anonlm->transformers {arch:?}: {}", out.trim());
+        for warning in ["newly initialized", "MISSING", "UNEXPECTED"] {
+            assert!(
+                !out.contains(warning),
+                "{arch:?}: transformers says {warning}:\n{out}"
+            );
+        }
     }
 }
