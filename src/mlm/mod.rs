@@ -1,3 +1,19 @@
-//! Masked language models: configuration, model code, training, saving, fill-mask and scoring.
+//! Masked language models (BERT and RoBERTa layouts) in candle: config, model, loss, weights,
+//! hub resolution, training, inference (fill-mask, scores).
 
+pub mod config;
+pub mod dropout;
+pub mod error;
+pub mod hub;
+pub mod loss;
+pub mod model;
 pub mod train;
+pub mod weights;
+
+pub use config::{Activation, Arch, MlmConfig};
+pub use dropout::DropoutRng;
+pub use error::MlmError;
+pub use hub::{resolve_model, resolve_model_in, ModelFiles, ModelSource};
+pub use loss::masked_lm_loss;
+pub use model::MaskedLm;
+pub use weights::{check_vocab, load_model_dir, save_model_dir, LoadedModel};

@@ -1,0 +1,344 @@
+//! BERT / RoBERTa masked-LM forward pass in candle, with Hugging Face tensor names and real dropout.
+//!
+//! Own code rather than candle-transformers' bert.rs: that model has no dropout, uses candle's
+//! fused layer norm / softmax (no backward pass in candle 0.11.1), and its MLM head expects a
+//! decoder weight that `save_pretrained` files lack.
+
+use candle_core::{DType, Device, Module, Tensor, D};
+use candle_nn::{Init, Linear, VarBuilder};
+
+use super::config::{Activation, Arch, MlmConfig};
+use super::dropout::DropoutRng;
+
+/// Additive attention bias for padded keys; exp() of it underflows to exactly 0 in f32.
+const MASK_BIAS: f64 = -1e9;
+
+fn linear(in_dim: usize, out_dim: usize, std: f64, vb: VarBuilder) -> candle_core::Result<Linear> {
+    let w = vb.get_with_hints(
+        (out_dim, in_dim),
+        "weight",
+        Init::Randn {
+            mean: 0.0,
+            stdev: std,
+        },
+    )?;
+    let b = vb.get_with_hints(out_dim, "bias", Init::Const(0.0))?;
+    Ok(Linear::new(w, Some(b)))
+}
+
+/// Layer norm written with plain tensor ops, so gradients flow (candle's fused one has no backward).
+#[derive(Clone, Debug)]
+struct LayerNorm {
+    weight: Tensor,
+    bias: Tensor,
+    eps: f64,
+}
+
+impl LayerNorm {
+    fn new(size: usize, eps: f64, vb: VarBuilder) -> candle_core::Result<Self> {
+        let weight = vb.get_with_hints(size, "weight", Init::Const(1.0))?;
+        let bias = vb.get_with_hints(size, "bias", Init::Const(0.0))?;
+        Ok(LayerNorm { weight, bias, eps })
+    }
+
+    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let mean = x.mean_keepdim(D::Minus1)?;
+        let centered = x.broadcast_sub(&mean)?;
+        let var = centered.sqr()?.mean_keepdim(D::Minus1)?;
+        let normed = centered.broadcast_div(&(var + self.eps)?.sqrt()?)?;
+        normed
+            .broadcast_mul(&self.weight)?
+            .broadcast_add(&self.bias)
+    }
+}
+
+fn dropout(x: &Tensor, p: f64, rng: &mut Option<&mut DropoutRng>) -> candle_core::Result<Tensor> {
+    match rng {
+        Some(r) if p > 0.0 => r.apply(x, p as f32),
+        _ => Ok(x.clone()),
+    }
+}
+
+struct Embeddings {
+    word: Tensor,
+    position: Tensor,
+    token_type: Tensor,
+    layer_norm: LayerNorm,
+    dropout: f64,
+}
+
+impl Embeddings {
+    fn new(c: &MlmConfig, vb: VarBuilder) -> candle_core::Result<Self> {
+        let std = c.initializer_range;
+        let randn = Init::Randn {
+            mean: 0.0,
+            stdev: std,
+        };
+        let fresh = !vb.contains_tensor("word_embeddings.weight");
+        let word = vb.get_with_hints(
+            (c.vocab_size, c.hidden_size),
+            "word_embeddings.weight",
+            randn,
+        )?;
+        let position = vb.get_with_hints(
+            (c.max_position_embeddings, c.hidden_size),
+            "position_embeddings.weight",
+            randn,
+        )?;
+        let token_type = vb.get_with_hints(
+            (c.type_vocab_size, c.hidden_size),
+            "token_type_embeddings.weight",
+            randn,
+        )?;
+        if fresh {
+            // transformers zeroes the padding row of freshly initialised embeddings.
+            let zero = Tensor::zeros((1, c.hidden_size), word.dtype(), word.device())?;
+            word.slice_set(&zero, 0, c.pad_token_id as usize)?;
+        }
+        let layer_norm = LayerNorm::new(c.hidden_size, c.layer_norm_eps, vb.pp("LayerNorm"))?;
+        Ok(Embeddings {
+            word,
+            position,
+            token_type,
+            layer_norm,
+            dropout: c.hidden_dropout_prob,
+        })
+    }
+}
+
+struct Layer {
+    query: Linear,
+    key: Linear,
+    value: Linear,
+    attn_out: Linear,
+    attn_norm: LayerNorm,
+    intermediate: Linear,
+    output: Linear,
+    out_norm: LayerNorm,
+}
+
+impl Layer {
+    fn new(c: &MlmConfig, vb: VarBuilder) -> candle_core::Result<Self> {
+        let (h, i, std) = (c.hidden_size, c.intermediate_size, c.initializer_range);
+        let att = vb.pp("attention");
+        let sa = att.pp("self");
+        Ok(Layer {
+            query: linear(h, h, std, sa.pp("query"))?,
+            key: linear(h, h, std, sa.pp("key"))?,
+            value: linear(h, h, std, sa.pp("value"))?,
+            attn_out: linear(h, h, std, att.pp("output").pp("dense"))?,
+            attn_norm: LayerNorm::new(h, c.layer_norm_eps, att.pp("output").pp("LayerNorm"))?,
+            intermediate: linear(h, i, std, vb.pp("intermediate").pp("dense"))?,
+            output: linear(i, h, std, vb.pp("output").pp("dense"))?,
+            out_norm: LayerNorm::new(h, c.layer_norm_eps, vb.pp("output").pp("LayerNorm"))?,
+        })
+    }
+}
+
+/// A BERT or RoBERTa encoder with its masked-LM head (decoder tied to the word embeddings).
+pub struct MaskedLm {
+    arch: Arch,
+    config: MlmConfig,
+    embeddings: Embeddings,
+    layers: Vec<Layer>,
+    head_dense: Linear,
+    head_norm: LayerNorm,
+    head_act: Activation,
+    head_bias: Tensor,
+    device: Device,
+}
+
+impl MaskedLm {
+    /// Builds the model; parameters are taken from (or created in) `vb` under Hugging Face names,
+    /// e.g. `bert.encoder.layer.0.attention.self.query.weight` or `lm_head.layer_norm.weight`.
+    pub fn new(config: &MlmConfig, vb: VarBuilder) -> candle_core::Result<Self> {
+        config
+            .validate()
+            .map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+        let arch = config
+            .arch()
+            .map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+        let enc = vb.pp(arch.prefix());
+        let embeddings = Embeddings::new(config, enc.pp("embeddings"))?;
+        let layers = (0..config.num_hidden_layers)
+            .map(|i| Layer::new(config, enc.pp("encoder").pp("layer").pp(i)))
+            .collect::<candle_core::Result<Vec<_>>>()?;
+        let (h, std) = (config.hidden_size, config.initializer_range);
+        let (head_dense, head_norm, head_bias, head_act) = match arch {
+            Arch::Bert => {
+                let p = vb.pp("cls").pp("predictions");
+                let t = p.pp("transform");
+                (
+                    linear(h, h, std, t.pp("dense"))?,
+                    LayerNorm::new(h, config.layer_norm_eps, t.pp("LayerNorm"))?,
+                    p.get_with_hints(config.vocab_size, "bias", Init::Const(0.0))?,
+                    config.hidden_act,
+                )
+            }
+            Arch::Roberta => {
+                let p = vb.pp("lm_head");
+                (
+                    linear(h, h, std, p.pp("dense"))?,
+                    LayerNorm::new(h, config.layer_norm_eps, p.pp("layer_norm"))?,
+                    p.get_with_hints(config.vocab_size, "bias", Init::Const(0.0))?,
+                    // RobertaLMHead applies exact gelu whatever hidden_act says.
+                    Activation::Gelu,
+                )
+            }
+        };
+        Ok(MaskedLm {
+            arch,
+            config: config.clone(),
+            embeddings,
+            layers,
+            head_dense,
+            head_norm,
+            head_act,
+            head_bias,
+            device: vb.device().clone(),
+        })
+    }
+
+    pub fn config(&self) -> &MlmConfig {
+        &self.config
+    }
+
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Position ids: 0..T for BERT; for RoBERTa transformers' `create_position_ids_from_input_ids`
+    /// (cumulative count of non-pad tokens, offset by the padding index; pads get the padding index).
+    fn position_ids(&self, input_ids: &Tensor) -> candle_core::Result<Tensor> {
+        let (b, t) = input_ids.dims2()?;
+        let max = self.config.max_position_embeddings;
+        match self.arch {
+            Arch::Bert => {
+                if t > max {
+                    candle_core::bail!(
+                        "sequence of {t} tokens exceeds max_position_embeddings {max}"
+                    );
+                }
+                Tensor::arange(0u32, t as u32, &self.device)?
+                    .unsqueeze(0)?
+                    .broadcast_as((b, t))?
+                    .contiguous()
+            }
+            Arch::Roberta => {
+                let pad = self.config.pad_token_id;
+                let ids: Vec<Vec<u32>> = input_ids.to_vec2()?;
+                let mut pos = Vec::with_capacity(b * t);
+                for row in &ids {
+                    let mut count = 0u32;
+                    for &id in row {
+                        if id == pad {
+                            pos.push(pad);
+                        } else {
+                            count += 1;
+                            pos.push(count + pad);
+                        }
+                    }
+                }
+                if let Some(&p) = pos.iter().max() {
+                    if p as usize >= max {
+                        candle_core::bail!(
+                            "sequence too long: position {p} exceeds max_position_embeddings {max}"
+                        );
+                    }
+                }
+                Tensor::from_vec(pos, (b, t), &self.device)
+            }
+        }
+    }
+
+    /// Final hidden states f32 [batch, seq, hidden] (before the MLM head).
+    pub fn forward_hidden(
+        &self,
+        input_ids: &Tensor,
+        attention_mask: &Tensor,
+        mut dropout_rng: Option<&mut DropoutRng>,
+    ) -> candle_core::Result<Tensor> {
+        let (b, t) = input_ids.dims2()?;
+        if attention_mask.dims2()? != (b, t) {
+            candle_core::bail!(
+                "attention_mask shape {:?} differs from input_ids shape {:?}",
+                attention_mask.dims(),
+                input_ids.dims()
+            );
+        }
+        let input_ids = input_ids.to_dtype(DType::U32)?;
+        let c = &self.config;
+        let e = &self.embeddings;
+        let flat = input_ids.flatten_all()?;
+        let words = e
+            .word
+            .index_select(&flat, 0)?
+            .reshape((b, t, c.hidden_size))?;
+        let pos_ids = self.position_ids(&input_ids)?.flatten_all()?;
+        let pos = e
+            .position
+            .index_select(&pos_ids, 0)?
+            .reshape((b, t, c.hidden_size))?;
+        // token_type_ids are all 0.
+        let tt = e.token_type.narrow(0, 0, 1)?;
+        let x = (words + pos)?.broadcast_add(&tt)?;
+        let x = e.layer_norm.forward(&x)?;
+        let mut x = dropout(&x, e.dropout, &mut dropout_rng)?;
+
+        // [b, 1, 1, t]: 0 for real keys, MASK_BIAS for padding.
+        let mask = attention_mask.to_dtype(DType::F32)?;
+        let bias = ((1.0 - mask)? * MASK_BIAS)?.reshape((b, 1, 1, t))?;
+        let heads = c.num_attention_heads;
+        let hd = c.hidden_size / heads;
+        let scale = 1.0 / (hd as f64).sqrt();
+        for layer in &self.layers {
+            let split = |y: Tensor| -> candle_core::Result<Tensor> {
+                y.reshape((b, t, heads, hd))?.transpose(1, 2)?.contiguous()
+            };
+            let q = split(layer.query.forward(&x)?)?;
+            let k = split(layer.key.forward(&x)?)?;
+            let v = split(layer.value.forward(&x)?)?;
+            let scores = (q.matmul(&k.t()?.contiguous()?)? * scale)?.broadcast_add(&bias)?;
+            let probs = candle_nn::ops::softmax(&scores, D::Minus1)?;
+            let probs = dropout(&probs, c.attention_probs_dropout_prob, &mut dropout_rng)?;
+            let ctx =
+                probs
+                    .matmul(&v)?
+                    .transpose(1, 2)?
+                    .contiguous()?
+                    .reshape((b, t, c.hidden_size))?;
+            let a = layer.attn_out.forward(&ctx)?;
+            let a = dropout(&a, c.hidden_dropout_prob, &mut dropout_rng)?;
+            let a = layer.attn_norm.forward(&(a + &x)?)?;
+            let f = c.hidden_act.forward(&layer.intermediate.forward(&a)?)?;
+            let f = layer.output.forward(&f)?;
+            let f = dropout(&f, c.hidden_dropout_prob, &mut dropout_rng)?;
+            x = layer.out_norm.forward(&(f + a)?)?;
+        }
+        Ok(x)
+    }
+
+    /// MLM head on hidden states [batch, seq, hidden] → logits [batch, seq, vocab].
+    pub fn head(&self, hidden: &Tensor) -> candle_core::Result<Tensor> {
+        let (b, t, h) = hidden.dims3()?;
+        let y = self.head_dense.forward(hidden)?;
+        let y = self.head_act.forward(&y)?;
+        let y = self.head_norm.forward(&y)?.reshape((b * t, h))?;
+        let logits = y
+            .matmul(&self.embeddings.word.t()?)?
+            .broadcast_add(&self.head_bias)?;
+        logits.reshape((b, t, self.config.vocab_size))
+    }
+
+    /// input_ids u32 [batch, seq]; attention_mask u32 [batch, seq] (1 = real token);
+    /// dropout: Some(rng) in training mode, None for inference. Returns logits f32 [batch, seq, vocab].
+    pub fn forward(
+        &self,
+        input_ids: &Tensor,
+        attention_mask: &Tensor,
+        dropout: Option<&mut DropoutRng>,
+    ) -> candle_core::Result<Tensor> {
+        let hidden = self.forward_hidden(input_ids, attention_mask, dropout)?;
+        self.head(&hidden)
+    }
+}
