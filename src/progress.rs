@@ -31,3 +31,16 @@ pub fn bar(total_bytes: Option<u64>, quiet: bool) -> ProgressBar {
         }
     }
 }
+
+/// A bar over training steps, with the loss and tokens/s in its message.
+pub fn steps_bar(total_steps: u64, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+    }
+    let pb = ProgressBar::new(total_steps);
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} step {pos}/{len} ({eta} left) {msg}")
+            .expect("valid template"),
+    );
+    pb
+}

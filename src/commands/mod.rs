@@ -6,6 +6,7 @@ mod deid;
 mod demo;
 mod eval;
 mod keygen;
+mod mlm;
 mod recognize;
 mod synth;
 mod tokenizer;
@@ -24,5 +25,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(a) => bench::run(a),
         Command::Demo(a) => demo::run(a),
         Command::Tokenizer(c) => tokenizer::run(c),
+        Command::Mlm(a) => mlm::run(a),
     }
 }

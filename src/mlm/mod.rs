@@ -2,11 +2,16 @@
 //! hub resolution, training, inference (fill-mask, scores).
 
 pub mod config;
+pub mod device;
 pub mod dropout;
 pub mod error;
+pub mod fill;
 pub mod hub;
 pub mod loss;
 pub mod model;
+pub mod runtime;
+pub mod score;
+pub mod sentences;
 pub mod train;
 pub mod weights;
 

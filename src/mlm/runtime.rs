@@ -1,0 +1,154 @@
+//! A loaded masked LM ready for inference: model, tokenizer and device together, with padded
+//! batched forward passes (shared by fill-mask, scoring and, later, probes and audits).
+
+use crate::mlm::model::MaskedLm;
+use crate::mlm::MlmConfig;
+use crate::tokenizer::ModelTokenizer;
+use candle_core::{DType, Device, Tensor};
+
+/// Errors of inference on a loaded model.
+#[derive(Debug, thiserror::Error)]
+pub enum InferError {
+    #[error("tokenizer: {0}")]
+    Tokenizer(String),
+    #[error("input {index}: no mask token ({mask}, <mask> or [MASK]) found")]
+    NoMask { index: usize, mask: String },
+    #[error("input {index}: {tokens} tokens, more than the model's {max} positions")]
+    TooLong { index: usize, tokens: usize, max: usize },
+    #[error("input {index}: {msg}")]
+    Input { index: usize, msg: String },
+    #[error(transparent)]
+    Candle(#[from] candle_core::Error),
+    #[error(transparent)]
+    Model(#[from] crate::mlm::MlmError),
+    #[error(transparent)]
+    LoadTokenizer(#[from] crate::tokenizer::TokenizerError),
+}
+
+impl InferError {
+    /// The position of the offending input in the batch, when the error is about one input.
+    pub fn input_index(&self) -> Option<usize> {
+        match self {
+            InferError::NoMask { index, .. }
+            | InferError::TooLong { index, .. }
+            | InferError::Input { index, .. } => Some(*index),
+            _ => None,
+        }
+    }
+}
+
+/// Model + tokenizer + device.
+pub struct MlmRuntime {
+    pub model: MaskedLm,
+    pub tokenizer: ModelTokenizer,
+    pub config: MlmConfig,
+    pub device: Device,
+    /// Rows per forward pass.
+    pub batch_rows: usize,
+}
+
+impl MlmRuntime {
+    pub fn new(model: MaskedLm, tokenizer: ModelTokenizer, config: MlmConfig, device: Device) -> Self {
+        Self { model, tokenizer, config, device, batch_rows: 32 }
+    }
+
+    /// Loads a model dir or hub id (local cache) with its tokenizer; the tokenizer must fit
+    /// the embeddings.
+    pub fn open(spec: &str, device: &Device) -> Result<Self, InferError> {
+        let files = crate::mlm::hub::resolve_model(spec)?;
+        let loaded = crate::mlm::weights::load_model_dir(&files.dir, device)?;
+        let tokenizer = crate::tokenizer::load_dir(&files.dir)?;
+        crate::mlm::weights::check_vocab(loaded.config.vocab_size, tokenizer.vocab_size())?;
+        Ok(Self::new(loaded.model, tokenizer, loaded.config, device.clone()))
+    }
+
+    /// Longest input in tokens (specials included) the position embeddings allow.
+    pub fn max_tokens(&self) -> usize {
+        self.config.max_sequence_len()
+    }
+
+    /// Token ids of `text` with the model's special tokens, byte offsets of each token.
+    pub fn encode(&self, index: usize, text: &str) -> Result<(Vec<u32>, Vec<(usize, usize)>), InferError> {
+        let enc = self
+            .tokenizer
+            .inner
+            .encode(text, true)
+            .map_err(|e| InferError::Tokenizer(e.to_string()))?;
+        let ids = enc.get_ids().to_vec();
+        if ids.len() > self.max_tokens() {
+            return Err(InferError::TooLong { index, tokens: ids.len(), max: self.max_tokens() });
+        }
+        Ok((ids, enc.get_offsets().to_vec()))
+    }
+
+    /// Log-probabilities over the vocabulary at chosen (row, position) pairs of `rows`;
+    /// see [`visit_log_probs`].
+    pub fn visit_log_probs(
+        &self,
+        rows: &[Vec<u32>],
+        wanted: &[(usize, usize)],
+        visit: impl FnMut(usize, &[f32]),
+    ) -> Result<(), InferError> {
+        visit_log_probs(&self.model, self.tokenizer.specials.pad, self.batch_rows, rows, wanted, visit)
+    }
+}
+
+/// Log-probabilities over the vocabulary at chosen (row, position) pairs of `rows` (token
+/// sequences of any lengths, padded with `pad` here), `batch_rows` sequences per forward pass;
+/// `visit(k, log_probs)` is called once for each `wanted[k]`. The encoder runs on whole rows,
+/// the vocabulary projection only at the wanted positions.
+pub fn visit_log_probs(
+    model: &MaskedLm,
+    pad: u32,
+    batch_rows: usize,
+    rows: &[Vec<u32>],
+    wanted: &[(usize, usize)],
+    mut visit: impl FnMut(usize, &[f32]),
+) -> Result<(), InferError> {
+    let device = model.device();
+    let mut by_row: Vec<Vec<usize>> = vec![Vec::new(); rows.len()];
+    for (k, &(row, pos)) in wanted.iter().enumerate() {
+        debug_assert!(pos < rows[row].len());
+        by_row[row].push(k);
+    }
+    let step = batch_rows.max(1);
+    for start in (0..rows.len()).step_by(step) {
+        let end = (start + step).min(rows.len());
+        let chunk: Vec<usize> = (start..end).flat_map(|r| by_row[r].iter().copied()).collect();
+        if chunk.is_empty() {
+            continue;
+        }
+        let (ids, mask) = pad_batch(&rows[start..end], pad, device)?;
+        let width = ids.dim(1)?;
+        let hidden = model.forward_hidden(&ids, &mask, None)?;
+        let size = hidden.dim(2)?;
+        let flat = hidden.reshape(((end - start) * width, size))?;
+        let index: Vec<u32> = chunk
+            .iter()
+            .map(|&k| ((wanted[k].0 - start) * width + wanted[k].1) as u32)
+            .collect();
+        let index = Tensor::from_vec(index, chunk.len(), device)?;
+        let picked = flat.index_select(&index, 0)?.unsqueeze(0)?;
+        let logits = model.head(&picked)?.squeeze(0)?.to_dtype(DType::F32)?;
+        let log_probs = candle_nn::ops::log_softmax(&logits, 1)?.to_vec2::<f32>()?;
+        for (k, row) in chunk.iter().zip(&log_probs) {
+            visit(*k, row);
+        }
+    }
+    Ok(())
+}
+
+/// Pads sequences with `pad` into `input_ids` and `attention_mask` tensors [rows, longest].
+pub fn pad_batch(rows: &[Vec<u32>], pad: u32, device: &Device) -> candle_core::Result<(Tensor, Tensor)> {
+    let width = rows.iter().map(Vec::len).max().unwrap_or(0).max(1);
+    let mut ids = Vec::with_capacity(rows.len() * width);
+    let mut mask = Vec::with_capacity(rows.len() * width);
+    for row in rows {
+        ids.extend_from_slice(row);
+        mask.extend(std::iter::repeat_n(1u32, row.len()));
+        ids.extend(std::iter::repeat_n(pad, width - row.len()));
+        mask.extend(std::iter::repeat_n(0u32, width - row.len()));
+    }
+    let shape = (rows.len(), width);
+    Ok((Tensor::from_vec(ids, shape, device)?, Tensor::from_vec(mask, shape, device)?))
+}
