@@ -39,8 +39,10 @@ pub fn steps_bar(total_steps: u64, quiet: bool) -> ProgressBar {
     }
     let pb = ProgressBar::new(total_steps);
     pb.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} step {pos}/{len} ({eta} left) {msg}")
-            .expect("valid template"),
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} step {pos}/{len} ({eta} left) {msg}",
+        )
+        .expect("valid template"),
     );
     pb
 }

@@ -11,7 +11,10 @@ pub enum DeviceError {
     #[error("this anonlm was built without CUDA; rebuild with `cargo build --release --features cuda` (see README)")]
     NoCuda,
     #[error("CUDA device {ordinal}: {source}")]
-    Cuda { ordinal: usize, source: candle_core::Error },
+    Cuda {
+        ordinal: usize,
+        source: candle_core::Error,
+    },
 }
 
 /// Parses `cpu`, `cuda`, `cuda:N` and opens the device.
@@ -49,7 +52,10 @@ mod tests {
     fn cpu_opens_and_bad_names_are_refused() {
         assert!(matches!(select_device("CPU"), Ok(Device::Cpu)));
         assert!(matches!(select_device("gpu"), Err(DeviceError::Unknown(_))));
-        assert!(matches!(select_device("cuda:x"), Err(DeviceError::Unknown(_))));
+        assert!(matches!(
+            select_device("cuda:x"),
+            Err(DeviceError::Unknown(_))
+        ));
     }
 
     #[cfg(not(feature = "cuda"))]

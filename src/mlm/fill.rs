@@ -36,7 +36,11 @@ pub fn normalize_masks(text: &str, mask_token: &str) -> String {
 
 /// Top-`k` predictions at every mask of each text (batched over all masks of all texts).
 /// A text without a mask is an error naming its index.
-pub fn fill_mask(rt: &MlmRuntime, texts: &[String], top_k: usize) -> Result<Vec<Vec<MaskFill>>, InferError> {
+pub fn fill_mask(
+    rt: &MlmRuntime,
+    texts: &[String],
+    top_k: usize,
+) -> Result<Vec<Vec<MaskFill>>, InferError> {
     let mask_id = rt.tokenizer.specials.mask;
     let mut rows = Vec::with_capacity(texts.len());
     let mut wanted = Vec::new();
@@ -44,15 +48,25 @@ pub fn fill_mask(rt: &MlmRuntime, texts: &[String], top_k: usize) -> Result<Vec<
         let normalized = normalize_masks(text, &rt.tokenizer.specials.mask_token);
         let (ids, _) = rt.encode(index, &normalized)?;
         let before = wanted.len();
-        wanted.extend(ids.iter().enumerate().filter(|(_, &id)| id == mask_id).map(|(p, _)| (index, p)));
+        wanted.extend(
+            ids.iter()
+                .enumerate()
+                .filter(|(_, &id)| id == mask_id)
+                .map(|(p, _)| (index, p)),
+        );
         if wanted.len() == before {
-            return Err(InferError::NoMask { index, mask: rt.tokenizer.specials.mask_token.clone() });
+            return Err(InferError::NoMask {
+                index,
+                mask: rt.tokenizer.specials.mask_token.clone(),
+            });
         }
         rows.push(ids);
     }
     let mut out: Vec<Vec<MaskFill>> = vec![Vec::new(); texts.len()];
     let mut fills: Vec<Option<Vec<(u32, f32)>>> = vec![None; wanted.len()];
-    rt.visit_log_probs(&rows, &wanted, |k, log_probs| fills[k] = Some(top_k_of(log_probs, top_k)))?;
+    rt.visit_log_probs(&rows, &wanted, |k, log_probs| {
+        fills[k] = Some(top_k_of(log_probs, top_k))
+    })?;
     for (k, fill) in fills.into_iter().enumerate() {
         let (index, position) = wanted[k];
         let mut predictions = Vec::new();
@@ -68,7 +82,10 @@ pub fn fill_mask(rt: &MlmRuntime, texts: &[String], top_k: usize) -> Result<Vec<
                 prob: log_prob.exp(),
             });
         }
-        out[index].push(MaskFill { position, predictions });
+        out[index].push(MaskFill {
+            position,
+            predictions,
+        });
     }
     Ok(out)
 }
@@ -77,13 +94,19 @@ pub fn fill_mask(rt: &MlmRuntime, texts: &[String], top_k: usize) -> Result<Vec<
 pub fn top_k_of(values: &[f32], k: usize) -> Vec<(u32, f32)> {
     let mut ids: Vec<u32> = (0..values.len() as u32).collect();
     let k = k.min(ids.len());
-    let order = |a: &u32, b: &u32| values[*b as usize].total_cmp(&values[*a as usize]).then(a.cmp(b));
+    let order = |a: &u32, b: &u32| {
+        values[*b as usize]
+            .total_cmp(&values[*a as usize])
+            .then(a.cmp(b))
+    };
     if k < ids.len() {
         ids.select_nth_unstable_by(k, order);
         ids.truncate(k);
     }
     ids.sort_by(order);
-    ids.into_iter().map(|id| (id, values[id as usize])).collect()
+    ids.into_iter()
+        .map(|id| (id, values[id as usize]))
+        .collect()
 }
 
 #[cfg(test)]
@@ -92,8 +115,14 @@ mod tests {
 
     #[test]
     fn masks_in_either_spelling_become_the_models_own() {
-        assert_eq!(normalize_masks("a [MASK] b <mask>", "<mask>"), "a <mask> b <mask>");
-        assert_eq!(normalize_masks("a [MASK] b <mask>", "[MASK]"), "a [MASK] b [MASK]");
+        assert_eq!(
+            normalize_masks("a [MASK] b <mask>", "<mask>"),
+            "a <mask> b <mask>"
+        );
+        assert_eq!(
+            normalize_masks("a [MASK] b <mask>", "[MASK]"),
+            "a [MASK] b [MASK]"
+        );
     }
 
     #[test]

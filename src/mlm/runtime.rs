@@ -14,7 +14,11 @@ pub enum InferError {
     #[error("input {index}: no mask token ({mask}, <mask> or [MASK]) found")]
     NoMask { index: usize, mask: String },
     #[error("input {index}: {tokens} tokens, more than the model's {max} positions")]
-    TooLong { index: usize, tokens: usize, max: usize },
+    TooLong {
+        index: usize,
+        tokens: usize,
+        max: usize,
+    },
     #[error("input {index}: {msg}")]
     Input { index: usize, msg: String },
     #[error(transparent)]
@@ -37,6 +41,9 @@ impl InferError {
     }
 }
 
+/// Token ids of a text and the byte offsets of each token.
+pub type Encoded = (Vec<u32>, Vec<(usize, usize)>);
+
 /// Model + tokenizer + device.
 pub struct MlmRuntime {
     pub model: MaskedLm,
@@ -48,8 +55,19 @@ pub struct MlmRuntime {
 }
 
 impl MlmRuntime {
-    pub fn new(model: MaskedLm, tokenizer: ModelTokenizer, config: MlmConfig, device: Device) -> Self {
-        Self { model, tokenizer, config, device, batch_rows: 32 }
+    pub fn new(
+        model: MaskedLm,
+        tokenizer: ModelTokenizer,
+        config: MlmConfig,
+        device: Device,
+    ) -> Self {
+        Self {
+            model,
+            tokenizer,
+            config,
+            device,
+            batch_rows: 32,
+        }
     }
 
     /// Loads a model dir or hub id (local cache) with its tokenizer; the tokenizer must fit
@@ -59,7 +77,12 @@ impl MlmRuntime {
         let loaded = crate::mlm::weights::load_model_dir(&files.dir, device)?;
         let tokenizer = crate::tokenizer::load_dir(&files.dir)?;
         crate::mlm::weights::check_vocab(loaded.config.vocab_size, tokenizer.vocab_size())?;
-        Ok(Self::new(loaded.model, tokenizer, loaded.config, device.clone()))
+        Ok(Self::new(
+            loaded.model,
+            tokenizer,
+            loaded.config,
+            device.clone(),
+        ))
     }
 
     /// Longest input in tokens (specials included) the position embeddings allow.
@@ -68,7 +91,7 @@ impl MlmRuntime {
     }
 
     /// Token ids of `text` with the model's special tokens, byte offsets of each token.
-    pub fn encode(&self, index: usize, text: &str) -> Result<(Vec<u32>, Vec<(usize, usize)>), InferError> {
+    pub fn encode(&self, index: usize, text: &str) -> Result<Encoded, InferError> {
         let enc = self
             .tokenizer
             .inner
@@ -76,7 +99,11 @@ impl MlmRuntime {
             .map_err(|e| InferError::Tokenizer(e.to_string()))?;
         let ids = enc.get_ids().to_vec();
         if ids.len() > self.max_tokens() {
-            return Err(InferError::TooLong { index, tokens: ids.len(), max: self.max_tokens() });
+            return Err(InferError::TooLong {
+                index,
+                tokens: ids.len(),
+                max: self.max_tokens(),
+            });
         }
         Ok((ids, enc.get_offsets().to_vec()))
     }
@@ -89,7 +116,14 @@ impl MlmRuntime {
         wanted: &[(usize, usize)],
         visit: impl FnMut(usize, &[f32]),
     ) -> Result<(), InferError> {
-        visit_log_probs(&self.model, self.tokenizer.specials.pad, self.batch_rows, rows, wanted, visit)
+        visit_log_probs(
+            &self.model,
+            self.tokenizer.specials.pad,
+            self.batch_rows,
+            rows,
+            wanted,
+            visit,
+        )
     }
 }
 
@@ -114,7 +148,9 @@ pub fn visit_log_probs(
     let step = batch_rows.max(1);
     for start in (0..rows.len()).step_by(step) {
         let end = (start + step).min(rows.len());
-        let chunk: Vec<usize> = (start..end).flat_map(|r| by_row[r].iter().copied()).collect();
+        let chunk: Vec<usize> = (start..end)
+            .flat_map(|r| by_row[r].iter().copied())
+            .collect();
         if chunk.is_empty() {
             continue;
         }
@@ -139,16 +175,23 @@ pub fn visit_log_probs(
 }
 
 /// Pads sequences with `pad` into `input_ids` and `attention_mask` tensors [rows, longest].
-pub fn pad_batch(rows: &[Vec<u32>], pad: u32, device: &Device) -> candle_core::Result<(Tensor, Tensor)> {
+pub fn pad_batch(
+    rows: &[Vec<u32>],
+    pad: u32,
+    device: &Device,
+) -> candle_core::Result<(Tensor, Tensor)> {
     let width = rows.iter().map(Vec::len).max().unwrap_or(0).max(1);
     let mut ids = Vec::with_capacity(rows.len() * width);
     let mut mask = Vec::with_capacity(rows.len() * width);
     for row in rows {
         ids.extend_from_slice(row);
-        mask.extend(std::iter::repeat_n(1u32, row.len()));
-        ids.extend(std::iter::repeat_n(pad, width - row.len()));
-        mask.extend(std::iter::repeat_n(0u32, width - row.len()));
+        mask.extend(std::iter::repeat(1u32).take(row.len()));
+        ids.extend(std::iter::repeat(pad).take(width - row.len()));
+        mask.extend(std::iter::repeat(0u32).take(width - row.len()));
     }
     let shape = (rows.len(), width);
-    Ok((Tensor::from_vec(ids, shape, device)?, Tensor::from_vec(mask, shape, device)?))
+    Ok((
+        Tensor::from_vec(ids, shape, device)?,
+        Tensor::from_vec(mask, shape, device)?,
+    ))
 }

@@ -39,13 +39,18 @@ pub struct CandidateScore {
 /// Token positions a score may mask: everything but special tokens.
 fn maskable(rt: &MlmRuntime, ids: &[u32]) -> Vec<usize> {
     let specials = rt.tokenizer.special_ids();
-    (0..ids.len()).filter(|&p| !specials.contains(&ids[p])).collect()
+    (0..ids.len())
+        .filter(|&p| !specials.contains(&ids[p]))
+        .collect()
 }
 
 /// The masking RNG of one sentence: from the seed and the sentence text only, so a sentence
 /// gets the same masks whatever batch or order it comes in.
 fn sentence_rng(seed: u64, text: &str) -> ChaCha8Rng {
-    let digest = Sha256::new().chain_update(seed.to_le_bytes()).chain_update(text.as_bytes()).finalize();
+    let digest = Sha256::new()
+        .chain_update(seed.to_le_bytes())
+        .chain_update(text.as_bytes())
+        .finalize();
     let mut key = [0u8; 32];
     key.copy_from_slice(&digest);
     ChaCha8Rng::from_seed(key)
@@ -68,9 +73,12 @@ pub fn masked_token_loss(
         let (mut ids, _) = rt.encode(index, text)?;
         let candidates = maskable(rt, &ids);
         if !candidates.is_empty() {
-            let n = ((candidates.len() as f64 * mask_prob).round() as usize).clamp(1, candidates.len());
-            let mut chosen: Vec<usize> =
-                sample(&mut sentence_rng(seed, text), candidates.len(), n).into_iter().map(|i| candidates[i]).collect();
+            let n =
+                ((candidates.len() as f64 * mask_prob).round() as usize).clamp(1, candidates.len());
+            let mut chosen: Vec<usize> = sample(&mut sentence_rng(seed, text), candidates.len(), n)
+                .into_iter()
+                .map(|i| candidates[i])
+                .collect();
             chosen.sort_unstable();
             for p in chosen {
                 targets.push(ids[p]);
@@ -88,13 +96,19 @@ pub fn masked_token_loss(
     })?;
     Ok(sums
         .into_iter()
-        .map(|(nll, n)| MaskedLoss { loss: if n == 0 { f64::NAN } else { nll / n as f64 }, n_masked: n })
+        .map(|(nll, n)| MaskedLoss {
+            loss: if n == 0 { f64::NAN } else { nll / n as f64 },
+            n_masked: n,
+        })
         .collect())
 }
 
 /// Pseudo-log-likelihood of each sentence (Salazar et al. 2020): every non-special token masked
 /// in turn; the masked copies of all sentences are batched together.
-pub fn pseudo_log_likelihood(rt: &MlmRuntime, sentences: &[&str]) -> Result<Vec<PseudoLogLikelihood>, InferError> {
+pub fn pseudo_log_likelihood(
+    rt: &MlmRuntime,
+    sentences: &[&str],
+) -> Result<Vec<PseudoLogLikelihood>, InferError> {
     let mut rows = Vec::new();
     let mut wanted = Vec::new();
     let mut owner = Vec::new();
@@ -110,7 +124,13 @@ pub fn pseudo_log_likelihood(rt: &MlmRuntime, sentences: &[&str]) -> Result<Vec<
             rows.push(copy);
         }
     }
-    let mut out = vec![PseudoLogLikelihood { pll: 0.0, n_tokens: 0 }; sentences.len()];
+    let mut out = vec![
+        PseudoLogLikelihood {
+            pll: 0.0,
+            n_tokens: 0
+        };
+        sentences.len()
+    ];
     rt.visit_log_probs(&rows, &wanted, |k, log_probs| {
         let entry = &mut out[owner[k]];
         entry.pll += f64::from(log_probs[targets[k] as usize]);
@@ -132,9 +152,17 @@ pub fn candidate_scores(
     let mut found = normalized.match_indices(&mask_token);
     let slot = match (found.next(), found.next()) {
         (Some((at, _)), None) => at,
-        (None, _) => return Err(InferError::NoMask { index: 0, mask: mask_token }),
+        (None, _) => {
+            return Err(InferError::NoMask {
+                index: 0,
+                mask: mask_token,
+            })
+        }
         (Some(_), Some(_)) => {
-            return Err(InferError::Input { index: 0, msg: "template holds more than one mask".into() })
+            return Err(InferError::Input {
+                index: 0,
+                msg: "template holds more than one mask".into(),
+            })
         }
     };
     let (before, after) = (&normalized[..slot], &normalized[slot + mask_token.len()..]);
@@ -153,7 +181,10 @@ pub fn candidate_scores(
             .filter(|&p| !rt.tokenizer.special_ids().contains(&ids[p]))
             .collect();
         if pieces.is_empty() {
-            return Err(InferError::Input { index, msg: "candidate encodes to no tokens".into() });
+            return Err(InferError::Input {
+                index,
+                msg: "candidate encodes to no tokens".into(),
+            });
         }
         n_pieces.push(pieces.len());
         // One copy per piece (its PLL term) and one copy with all pieces masked.
@@ -178,7 +209,12 @@ pub fn candidate_scores(
     let mut out: Vec<CandidateScore> = n_pieces
         .iter()
         .enumerate()
-        .map(|(candidate_index, &n)| CandidateScore { candidate_index, n_pieces: n, pll: 0.0, log_prob_all_masked: 0.0 })
+        .map(|(candidate_index, &n)| CandidateScore {
+            candidate_index,
+            n_pieces: n,
+            pll: 0.0,
+            log_prob_all_masked: 0.0,
+        })
         .collect();
     rt.visit_log_probs(&rows, &wanted, |k, log_probs| {
         let (index, all) = owner[k];

@@ -17,9 +17,16 @@ pub struct Sentence {
 #[derive(Debug, thiserror::Error)]
 pub enum SentenceError {
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path}:{line}: {msg}")]
-    Line { path: PathBuf, line: usize, msg: String },
+    Line {
+        path: PathBuf,
+        line: usize,
+        msg: String,
+    },
 }
 
 #[derive(Deserialize)]
@@ -32,11 +39,16 @@ struct JsonSentence {
 /// Reads sentences from `path` (`-` for stdin); JSONL when the name ends in `.jsonl`.
 /// Blank lines are skipped; line numbers in ids and errors count them.
 pub fn read_sentences(path: &Path) -> Result<Vec<Sentence>, SentenceError> {
-    let io = |source| SentenceError::Io { path: path.to_path_buf(), source };
+    let io = |source| SentenceError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let reader: Box<dyn BufRead> = if path == Path::new("-") {
         Box::new(std::io::stdin().lock())
     } else {
-        Box::new(std::io::BufReader::new(std::fs::File::open(path).map_err(io)?))
+        Box::new(std::io::BufReader::new(
+            std::fs::File::open(path).map_err(io)?,
+        ))
     };
     let jsonl = path.extension().is_some_and(|e| e == "jsonl");
     let mut out = Vec::new();
@@ -53,19 +65,29 @@ pub fn read_sentences(path: &Path) -> Result<Vec<Sentence>, SentenceError> {
             continue;
         }
         if jsonl {
-            let parsed: JsonSentence = serde_json::from_str(&text).map_err(|e| SentenceError::Line {
-                path: path.to_path_buf(),
-                line: line_no,
-                msg: format!("not a JSON object with a \"text\" string ({})", e.classify_name()),
-            })?;
+            let parsed: JsonSentence =
+                serde_json::from_str(&text).map_err(|e| SentenceError::Line {
+                    path: path.to_path_buf(),
+                    line: line_no,
+                    msg: format!(
+                        "not a JSON object with a \"text\" string ({})",
+                        e.classify_name()
+                    ),
+                })?;
             let id = match parsed.id {
                 Some(serde_json::Value::String(s)) => s,
                 Some(other) => other.to_string(),
                 None => format!("line {line_no}"),
             };
-            out.push(Sentence { id, text: parsed.text });
+            out.push(Sentence {
+                id,
+                text: parsed.text,
+            });
         } else {
-            out.push(Sentence { id: format!("line {line_no}"), text });
+            out.push(Sentence {
+                id: format!("line {line_no}"),
+                text,
+            });
         }
     }
     Ok(out)
@@ -96,12 +118,25 @@ mod tests {
     fn lines_keep_their_spaces_and_jsonl_ids_are_read() {
         let dir = tempfile::tempdir().unwrap();
         let lines = dir.path().join("s.txt");
-        std::fs::File::create(&lines).unwrap().write_all(b" a <mask> b \r\n\nc [MASK]\n").unwrap();
+        std::fs::File::create(&lines)
+            .unwrap()
+            .write_all(b" a <mask> b \r\n\nc [MASK]\n")
+            .unwrap();
         let got = read_sentences(&lines).unwrap();
-        assert_eq!(got[0], Sentence { id: "line 1".into(), text: " a <mask> b ".into() });
+        assert_eq!(
+            got[0],
+            Sentence {
+                id: "line 1".into(),
+                text: " a <mask> b ".into()
+            }
+        );
         assert_eq!(got[1].id, "line 3");
         let jsonl = dir.path().join("s.jsonl");
-        std::fs::write(&jsonl, "{\"id\":\"x\",\"text\":\"t <mask>\"}\n{\"id\":7,\"text\":\"u\"}\n").unwrap();
+        std::fs::write(
+            &jsonl,
+            "{\"id\":\"x\",\"text\":\"t <mask>\"}\n{\"id\":7,\"text\":\"u\"}\n",
+        )
+        .unwrap();
         let got = read_sentences(&jsonl).unwrap();
         assert_eq!((got[0].id.as_str(), got[1].id.as_str()), ("x", "7"));
     }

@@ -16,6 +16,9 @@ use serde_json::json;
 use std::process::ExitCode;
 use std::time::Instant;
 
+/// Token rows and the (row, position) of each mask.
+type RowsAndMasks = (Vec<Vec<u32>>, Vec<(usize, usize)>);
+
 const BOS: u32 = 0;
 const PAD: u32 = 1;
 const EOS: u32 = 2;
@@ -31,7 +34,10 @@ pub fn run(args: MlmBenchArgs) -> Result<ExitCode> {
     let mut config = MlmConfig::preset("small", Arch::Roberta, args.vocab, PAD)?;
     config.max_position_embeddings = args.seq + 2;
     let varmap = VarMap::new();
-    let model = MaskedLm::new(&config, VarBuilder::from_varmap(&varmap, DType::F32, &device))?;
+    let model = MaskedLm::new(
+        &config,
+        VarBuilder::from_varmap(&varmap, DType::F32, &device),
+    )?;
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     let mut result = json!({
         "bench": "anonlm-mlm",
@@ -45,15 +51,26 @@ pub fn run(args: MlmBenchArgs) -> Result<ExitCode> {
     });
     if !args.skip.iter().any(|s| s == "train") {
         result["train"] = super::train::bench_training(&config, &varmap, &model, &args, &mut rng)?;
-        eprintln!("train: {:.0} tokens/s", result["train"]["tokens_per_s"].as_f64().unwrap_or(0.0));
+        eprintln!(
+            "train: {:.0} tokens/s",
+            result["train"]["tokens_per_s"].as_f64().unwrap_or(0.0)
+        );
     }
     if !args.skip.iter().any(|s| s == "fill_mask") {
         result["fill_mask"] = bench_fill(&model, &args, &mut rng, &device)?;
-        eprintln!("fill_mask: {:.1} sentences/s", result["fill_mask"]["sentences_per_s"].as_f64().unwrap_or(0.0));
+        eprintln!(
+            "fill_mask: {:.1} sentences/s",
+            result["fill_mask"]["sentences_per_s"]
+                .as_f64()
+                .unwrap_or(0.0)
+        );
     }
     if !args.skip.iter().any(|s| s == "pll") {
         result["pll"] = bench_pll(&model, &args, &mut rng, &device)?;
-        eprintln!("pll: {:.1} sentences/s", result["pll"]["sentences_per_s"].as_f64().unwrap_or(0.0));
+        eprintln!(
+            "pll: {:.1} sentences/s",
+            result["pll"]["sentences_per_s"].as_f64().unwrap_or(0.0)
+        );
     }
     let text = serde_json::to_string_pretty(&result)?;
     println!("{text}");
@@ -64,7 +81,12 @@ pub fn run(args: MlmBenchArgs) -> Result<ExitCode> {
 }
 
 /// `n` rows of BOS + `words` random ordinary ids + EOS.
-pub(super) fn random_sentences(rng: &mut ChaCha8Rng, n: usize, words: usize, vocab: usize) -> Vec<Vec<u32>> {
+pub(super) fn random_sentences(
+    rng: &mut ChaCha8Rng,
+    n: usize,
+    words: usize,
+    vocab: usize,
+) -> Vec<Vec<u32>> {
     (0..n)
         .map(|_| {
             let mut row = vec![BOS];
@@ -75,8 +97,13 @@ pub(super) fn random_sentences(rng: &mut ChaCha8Rng, n: usize, words: usize, voc
         .collect()
 }
 
-fn bench_fill(model: &MaskedLm, args: &MlmBenchArgs, rng: &mut ChaCha8Rng, _device: &Device) -> Result<serde_json::Value> {
-    let batches: Vec<(Vec<Vec<u32>>, Vec<(usize, usize)>)> = (0..args.warmup + args.fill_batches)
+fn bench_fill(
+    model: &MaskedLm,
+    args: &MlmBenchArgs,
+    rng: &mut ChaCha8Rng,
+    _device: &Device,
+) -> Result<serde_json::Value> {
+    let batches: Vec<RowsAndMasks> = (0..args.warmup + args.fill_batches)
         .map(|_| {
             let mut rows = random_sentences(rng, args.fill_batch, args.words, args.vocab);
             let wanted: Vec<(usize, usize)> = rows
@@ -91,7 +118,7 @@ fn bench_fill(model: &MaskedLm, args: &MlmBenchArgs, rng: &mut ChaCha8Rng, _devi
             (rows, wanted)
         })
         .collect();
-    let run = |(rows, wanted): &(Vec<Vec<u32>>, Vec<(usize, usize)>)| -> Result<()> {
+    let run = |(rows, wanted): &RowsAndMasks| -> Result<()> {
         let mut tops = 0usize;
         visit_log_probs(model, PAD, args.fill_batch, rows, wanted, |_, lp| {
             tops += crate::mlm::fill::top_k_of(lp, 5).len();
@@ -107,10 +134,17 @@ fn bench_fill(model: &MaskedLm, args: &MlmBenchArgs, rng: &mut ChaCha8Rng, _devi
     }
     let secs = t0.elapsed().as_secs_f64();
     let n = args.fill_batch * args.fill_batches;
-    Ok(json!({"sentences": n, "batch": args.fill_batch, "seconds": secs, "sentences_per_s": n as f64 / secs}))
+    Ok(
+        json!({"sentences": n, "batch": args.fill_batch, "seconds": secs, "sentences_per_s": n as f64 / secs}),
+    )
 }
 
-fn bench_pll(model: &MaskedLm, args: &MlmBenchArgs, rng: &mut ChaCha8Rng, _device: &Device) -> Result<serde_json::Value> {
+fn bench_pll(
+    model: &MaskedLm,
+    args: &MlmBenchArgs,
+    rng: &mut ChaCha8Rng,
+    _device: &Device,
+) -> Result<serde_json::Value> {
     let sentences = random_sentences(rng, args.pll_sentences, args.words, args.vocab);
     let mut rows = Vec::new();
     let mut wanted = Vec::new();
@@ -127,8 +161,16 @@ fn bench_pll(model: &MaskedLm, args: &MlmBenchArgs, rng: &mut ChaCha8Rng, _devic
         }
     }
     let warm_rows = (args.warmup * args.pll_batch).min(rows.len());
-    let warm_wanted: Vec<(usize, usize)> = wanted.iter().copied().filter(|w| w.0 < warm_rows).collect();
-    visit_log_probs(model, PAD, args.pll_batch, &rows[..warm_rows], &warm_wanted, |_, _| {})?;
+    let warm_wanted: Vec<(usize, usize)> =
+        wanted.iter().copied().filter(|w| w.0 < warm_rows).collect();
+    visit_log_probs(
+        model,
+        PAD,
+        args.pll_batch,
+        &rows[..warm_rows],
+        &warm_wanted,
+        |_, _| {},
+    )?;
     let mut pll = vec![0f64; sentences.len()];
     let t0 = Instant::now();
     visit_log_probs(model, PAD, args.pll_batch, &rows, &wanted, |k, lp| {
@@ -136,7 +178,9 @@ fn bench_pll(model: &MaskedLm, args: &MlmBenchArgs, rng: &mut ChaCha8Rng, _devic
     })?;
     let secs = t0.elapsed().as_secs_f64();
     let n = sentences.len();
-    Ok(json!({"sentences": n, "words_per_sentence": args.words, "copies_per_batch": args.pll_batch,
+    Ok(
+        json!({"sentences": n, "words_per_sentence": args.words, "copies_per_batch": args.pll_batch,
               "seconds": secs, "sentences_per_s": n as f64 / secs,
-              "mean_pll": pll.iter().sum::<f64>() / n as f64}))
+              "mean_pll": pll.iter().sum::<f64>() / n as f64}),
+    )
 }

@@ -25,12 +25,17 @@ pub fn run(args: MlmFillArgs) -> Result<ExitCode> {
     rt.batch_rows = args.batch.max(1);
     let sentences: Vec<Sentence> = match &args.input {
         Some(path) => read_sentences(path)?,
-        None if args.text.is_empty() => anyhow::bail!("give a sentence with <mask>, or --input FILE"),
+        None if args.text.is_empty() => {
+            anyhow::bail!("give a sentence with <mask>, or --input FILE")
+        }
         None => args
             .text
             .iter()
             .enumerate()
-            .map(|(i, t)| Sentence { id: format!("arg {}", i + 1), text: t.clone() })
+            .map(|(i, t)| Sentence {
+                id: format!("arg {}", i + 1),
+                text: t.clone(),
+            })
             .collect(),
     };
     let readable = args.out.is_none() && args.input.is_none() && !args.json;
@@ -44,7 +49,10 @@ pub fn run(args: MlmFillArgs) -> Result<ExitCode> {
         let fills = fill_mask(&rt, &texts, args.top_k).map_err(|e| name_sentence(e, chunk))?;
         for (sentence, masks) in chunk.iter().zip(&fills) {
             match sink.as_mut() {
-                Some(sink) => sink.write(&FillLine { id: &sentence.id, masks })?,
+                Some(sink) => sink.write(&FillLine {
+                    id: &sentence.id,
+                    masks,
+                })?,
                 None => print_readable(masks),
             }
         }

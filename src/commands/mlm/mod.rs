@@ -37,7 +37,10 @@ pub(crate) struct JsonlSink {
 
 impl JsonlSink {
     pub fn stdout() -> Self {
-        Self { target: OutputTarget::stdout(), written: 0 }
+        Self {
+            target: OutputTarget::stdout(),
+            written: 0,
+        }
     }
 
     /// A staged file at `out`; refuses to write onto `input`.
@@ -48,14 +51,22 @@ impl JsonlSink {
         if let Some(input) = input.filter(|p| *p != Path::new("-")) {
             ensure_not_input(out, &[input])?;
         }
-        Ok(Self { target: OutputTarget::file(out, &OutputOptions { overwrite })?, written: 0 })
+        Ok(Self {
+            target: OutputTarget::file(out, &OutputOptions { overwrite })?,
+            written: 0,
+        })
     }
 
     pub fn write(&mut self, value: &impl Serialize) -> Result<()> {
         let path = self.target.path().to_path_buf();
-        let stream = self.target.stream().context("JSONL output is not a stream")?;
+        let stream = self
+            .target
+            .stream()
+            .context("JSONL output is not a stream")?;
         serde_json::to_writer(&mut *stream, value)?;
-        stream.write_all(b"\n").with_context(|| format!("writing {}", path.display()))?;
+        stream
+            .write_all(b"\n")
+            .with_context(|| format!("writing {}", path.display()))?;
         self.written += 1;
         Ok(())
     }
@@ -69,12 +80,17 @@ impl JsonlSink {
 
 /// Errors from the inference code name the input's position in the chunk; turn it into the
 /// sentence's id (file line or JSONL id), never its text.
-pub(crate) fn name_sentence(err: crate::mlm::runtime::InferError, chunk: &[crate::mlm::sentences::Sentence]) -> anyhow::Error {
-    let id = err.input_index().and_then(|i| chunk.get(i)).map(|s| s.id.clone());
+pub(crate) fn name_sentence(
+    err: crate::mlm::runtime::InferError,
+    chunk: &[crate::mlm::sentences::Sentence],
+) -> anyhow::Error {
+    let id = err
+        .input_index()
+        .and_then(|i| chunk.get(i))
+        .map(|s| s.id.clone());
     let err = anyhow::Error::new(err);
     match id {
         Some(id) => err.context(format!("sentence {id}")),
         None => err,
     }
 }
-

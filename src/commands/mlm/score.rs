@@ -48,7 +48,8 @@ pub fn run(args: MlmScoreArgs) -> Result<ExitCode> {
                 }
             }
             ScoreMethod::Pll => {
-                let scores = pseudo_log_likelihood(&rt, &texts).map_err(|e| super::name_sentence(e, chunk))?;
+                let scores = pseudo_log_likelihood(&rt, &texts)
+                    .map_err(|e| super::name_sentence(e, chunk))?;
                 for (s, score) in chunk.iter().zip(scores) {
                     sink.write(&ScoreLine {
                         id: &s.id,

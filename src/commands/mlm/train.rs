@@ -16,7 +16,7 @@ use crate::mlm::{hub, weights};
 use crate::tokenizer::{self, ModelTokenizer, SpecialStyle};
 use crate::Document;
 use anyhow::{bail, Context, Result};
-use candle_core::{DType, Device};
+use candle_core::DType;
 use candle_nn::{VarBuilder, VarMap};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -27,7 +27,11 @@ use std::process::ExitCode;
 pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
     let device = select_device(&args.device)?;
     let init_dir = match &args.init {
-        Some(spec) => Some(hub::resolve_model(spec).with_context(|| format!("--init '{spec}'"))?.dir),
+        Some(spec) => Some(
+            hub::resolve_model(spec)
+                .with_context(|| format!("--init '{spec}'"))?
+                .dir,
+        ),
         None => None,
     };
     let tokenizer_dir = match (&args.tokenizer, &init_dir) {
@@ -49,7 +53,10 @@ pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
         None => {
             let config = new_config(&args.config, &tok, args.arch.as_deref())?;
             let varmap = VarMap::new();
-            let model = MaskedLm::new(&config, VarBuilder::from_varmap(&varmap, DType::F32, &device))?;
+            let model = MaskedLm::new(
+                &config,
+                VarBuilder::from_varmap(&varmap, DType::F32, &device),
+            )?;
             (config, varmap, model)
         }
     };
@@ -63,8 +70,14 @@ pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
 
     // Data: read, hash, split, tokenize and pack.
     let format = resolve_format(&args.format, &args.corpus)?;
-    let docs = open_documents(&args.corpus, format, args.max_doc_bytes, None, InputSpans::Ignore)?
-        .collect::<Result<Vec<Document>, _>>()?;
+    let docs = open_documents(
+        &args.corpus,
+        format,
+        args.max_doc_bytes,
+        None,
+        InputSpans::Ignore,
+    )?
+    .collect::<Result<Vec<Document>, _>>()?;
     if docs.is_empty() {
         bail!("{}: no documents", args.corpus.display());
     }
@@ -72,7 +85,11 @@ pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
     let data = train::prepare(
         &docs,
         spec,
-        DataSettings { seq_len: args.seq_len, held_out_fraction: args.held_out, seed: args.seed },
+        DataSettings {
+            seq_len: args.seq_len,
+            held_out_fraction: args.held_out,
+            seed: args.seed,
+        },
         |text: &str| tok.inner.encode(text, false).map(|e| e.get_ids().to_vec()),
     )?;
     drop(docs);
@@ -92,9 +109,16 @@ pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
         batch_size: args.batch,
         grad_accum: args.grad_accum,
         lr: args.lr,
-        warmup: if args.warmup >= 1.0 { Warmup::Steps(args.warmup as u64) } else { Warmup::Ratio(args.warmup) },
+        warmup: if args.warmup >= 1.0 {
+            Warmup::Steps(args.warmup as u64)
+        } else {
+            Warmup::Ratio(args.warmup)
+        },
         decay: Decay::Linear,
-        adamw: AdamWParams { weight_decay: args.weight_decay, ..AdamWParams::default() },
+        adamw: AdamWParams {
+            weight_decay: args.weight_decay,
+            ..AdamWParams::default()
+        },
         clip_norm: (args.clip_norm > 0.0).then_some(args.clip_norm),
         masking: Default::default(),
         eval_every: args.eval_every,
@@ -106,20 +130,33 @@ pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
     let mut on_step = |p: &Progress| {
         bar.set_length(p.total_steps);
         bar.set_position(p.step);
-        let eval = p.eval_loss.map(|l| format!(" held-out {l:.3}")).unwrap_or_default();
-        bar.set_message(format!("loss {:.3}{eval} · {:.0} tokens/s", p.loss, p.tokens_per_s));
+        let eval = p
+            .eval_loss
+            .map(|l| format!(" held-out {l:.3}"))
+            .unwrap_or_default();
+        bar.set_message(format!(
+            "loss {:.3}{eval} · {:.0} tokens/s",
+            p.loss, p.tokens_per_s
+        ));
         ControlFlow::Continue(())
     };
     let loss_fn = |batch: &MaskedBatch, training: bool, dropout_seed: u64| {
         let mut rng = DropoutRng::new(dropout_seed);
-        let logits = model.forward(&batch.input_ids, &batch.attention_mask, training.then_some(&mut rng))?;
+        let logits = model.forward(
+            &batch.input_ids,
+            &batch.attention_mask,
+            training.then_some(&mut rng),
+        )?;
         masked_lm_loss(&logits, &batch.labels)
     };
     let outcome = train::train(
         &varmap,
         &data,
         &settings,
-        TrainOptions { out_dir: &args.out, resume: true },
+        TrainOptions {
+            out_dir: &args.out,
+            resume: true,
+        },
         loss_fn,
         &mut on_step,
     )?;
@@ -135,10 +172,17 @@ pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
     eprintln!(
         "{} steps{}; held-out loss {} (best {} at step {}; unigram baseline {:.3}); model in {}",
         outcome.steps,
-        if outcome.stopped_early { " (stopped early: no held-out improvement)" } else { "" },
+        if outcome.stopped_early {
+            " (stopped early: no held-out improvement)"
+        } else {
+            ""
+        },
         fmt_loss(outcome.last_eval_loss),
         fmt_loss(outcome.best_loss),
-        outcome.best_step.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
+        outcome
+            .best_step
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| "-".into()),
         baseline,
         args.out.display()
     );
@@ -146,7 +190,8 @@ pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
 }
 
 fn fmt_loss(loss: Option<f64>) -> String {
-    loss.map(|l| format!("{l:.3}")).unwrap_or_else(|| "-".into())
+    loss.map(|l| format!("{l:.3}"))
+        .unwrap_or_else(|| "-".into())
 }
 
 /// Refuses to train into a directory holding another model unless it is this run's own
@@ -159,10 +204,14 @@ fn guard_output(out: &Path, args: &MlmTrainArgs, init: Option<&Path>) -> Result<
     if same(out, &args.corpus) || init.is_some_and(|i| same(out, i)) {
         bail!("--out {} is an input of this run", out.display());
     }
-    let has_model = out.join(weights::SAFETENSORS_FILE).exists() || out.join("manifest.json").exists();
+    let has_model =
+        out.join(weights::SAFETENSORS_FILE).exists() || out.join("manifest.json").exists();
     let has_checkpoint = train::checkpoint::find(out).is_some();
     if has_model && !has_checkpoint && !args.overwrite {
-        bail!("{} already holds a model; give --overwrite to replace it", out.display());
+        bail!(
+            "{} already holds a model; give --overwrite to replace it",
+            out.display()
+        );
     }
     Ok(())
 }
@@ -183,7 +232,11 @@ fn new_config(spec: &str, tok: &ModelTokenizer, arch: Option<&str>) -> Result<Ml
     let path = Path::new(spec);
     let mut config = MlmConfig::from_file(path).with_context(|| format!("--config {spec}"))?;
     if config.vocab_size < vocab {
-        bail!("{}: vocab_size {} is smaller than the tokenizer's {vocab} tokens", path.display(), config.vocab_size);
+        bail!(
+            "{}: vocab_size {} is smaller than the tokenizer's {vocab} tokens",
+            path.display(),
+            config.vocab_size
+        );
     }
     config.pad_token_id = tok.specials.pad;
     Ok(config)
@@ -208,17 +261,28 @@ pub fn unigram_baseline(data: &PreparedData) -> f64 {
     let spec = &data.spec;
     let mut counts = vec![1u64; spec.vocab_size as usize];
     let tokens = |blocks: &[Block]| -> Vec<u32> {
-        blocks.iter().flat_map(|b| b.ids[..b.len].iter().copied()).filter(|&id| !spec.is_special(id)).collect()
+        blocks
+            .iter()
+            .flat_map(|b| b.ids[..b.len].iter().copied())
+            .filter(|&id| !spec.is_special(id))
+            .collect()
     };
     for id in tokens(&data.train_blocks) {
         counts[id as usize] += 1;
     }
     let total: u64 = counts.iter().sum();
-    let held = tokens(if data.held_out_blocks.is_empty() { &data.train_blocks } else { &data.held_out_blocks });
+    let held = tokens(if data.held_out_blocks.is_empty() {
+        &data.train_blocks
+    } else {
+        &data.held_out_blocks
+    });
     if held.is_empty() {
         return f64::NAN;
     }
-    let nll: f64 = held.iter().map(|&id| -((counts[id as usize] as f64) / total as f64).ln()).sum();
+    let nll: f64 = held
+        .iter()
+        .map(|&id| -((counts[id as usize] as f64) / total as f64).ln())
+        .sum();
     nll / held.len() as f64
 }
 
@@ -231,19 +295,33 @@ pub(super) fn bench_training(
     args: &MlmBenchArgs,
     rng: &mut ChaCha8Rng,
 ) -> Result<serde_json::Value> {
-    let spec = PackSpec { cls: 0, sep: 2, pad: 1, mask: 4, vocab_size: config.vocab_size as u32, special_ids: vec![0, 1, 2, 3, 4] };
+    let spec = PackSpec {
+        cls: 0,
+        sep: 2,
+        pad: 1,
+        mask: 4,
+        vocab_size: config.vocab_size as u32,
+        special_ids: vec![0, 1, 2, 3, 4],
+    };
     let n_blocks = args.train_batch * (args.warmup + args.train_steps);
     let blocks: Vec<Block> = (0..n_blocks)
         .map(|_| {
             let mut ids = vec![0u32];
             ids.extend((0..args.seq - 2).map(|_| rng.gen_range(5..config.vocab_size as u32)));
             ids.push(2);
-            Block { len: ids.len(), ids }
+            Block {
+                len: ids.len(),
+                ids,
+            }
         })
         .collect();
     let data = PreparedData {
         spec: spec.normalized()?,
-        settings: DataSettings { seq_len: args.seq, held_out_fraction: 0.0, seed: args.seed },
+        settings: DataSettings {
+            seq_len: args.seq,
+            held_out_fraction: 0.0,
+            seed: args.seed,
+        },
         train_blocks: blocks,
         held_out_blocks: Vec::new(),
         train: Default::default(),
@@ -261,7 +339,7 @@ pub(super) fn bench_training(
         ..TrainSettings::default()
     };
     let out = tempfile::tempdir()?;
-    let mut started: Option<(std::time::Instant, u64)> = None;
+    let mut started: Option<std::time::Instant> = None;
     let mut first_loss = f64::NAN;
     let mut last_loss = f64::NAN;
     let mut on_step = |p: &Progress| {
@@ -270,25 +348,37 @@ pub(super) fn bench_training(
         }
         last_loss = p.loss;
         if p.step == args.warmup as u64 {
-            started = Some((std::time::Instant::now(), p.tokens_seen));
+            started = Some(std::time::Instant::now());
         }
         ControlFlow::Continue(())
     };
     let loss_fn = |batch: &MaskedBatch, training: bool, seed: u64| {
         let mut rng = DropoutRng::new(seed);
-        let logits = model.forward(&batch.input_ids, &batch.attention_mask, training.then_some(&mut rng))?;
+        let logits = model.forward(
+            &batch.input_ids,
+            &batch.attention_mask,
+            training.then_some(&mut rng),
+        )?;
         masked_lm_loss(&logits, &batch.labels)
     };
     let t_all = std::time::Instant::now();
-    let outcome = train::train(varmap, &data, &settings, TrainOptions { out_dir: out.path(), resume: false }, loss_fn, &mut on_step)?;
-    let (t0, tokens0) = started.unwrap_or((t_all, 0));
+    train::train(
+        varmap,
+        &data,
+        &settings,
+        TrainOptions {
+            out_dir: out.path(),
+            resume: false,
+        },
+        loss_fn,
+        &mut on_step,
+    )?;
+    let t0 = started.unwrap_or(t_all);
     let secs = t0.elapsed().as_secs_f64();
     let tokens = (args.train_batch * args.seq * args.train_steps) as f64;
-    let _ = (tokens0, outcome);
-    Ok(serde_json::json!({"batch": args.train_batch, "seq": args.seq, "steps": args.train_steps,
+    Ok(
+        serde_json::json!({"batch": args.train_batch, "seq": args.seq, "steps": args.train_steps,
         "warmup_steps": args.warmup, "mlm_probability": 0.15, "seconds": secs,
-        "tokens_per_s": tokens / secs, "first_loss": first_loss, "last_loss": last_loss}))
+        "tokens_per_s": tokens / secs, "first_loss": first_loss, "last_loss": last_loss}),
+    )
 }
-
-#[allow(dead_code)]
-fn _device(_: &Device) {}

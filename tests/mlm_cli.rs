@@ -1,0 +1,253 @@
+//! `anonlm mlm train | fill | score` end to end: a tiny model trained by the binary on notes
+//! from `anonlm synth`, its Hugging Face layout and manifest, a real fall of the loss, resume of
+//! a finished run, fill-mask and scores, and clear errors.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn anonlm() -> Command {
+    Command::cargo_bin("anonlm").unwrap()
+}
+
+/// Notes, a WordPiece tokenizer and a tiny BERT trained for 120 steps, in `dir`.
+fn trained(dir: &Path) -> (PathBuf, PathBuf) {
+    let notes = dir.join("notes.jsonl");
+    anonlm()
+        .args([
+            "synth", "--lang", "nl", "--docs", "60", "--seed", "3", "--out",
+        ])
+        .arg(&notes)
+        .assert()
+        .success();
+    let tok = dir.join("tok");
+    anonlm()
+        .args([
+            "tokenizer",
+            "train",
+            "--kind",
+            "wordpiece",
+            "--vocab-size",
+            "600",
+            "-q",
+        ])
+        .arg("--corpus")
+        .arg(&notes)
+        .arg("--out")
+        .arg(&tok)
+        .assert()
+        .success();
+    let model = dir.join("model");
+    anonlm()
+        .args([
+            "mlm", "train", "--config", "tiny", "--steps", "120", "--batch", "8",
+        ])
+        .args([
+            "--seq-len",
+            "64",
+            "--lr",
+            "3e-3",
+            "--eval-every",
+            "10",
+            "--checkpoint-every",
+            "50",
+        ])
+        .args(["--held-out", "0.1", "--seed", "9", "-q"])
+        .arg("--corpus")
+        .arg(&notes)
+        .arg("--tokenizer")
+        .arg(&tok)
+        .arg("--out")
+        .arg(&model)
+        .assert()
+        .success();
+    (notes, model)
+}
+
+fn jsonl(path: &Path) -> Vec<Value> {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn train_fill_and_score_a_tiny_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let (notes, model) = trained(dir.path());
+
+    // The Hugging Face layout plus manifest, log and checkpoint.
+    for f in [
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "vocab.txt",
+        "manifest.json",
+        "train_log.jsonl",
+    ] {
+        assert!(model.join(f).is_file(), "{f} missing");
+    }
+    let config: Value =
+        serde_json::from_str(&fs::read_to_string(model.join("config.json")).unwrap()).unwrap();
+    assert_eq!(config["architectures"][0], "BertForMaskedLM");
+
+    // Every document is listed once, in training or held out, by hash; no text.
+    let manifest_text = fs::read_to_string(model.join("manifest.json")).unwrap();
+    let manifest: Value = serde_json::from_str(&manifest_text).unwrap();
+    let listed = |set: &str| {
+        manifest[set]["documents"].as_array().unwrap().len()
+            + manifest[set]["duplicates"].as_array().unwrap().len()
+    };
+    assert_eq!(listed("train") + listed("held_out"), 60);
+    assert!(listed("held_out") >= 1);
+    let first_note: Value =
+        serde_json::from_str(fs::read_to_string(&notes).unwrap().lines().next().unwrap()).unwrap();
+    let words: Vec<&str> = first_note["text"]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .filter(|w| w.len() > 8)
+        .take(5)
+        .collect();
+    assert!(
+        words.iter().all(|w| !manifest_text.contains(w)),
+        "document text in the manifest"
+    );
+
+    // The loss really falls: from about ln(vocab) at step 1 to clearly less by the end.
+    let log = jsonl(&model.join("train_log.jsonl"));
+    let steps: Vec<f64> = log
+        .iter()
+        .filter(|l| l["type"] == "step")
+        .map(|l| l["loss"].as_f64().unwrap())
+        .collect();
+    assert_eq!(steps.len(), 120);
+    let early = steps[..5].iter().sum::<f64>() / 5.0;
+    let late = steps[115..].iter().sum::<f64>() / 5.0;
+    assert!(late < early - 0.5, "loss {early:.3} -> {late:.3}");
+    let evals: Vec<f64> = log
+        .iter()
+        .filter(|l| l["type"] == "eval")
+        .map(|l| l["held_out_loss"].as_f64().unwrap())
+        .collect();
+    assert_eq!(evals.len(), 12);
+
+    // A finished run resumes to nothing new: the log keeps 40 steps, the weights stay.
+    let weights = fs::read(model.join("model.safetensors")).unwrap();
+    let out = anonlm()
+        .args([
+            "mlm", "train", "--config", "tiny", "--steps", "120", "--batch", "8",
+        ])
+        .args([
+            "--seq-len",
+            "64",
+            "--lr",
+            "3e-3",
+            "--eval-every",
+            "10",
+            "--checkpoint-every",
+            "50",
+        ])
+        .args(["--held-out", "0.1", "--seed", "9", "-q"])
+        .arg("--corpus")
+        .arg(&notes)
+        .arg("--tokenizer")
+        .arg(model.join("..").join("tok"))
+        .arg("--out")
+        .arg(&model)
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.contains("resumed"), "{stderr}");
+    assert_eq!(
+        jsonl(&model.join("train_log.jsonl"))
+            .iter()
+            .filter(|l| l["type"] == "step")
+            .count(),
+        120
+    );
+    assert_eq!(fs::read(model.join("model.safetensors")).unwrap(), weights);
+
+    // Fill-mask: either mask spelling, k sorted predictions with probabilities.
+    let out = anonlm()
+        .args(["mlm", "fill", "--top-k", "4", "--json", "--model"])
+        .arg(&model)
+        .args([
+            "De patiënt werd gezien door <mask>.",
+            "Controle over twee [MASK].",
+        ])
+        .assert()
+        .success();
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.get_output().stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    for line in &lines {
+        let preds = line["masks"][0]["predictions"].as_array().unwrap();
+        assert_eq!(preds.len(), 4);
+        let probs: Vec<f64> = preds.iter().map(|p| p["prob"].as_f64().unwrap()).collect();
+        assert!(probs.windows(2).all(|w| w[0] >= w[1]), "{probs:?}");
+        assert!(
+            probs.iter().all(|p| *p > 0.0 && *p <= 1.0) && probs.iter().sum::<f64>() <= 1.0 + 1e-6
+        );
+    }
+
+    // Scores: a file in, JSONL out, ids kept; the loss score is deterministic for a seed.
+    let sentences = dir.path().join("s.txt");
+    fs::write(
+        &sentences,
+        "De patiënt is opgenomen.\n\nControle over twee weken.\n",
+    )
+    .unwrap();
+    let score = |method: &str, name: &str| {
+        let out = dir.path().join(name);
+        anonlm()
+            .args(["mlm", "score", "--method", method, "--model"])
+            .arg(&model)
+            .arg("--input")
+            .arg(&sentences)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+        jsonl(&out)
+    };
+    let pll = score("pll", "pll.jsonl");
+    assert_eq!(pll.len(), 2);
+    assert_eq!(pll[1]["id"], "line 3");
+    assert!(pll
+        .iter()
+        .all(|l| l["pll"].as_f64().unwrap() < 0.0 && l["n_tokens"].as_u64().unwrap() > 2));
+    assert_eq!(score("loss", "a.jsonl"), score("loss", "b.jsonl"));
+}
+
+#[test]
+fn bad_requests_fail_with_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, model) = trained(dir.path());
+    let err = |args: &[&str]| {
+        let out = anonlm().args(args).assert().code(2);
+        String::from_utf8_lossy(&out.get_output().stderr).to_string()
+    };
+    let m = model.to_str().unwrap();
+    let e = err(&["mlm", "fill", "--model", m, "no mask in this sentence"]);
+    assert!(
+        e.contains("no mask token") && !e.contains("no mask in this"),
+        "{e}"
+    );
+    let e = err(&["mlm", "fill", "--model", m, "--device", "cuda", "a <mask>"]);
+    assert!(e.contains("--features cuda") || e.contains("CUDA"), "{e}");
+    let e = err(&["mlm", "fill", "--model", "nobody/no-such-model", "a <mask>"]);
+    assert!(e.contains("offline"), "{e}");
+    let e = err(&[
+        "mlm",
+        "fill",
+        "--model",
+        dir.path().join("tok").to_str().unwrap(),
+        "a <mask>",
+    ]);
+    assert!(e.contains("config.json"), "{e}");
+}
