@@ -11,6 +11,31 @@ fn anonlm() -> Command {
     Command::cargo_bin("anonlm").unwrap()
 }
 
+/// The training run of these tests: a tiny model, 120 steps, evaluations every 10.
+fn train_command(notes: &Path, tok: &Path, model: &Path) -> Command {
+    let mut cmd = anonlm();
+    cmd.args([
+        "mlm", "train", "--config", "tiny", "--steps", "120", "--batch", "8",
+    ])
+    .args(["--seq-len", "64", "--lr", "3e-3", "--eval-every", "10"])
+    .args([
+        "--checkpoint-every",
+        "50",
+        "--held-out",
+        "0.1",
+        "--seed",
+        "9",
+        "-q",
+    ])
+    .arg("--corpus")
+    .arg(notes)
+    .arg("--tokenizer")
+    .arg(tok)
+    .arg("--out")
+    .arg(model);
+    cmd
+}
+
 /// Notes, a WordPiece tokenizer and a tiny BERT trained for 120 steps, in `dir`.
 fn trained(dir: &Path) -> (PathBuf, PathBuf) {
     let notes = dir.join("notes.jsonl");
@@ -39,29 +64,7 @@ fn trained(dir: &Path) -> (PathBuf, PathBuf) {
         .assert()
         .success();
     let model = dir.join("model");
-    anonlm()
-        .args([
-            "mlm", "train", "--config", "tiny", "--steps", "120", "--batch", "8",
-        ])
-        .args([
-            "--seq-len",
-            "64",
-            "--lr",
-            "3e-3",
-            "--eval-every",
-            "10",
-            "--checkpoint-every",
-            "50",
-        ])
-        .args(["--held-out", "0.1", "--seed", "9", "-q"])
-        .arg("--corpus")
-        .arg(&notes)
-        .arg("--tokenizer")
-        .arg(&tok)
-        .arg("--out")
-        .arg(&model)
-        .assert()
-        .success();
+    train_command(&notes, &tok, &model).assert().success();
     (notes, model)
 }
 
@@ -134,29 +137,9 @@ fn train_fill_and_score_a_tiny_model() {
         .collect();
     assert_eq!(evals.len(), 12);
 
-    // A finished run resumes to nothing new: the log keeps 40 steps, the weights stay.
+    // A finished run resumes to nothing new: the log keeps 120 steps, the weights stay.
     let weights = fs::read(model.join("model.safetensors")).unwrap();
-    let out = anonlm()
-        .args([
-            "mlm", "train", "--config", "tiny", "--steps", "120", "--batch", "8",
-        ])
-        .args([
-            "--seq-len",
-            "64",
-            "--lr",
-            "3e-3",
-            "--eval-every",
-            "10",
-            "--checkpoint-every",
-            "50",
-        ])
-        .args(["--held-out", "0.1", "--seed", "9", "-q"])
-        .arg("--corpus")
-        .arg(&notes)
-        .arg("--tokenizer")
-        .arg(model.join("..").join("tok"))
-        .arg("--out")
-        .arg(&model)
+    let out = train_command(&notes, &model.join("..").join("tok"), &model)
         .assert()
         .success();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();

@@ -36,11 +36,10 @@ pub struct CandidateScore {
     pub log_prob_all_masked: f64,
 }
 
-/// Token positions a score may mask: everything but special tokens.
-fn maskable(rt: &MlmRuntime, ids: &[u32]) -> Vec<usize> {
-    let specials = rt.tokenizer.special_ids();
+/// Token positions a score may mask: everything but special tokens (`specials` sorted).
+fn maskable(specials: &[u32], ids: &[u32]) -> Vec<usize> {
     (0..ids.len())
-        .filter(|&p| !specials.contains(&ids[p]))
+        .filter(|&p| specials.binary_search(&ids[p]).is_err())
         .collect()
 }
 
@@ -66,12 +65,13 @@ pub fn masked_token_loss(
     mask_prob: f64,
 ) -> Result<Vec<MaskedLoss>, InferError> {
     let mask_id = rt.tokenizer.specials.mask;
+    let specials = rt.tokenizer.special_ids();
     let mut rows = Vec::with_capacity(sentences.len());
     let mut wanted = Vec::new();
     let mut targets = Vec::new();
     for (index, text) in sentences.iter().enumerate() {
         let (mut ids, _) = rt.encode(index, text)?;
-        let candidates = maskable(rt, &ids);
+        let candidates = maskable(&specials, &ids);
         if !candidates.is_empty() {
             let n =
                 ((candidates.len() as f64 * mask_prob).round() as usize).clamp(1, candidates.len());
@@ -109,13 +109,14 @@ pub fn pseudo_log_likelihood(
     rt: &MlmRuntime,
     sentences: &[&str],
 ) -> Result<Vec<PseudoLogLikelihood>, InferError> {
+    let specials = rt.tokenizer.special_ids();
     let mut rows = Vec::new();
     let mut wanted = Vec::new();
     let mut owner = Vec::new();
     let mut targets = Vec::new();
     for (index, text) in sentences.iter().enumerate() {
         let (ids, _) = rt.encode(index, text)?;
-        for p in maskable(rt, &ids) {
+        for p in maskable(&specials, &ids) {
             let mut copy = ids.clone();
             targets.push(copy[p]);
             copy[p] = rt.tokenizer.specials.mask;
@@ -167,6 +168,7 @@ pub fn candidate_scores(
     };
     let (before, after) = (&normalized[..slot], &normalized[slot + mask_token.len()..]);
     let mask_id = rt.tokenizer.specials.mask;
+    let specials = rt.tokenizer.special_ids();
     let mut rows = Vec::new();
     let mut wanted = Vec::new();
     let mut owner = Vec::new();
@@ -178,7 +180,7 @@ pub fn candidate_scores(
         let (start, end) = (before.len(), before.len() + candidate.len());
         let pieces: Vec<usize> = (0..ids.len())
             .filter(|&p| offsets[p].0 < end && offsets[p].1 > start && offsets[p].1 > offsets[p].0)
-            .filter(|&p| !rt.tokenizer.special_ids().contains(&ids[p]))
+            .filter(|&p| specials.binary_search(&ids[p]).is_err())
             .collect();
         if pieces.is_empty() {
             return Err(InferError::Input {

@@ -71,7 +71,7 @@ pub fn read_sentences(path: &Path) -> Result<Vec<Sentence>, SentenceError> {
                     line: line_no,
                     msg: format!(
                         "not a JSON object with a \"text\" string ({})",
-                        e.classify_name()
+                        json_error_kind(&e)
                     ),
                 })?;
             let id = match parsed.id {
@@ -93,19 +93,13 @@ pub fn read_sentences(path: &Path) -> Result<Vec<Sentence>, SentenceError> {
     Ok(out)
 }
 
-trait Classify {
-    fn classify_name(&self) -> &'static str;
-}
-
-impl Classify for serde_json::Error {
-    /// The error class without the input excerpt serde_json may quote.
-    fn classify_name(&self) -> &'static str {
-        match self.classify() {
-            serde_json::error::Category::Io => "I/O error",
-            serde_json::error::Category::Syntax => "syntax error",
-            serde_json::error::Category::Data => "missing or mistyped field",
-            serde_json::error::Category::Eof => "unexpected end",
-        }
+/// The class of a JSON error, without the input excerpt serde_json may quote.
+fn json_error_kind(e: &serde_json::Error) -> &'static str {
+    match e.classify() {
+        serde_json::error::Category::Io => "I/O error",
+        serde_json::error::Category::Syntax => "syntax error",
+        serde_json::error::Category::Data => "missing or mistyped field",
+        serde_json::error::Category::Eof => "unexpected end",
     }
 }
 

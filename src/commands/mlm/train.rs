@@ -140,15 +140,8 @@ pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
         ));
         ControlFlow::Continue(())
     };
-    let loss_fn = |batch: &MaskedBatch, training: bool, dropout_seed: u64| {
-        let mut rng = DropoutRng::new(dropout_seed);
-        let logits = model.forward(
-            &batch.input_ids,
-            &batch.attention_mask,
-            training.then_some(&mut rng),
-        )?;
-        masked_lm_loss(&logits, &batch.labels)
-    };
+    let loss_fn =
+        |batch: &MaskedBatch, training: bool, seed: u64| batch_loss(&model, batch, training, seed);
     let outcome = train::train(
         &varmap,
         &data,
@@ -187,6 +180,22 @@ pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
         args.out.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The trainer's loss closure: mean masked-LM loss of a batch, with seeded dropout in training.
+fn batch_loss(
+    model: &MaskedLm,
+    batch: &MaskedBatch,
+    training: bool,
+    dropout_seed: u64,
+) -> candle_core::Result<candle_core::Tensor> {
+    let mut rng = DropoutRng::new(dropout_seed);
+    let logits = model.forward(
+        &batch.input_ids,
+        &batch.attention_mask,
+        training.then_some(&mut rng),
+    )?;
+    masked_lm_loss(&logits, &batch.labels)
 }
 
 fn fmt_loss(loss: Option<f64>) -> String {
@@ -352,15 +361,8 @@ pub(super) fn bench_training(
         }
         ControlFlow::Continue(())
     };
-    let loss_fn = |batch: &MaskedBatch, training: bool, seed: u64| {
-        let mut rng = DropoutRng::new(seed);
-        let logits = model.forward(
-            &batch.input_ids,
-            &batch.attention_mask,
-            training.then_some(&mut rng),
-        )?;
-        masked_lm_loss(&logits, &batch.labels)
-    };
+    let loss_fn =
+        |batch: &MaskedBatch, training: bool, seed: u64| batch_loss(model, batch, training, seed);
     let t_all = std::time::Instant::now();
     train::train(
         varmap,
