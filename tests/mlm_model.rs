@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use anonlm::mlm::{
-    check_vocab, load_model_dir, masked_lm_loss, save_model_dir, Arch, DropoutRng, MaskedLm,
-    MlmConfig, MlmError,
+    check_vocab, cross_entropy, labelled_positions, load_model_dir, masked_lm_loss, save_model_dir,
+    Arch, DropoutRng, MaskedLm, MlmConfig, MlmError,
 };
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW, VarBuilder, VarMap};
@@ -138,6 +138,43 @@ fn every_parameter_gets_a_gradient_bert() {
 #[test]
 fn every_parameter_gets_a_gradient_roberta() {
     every_parameter_gets_a_gradient(Arch::Roberta);
+}
+
+/// Training projects to the vocabulary only at masked positions: the loss and every gradient
+/// equal those of the full logits with ignored labels.
+fn masked_rows_only_match_full_logits(arch: Arch) {
+    let (varmap, model) = build(&tiny(arch));
+    let (ids, mask, labels) = batch(arch);
+    let full = masked_lm_loss(
+        &model
+            .forward(&ids, &mask, Some(&mut DropoutRng::new(5)))
+            .unwrap(),
+        &labels,
+    )
+    .unwrap();
+    let at = labelled_positions(&labels, VOCAB).unwrap().unwrap();
+    let logits = model
+        .forward_at(&ids, &mask, &at.rows, Some(&mut DropoutRng::new(5)))
+        .unwrap();
+    assert_eq!(logits.dims()[1], VOCAB);
+    let rows = cross_entropy(&logits, &at.targets).unwrap();
+    assert!((scalar(&full) - scalar(&rows)).abs() < 1e-6);
+    let (g_full, g_rows) = (full.backward().unwrap(), rows.backward().unwrap());
+    for var in varmap.all_vars() {
+        let a = g_full.get(var.as_tensor()).unwrap();
+        let b = g_rows.get(var.as_tensor()).unwrap();
+        assert!(max_abs_diff(a, b) < 1e-6, "{arch:?}: gradients differ");
+    }
+}
+
+#[test]
+fn masked_rows_only_match_full_logits_bert() {
+    masked_rows_only_match_full_logits(Arch::Bert);
+}
+
+#[test]
+fn masked_rows_only_match_full_logits_roberta() {
+    masked_rows_only_match_full_logits(Arch::Roberta);
 }
 
 fn adamw_lowers_the_loss(arch: Arch) {

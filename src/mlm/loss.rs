@@ -16,29 +16,59 @@ pub fn masked_lm_loss(logits: &Tensor, labels: &Tensor) -> candle_core::Result<T
             (b, t)
         );
     }
-    let labels: Vec<i64> = labels.to_dtype(DType::I64)?.flatten_all()?.to_vec1()?;
+    match labelled_positions(labels, v)? {
+        None => Tensor::new(0f32, logits.device()),
+        Some(at) => {
+            let picked = logits.reshape((b * t, v))?.index_select(&at.rows, 0)?;
+            cross_entropy(&picked, &at.targets)
+        }
+    }
+}
+
+/// The labelled positions of a batch, flattened: row `i` of the result is position
+/// `rows[i]` of the [batch * seq] grid and must predict `targets[i]`.
+#[derive(Debug, Clone)]
+pub struct LabelledPositions {
+    /// u32 [n]: flat indices into [batch * seq].
+    pub rows: Tensor,
+    /// u32 [n]: the original token ids.
+    pub targets: Tensor,
+}
+
+/// Positions whose label is not -100 (labels i64 [batch, seq]); None when there are none.
+/// A label outside `0..vocab` is an error.
+pub fn labelled_positions(
+    labels: &Tensor,
+    vocab: usize,
+) -> candle_core::Result<Option<LabelledPositions>> {
+    let flat: Vec<i64> = labels.to_dtype(DType::I64)?.flatten_all()?.to_vec1()?;
     let mut rows = Vec::new();
     let mut targets = Vec::new();
-    for (i, &l) in labels.iter().enumerate() {
+    for (i, &l) in flat.iter().enumerate() {
         if l == IGNORE_INDEX {
             continue;
         }
-        if l < 0 || l as usize >= v {
-            candle_core::bail!("label {l} at position {i} is outside the vocabulary of {v}");
+        if l < 0 || l as usize >= vocab {
+            candle_core::bail!("label {l} at position {i} is outside the vocabulary of {vocab}");
         }
         rows.push(i as u32);
         targets.push(l as u32);
     }
-    let device = logits.device();
     if rows.is_empty() {
-        return Tensor::new(0f32, device);
+        return Ok(None);
     }
     let n = rows.len();
-    let rows = Tensor::from_vec(rows, n, device)?;
-    let targets = Tensor::from_vec(targets, (n, 1), device)?;
-    let picked = logits.reshape((b * t, v))?.index_select(&rows, 0)?;
-    let logp = candle_nn::ops::log_softmax(&picked, D::Minus1)?;
-    let nll = logp.gather(&targets, 1)?.neg()?;
+    let device = labels.device();
+    Ok(Some(LabelledPositions {
+        rows: Tensor::from_vec(rows, n, device)?,
+        targets: Tensor::from_vec(targets, n, device)?,
+    }))
+}
+
+/// Mean cross-entropy of logits f32 [n, vocab] against targets u32 [n].
+pub fn cross_entropy(logits: &Tensor, targets: &Tensor) -> candle_core::Result<Tensor> {
+    let logp = candle_nn::ops::log_softmax(logits, D::Minus1)?;
+    let nll = logp.gather(&targets.unsqueeze(1)?, 1)?.neg()?;
     nll.mean_all()
 }
 

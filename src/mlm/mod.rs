@@ -19,6 +19,6 @@ pub use config::{Activation, Arch, MlmConfig};
 pub use dropout::DropoutRng;
 pub use error::MlmError;
 pub use hub::{resolve_model, resolve_model_in, ModelFiles, ModelSource};
-pub use loss::masked_lm_loss;
+pub use loss::{cross_entropy, labelled_positions, masked_lm_loss, LabelledPositions};
 pub use model::MaskedLm;
 pub use weights::{check_vocab, load_model_dir, save_model_dir, LoadedModel};

@@ -330,6 +330,22 @@ impl MaskedLm {
         logits.reshape((b, t, self.config.vocab_size))
     }
 
+    /// Logits f32 [n, vocab] at `rows` (u32 [n], flat indices into [batch * seq]) only: the
+    /// vocabulary projection, the costliest layer of a small model, runs where it is needed.
+    /// Equal to gathering those rows from [`MaskedLm::forward`].
+    pub fn forward_at(
+        &self,
+        input_ids: &Tensor,
+        attention_mask: &Tensor,
+        rows: &Tensor,
+        dropout: Option<&mut DropoutRng>,
+    ) -> candle_core::Result<Tensor> {
+        let hidden = self.forward_hidden(input_ids, attention_mask, dropout)?;
+        let (b, t, h) = hidden.dims3()?;
+        let picked = hidden.reshape((b * t, h))?.index_select(rows, 0)?;
+        self.head(&picked.unsqueeze(0)?)?.squeeze(0)
+    }
+
     /// input_ids u32 [batch, seq]; attention_mask u32 [batch, seq] (1 = real token);
     /// dropout: Some(rng) in training mode, None for inference. Returns logits f32 [batch, seq, vocab].
     pub fn forward(

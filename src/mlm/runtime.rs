@@ -156,16 +156,14 @@ pub fn visit_log_probs(
         }
         let (ids, mask) = pad_batch(&rows[start..end], pad, device)?;
         let width = ids.dim(1)?;
-        let hidden = model.forward_hidden(&ids, &mask, None)?;
-        let size = hidden.dim(2)?;
-        let flat = hidden.reshape(((end - start) * width, size))?;
         let index: Vec<u32> = chunk
             .iter()
             .map(|&k| ((wanted[k].0 - start) * width + wanted[k].1) as u32)
             .collect();
         let index = Tensor::from_vec(index, chunk.len(), device)?;
-        let picked = flat.index_select(&index, 0)?.unsqueeze(0)?;
-        let logits = model.head(&picked)?.squeeze(0)?.to_dtype(DType::F32)?;
+        let logits = model
+            .forward_at(&ids, &mask, &index, None)?
+            .to_dtype(DType::F32)?;
         let log_probs = candle_nn::ops::log_softmax(&logits, 1)?.to_vec2::<f32>()?;
         for (k, row) in chunk.iter().zip(&log_probs) {
             visit(*k, row);

@@ -6,7 +6,7 @@ use crate::commands::common::{open_documents, resolve_format, InputSpans};
 use crate::mlm::config::{Arch, MlmConfig};
 use crate::mlm::device::select_device;
 use crate::mlm::dropout::DropoutRng;
-use crate::mlm::loss::masked_lm_loss;
+use crate::mlm::loss::{cross_entropy, labelled_positions};
 use crate::mlm::model::MaskedLm;
 use crate::mlm::train::{
     self, AdamWParams, Block, DataSettings, Decay, MaskedBatch, PackSpec, PreparedData, Progress,
@@ -161,7 +161,7 @@ pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
     if let Some(step) = outcome.resumed_from {
         eprintln!("resumed from the checkpoint at step {step}");
     }
-    let baseline = unigram_baseline(&data);
+    let baseline = data.unigram_baseline();
     eprintln!(
         "{} steps{}; held-out loss {} (best {} at step {}; unigram baseline {:.3}); model in {}",
         outcome.steps,
@@ -189,13 +189,17 @@ fn batch_loss(
     training: bool,
     dropout_seed: u64,
 ) -> candle_core::Result<candle_core::Tensor> {
+    let Some(at) = labelled_positions(&batch.labels, model.config().vocab_size)? else {
+        return candle_core::Tensor::new(0f32, model.device());
+    };
     let mut rng = DropoutRng::new(dropout_seed);
-    let logits = model.forward(
+    let logits = model.forward_at(
         &batch.input_ids,
         &batch.attention_mask,
+        &at.rows,
         training.then_some(&mut rng),
     )?;
-    masked_lm_loss(&logits, &batch.labels)
+    cross_entropy(&logits, &at.targets)
 }
 
 fn fmt_loss(loss: Option<f64>) -> String {
@@ -262,37 +266,6 @@ fn pack_spec(tok: &ModelTokenizer, vocab_size: usize) -> Result<PackSpec> {
         vocab_size: u32::try_from(vocab_size)?,
         special_ids: tok.special_ids(),
     })
-}
-
-/// Cross-entropy (nats) of the held-out tokens under the unigram distribution of the
-/// training tokens (add-one smoothed): the loss a model that ignores context would reach.
-pub fn unigram_baseline(data: &PreparedData) -> f64 {
-    let spec = &data.spec;
-    let mut counts = vec![1u64; spec.vocab_size as usize];
-    let tokens = |blocks: &[Block]| -> Vec<u32> {
-        blocks
-            .iter()
-            .flat_map(|b| b.ids[..b.len].iter().copied())
-            .filter(|&id| !spec.is_special(id))
-            .collect()
-    };
-    for id in tokens(&data.train_blocks) {
-        counts[id as usize] += 1;
-    }
-    let total: u64 = counts.iter().sum();
-    let held = tokens(if data.held_out_blocks.is_empty() {
-        &data.train_blocks
-    } else {
-        &data.held_out_blocks
-    });
-    if held.is_empty() {
-        return f64::NAN;
-    }
-    let nll: f64 = held
-        .iter()
-        .map(|&id| -((counts[id as usize] as f64) / total as f64).ln())
-        .sum();
-    nll / held.len() as f64
 }
 
 /// Training throughput for `anonlm mlm bench`: the real training loop (masking, forward,

@@ -315,6 +315,37 @@ where
 }
 
 impl PreparedData {
+    /// Cross-entropy (nats) of the held-out tokens under the unigram distribution of the
+    /// training tokens (add-one smoothed): the loss a model that ignores context would reach.
+    pub fn unigram_baseline(&self) -> f64 {
+        let spec = &self.spec;
+        let mut counts = vec![1u64; spec.vocab_size as usize];
+        let tokens = |blocks: &[Block]| -> Vec<u32> {
+            blocks
+                .iter()
+                .flat_map(|b| b.ids[..b.len].iter().copied())
+                .filter(|&id| !spec.is_special(id))
+                .collect()
+        };
+        for id in tokens(&self.train_blocks) {
+            counts[id as usize] += 1;
+        }
+        let total: u64 = counts.iter().sum();
+        let held = tokens(if self.held_out_blocks.is_empty() {
+            &self.train_blocks
+        } else {
+            &self.held_out_blocks
+        });
+        if held.is_empty() {
+            return f64::NAN;
+        }
+        let nll: f64 = held
+            .iter()
+            .map(|&id| -((counts[id as usize] as f64) / total as f64).ln())
+            .sum();
+        nll / held.len() as f64
+    }
+
     /// SHA-256 over the spec, the settings and every packed id: two runs see the same data
     /// exactly when their digests agree.
     pub fn digest(&self) -> String {

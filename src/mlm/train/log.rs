@@ -34,12 +34,25 @@ pub enum LogLine {
         best_step: u64,
         held_out_blocks: usize,
     },
+    /// The last line of a run that reached its end (last step or early stop).
+    Summary {
+        step: u64,
+        best_step: Option<u64>,
+        best_loss: Option<f64>,
+        last_eval_loss: Option<f64>,
+        /// Held-out cross-entropy under the training tokens' unigram distribution: the loss
+        /// of a model that ignores context, to judge the held-out loss against.
+        unigram_baseline: f64,
+        stopped_early: bool,
+    },
 }
 
 impl LogLine {
     pub fn step(&self) -> u64 {
         match self {
-            LogLine::Step { step, .. } | LogLine::Eval { step, .. } => *step,
+            LogLine::Step { step, .. }
+            | LogLine::Eval { step, .. }
+            | LogLine::Summary { step, .. } => *step,
         }
     }
 }

@@ -263,7 +263,7 @@ fn step_lines(out: &Path) -> Vec<(u64, f64, f64)> {
                 grad_norm,
                 ..
             } => Some((step, loss, grad_norm)),
-            LogLine::Eval { .. } => None,
+            _ => None,
         })
         .collect()
 }
@@ -278,7 +278,7 @@ fn eval_lines(out: &Path) -> Vec<(u64, f64)> {
                 held_out_loss,
                 ..
             } => Some((step, held_out_loss)),
-            LogLine::Step { .. } => None,
+            _ => None,
         })
         .collect()
 }
@@ -363,6 +363,21 @@ fn held_out_loss_falls_well_below_the_unigram_baseline() {
     .unwrap();
     assert!((again - best).abs() < 1e-6, "{again} vs {best}");
     assert!(outcome.restored_best && !outcome.interrupted);
+    // The log ends with a summary that carries the baseline.
+    match log::read(&dir.path().join(LOG_FILE)).unwrap().last().unwrap() {
+        LogLine::Summary {
+            step,
+            best_loss,
+            unigram_baseline,
+            ..
+        } => {
+            assert_eq!(*step, outcome.steps);
+            assert_eq!(*best_loss, Some(best));
+            assert_eq!(*unigram_baseline, outcome.unigram_baseline);
+            assert!(unigram_baseline.is_finite() && *unigram_baseline > 0.0);
+        }
+        other => panic!("last line {other:?}"),
+    }
     let manifest = Manifest::read(dir.path()).unwrap();
     assert_eq!(manifest.seed, 7);
     assert_eq!(manifest.data_digest, data.digest());
@@ -427,6 +442,19 @@ fn interrupted_and_resumed_run_repeats_the_uninterrupted_curve() {
     }
     // The losses did change over the run (the comparison is not of constants).
     assert!(la[0].1 != la[11].1);
+    // One summary each, at the end; none from the interrupted part.
+    let summaries = |dir: &Path| {
+        log::read(&dir.join(LOG_FILE))
+            .unwrap()
+            .iter()
+            .filter(|l| matches!(l, LogLine::Summary { .. }))
+            .count()
+    };
+    assert_eq!((summaries(whole.path()), summaries(parts.path())), (1, 1));
+    // Resuming the finished run adds nothing.
+    let (vm_d, m_d) = model(&vocab, 5, 0.1);
+    run(&vm_d, &m_d, &data, &s, parts.path(), true, None).unwrap();
+    assert_eq!(summaries(parts.path()), 1);
 }
 
 #[test]

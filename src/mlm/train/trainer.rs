@@ -147,6 +147,8 @@ pub struct TrainOutcome {
     pub interrupted: bool,
     /// Whether the best weights were put back into the `VarMap` at the end.
     pub restored_best: bool,
+    /// See [`PreparedData::unigram_baseline`].
+    pub unigram_baseline: f64,
 }
 
 /// Trains the variables of `varmap` on `data`.
@@ -179,13 +181,14 @@ where
     let n_blocks = data.train_blocks.len() as u64;
     let b = settings.batch_size as u64;
     let a = settings.grad_accum as u64;
-    let micro_per_epoch = n_blocks.div_ceil(b);
+    // Sequences are drawn from one endless stream: the epochs' shuffles one after another.
+    // Every micro-batch is full; one may straddle two epochs.
     let mut total_steps = u64::MAX;
     if let Some(s) = settings.max_steps {
         total_steps = s;
     }
     if let Some(e) = settings.epochs {
-        total_steps = total_steps.min((e * micro_per_epoch).div_ceil(a));
+        total_steps = total_steps.min((e * n_blocks).div_ceil(a * b));
     }
     if total_steps == 0 {
         return Err(TrainError::Settings("the run has zero steps".into()));
@@ -261,7 +264,7 @@ where
     };
 
     let ordinary = data.spec.ordinary_ids();
-    let mut order_cache: Option<(u64, Vec<usize>)> = None;
+    let mut stream = BlockStream::new(n_blocks as usize, settings.seed);
     let mut interrupted = false;
     while !state.finished && state.step < total_steps {
         let step = state.step + 1;
@@ -270,18 +273,9 @@ where
         // Build the step's micro-batches first: weights need the step's masked count.
         let mut batches = Vec::with_capacity(a as usize);
         for i in 0..a {
-            let k = state.micro_batches_done + i;
-            let epoch = k / micro_per_epoch;
-            let within = (k % micro_per_epoch) as usize;
-            if order_cache.as_ref().map(|c| c.0) != Some(epoch) {
-                order_cache = Some((epoch, epoch_order(n_blocks as usize, settings.seed, epoch)));
-            }
-            let order = &order_cache.as_ref().expect("cached").1;
-            let lo = within * settings.batch_size;
-            let hi = (lo + settings.batch_size).min(order.len());
-            let blocks: Vec<&Block> = order[lo..hi]
-                .iter()
-                .map(|&j| &data.train_blocks[j])
+            let first = (state.micro_batches_done + i) * b;
+            let blocks: Vec<&Block> = (first..first + b)
+                .map(|slot| &data.train_blocks[stream.block(slot)])
                 .collect();
             let key = MaskKey {
                 purpose: Purpose::Mask,
@@ -322,11 +316,11 @@ where
         let grad_norm = opt.step(sum, lr, settings.clip_norm)?;
         state.step = step;
         state.micro_batches_done += a;
-        state.epoch = state.micro_batches_done / micro_per_epoch;
+        state.epoch = state.micro_batches_done * b / n_blocks;
         state.tokens_seen += tokens as u64;
         state.steps_since_best += 1;
         let secs = started.elapsed().as_secs_f64().max(1e-9);
-        let epoch_frac = state.micro_batches_done as f64 / micro_per_epoch as f64;
+        let epoch_frac = (state.micro_batches_done * b) as f64 / n_blocks as f64;
         log.write(&LogLine::Step {
             step,
             epoch: epoch_frac,
@@ -398,6 +392,23 @@ where
     }
 
     let mut restored_best = false;
+    let unigram_baseline = data.unigram_baseline();
+    // A finished run that is resumed already ends with its summary (unless it was killed
+    // between its last checkpoint and the summary line).
+    let has_summary = resumed_from == Some(state.step)
+        && super::log::read(&log_path)?
+            .iter()
+            .any(|l| matches!(l, LogLine::Summary { .. }));
+    if !interrupted && state.finished && !has_summary {
+        log.write(&LogLine::Summary {
+            step: state.step,
+            best_step: state.best_step,
+            best_loss: state.best_loss,
+            last_eval_loss: state.last_eval_loss,
+            unigram_baseline,
+            stopped_early: state.stopped_early,
+        })?;
+    }
     if !interrupted {
         if let (Some(best), Some(bs)) = (&best, state.best_step) {
             if bs != state.step {
@@ -416,6 +427,7 @@ where
         stopped_early: state.stopped_early,
         interrupted,
         restored_best,
+        unigram_baseline,
     })
 }
 
@@ -499,4 +511,38 @@ fn differing_fields(
         fields.push("settings hash".into());
     }
     fields.join("; ")
+}
+
+/// The endless sequence of training blocks: epoch 0's shuffle, then epoch 1's, and so on.
+struct BlockStream {
+    n: usize,
+    seed: u64,
+    /// The most recent epochs' orders (a micro-batch spans at most a few).
+    cache: Vec<(u64, Vec<usize>)>,
+}
+
+impl BlockStream {
+    fn new(n: usize, seed: u64) -> Self {
+        BlockStream {
+            n,
+            seed,
+            cache: Vec::new(),
+        }
+    }
+
+    /// Index of the block at position `slot` of the stream.
+    fn block(&mut self, slot: u64) -> usize {
+        let epoch = slot / self.n as u64;
+        let within = (slot % self.n as u64) as usize;
+        if let Some((_, order)) = self.cache.iter().find(|(e, _)| *e == epoch) {
+            return order[within];
+        }
+        if self.cache.len() >= 2 {
+            self.cache.remove(0);
+        }
+        let order = epoch_order(self.n, self.seed, epoch);
+        let j = order[within];
+        self.cache.push((epoch, order));
+        j
+    }
 }

@@ -1,0 +1,131 @@
+//! The masked LM really learns, through the `anonlm` binary: on a repetitive corpus fill-mask
+//! finds the planted word, and on generated clinical notes the held-out loss falls well below
+//! the unigram baseline. (Release build recommended: the two trainings take about a minute.)
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::fs;
+use std::path::Path;
+
+fn anonlm() -> Command {
+    Command::cargo_bin("anonlm").unwrap()
+}
+
+/// Sentences written for this test; the planted word is the doctor's name.
+const SENTENCES: [&str; 5] = [
+    "De behandelend arts is dokter Vermeulen.",
+    "Bloeddruk was normaal.",
+    "Medicatie werd niet gewijzigd.",
+    "De patiënt klaagt over hoofdpijn.",
+    "Controle over twee weken.",
+];
+
+/// `lines` documents, each the five sentences in a seeded order (a small LCG: the order only
+/// has to vary, not to be good randomness).
+fn repetitive_corpus(lines: usize) -> String {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut out = String::new();
+    for _ in 0..lines {
+        let mut order: Vec<usize> = (0..SENTENCES.len()).collect();
+        for i in (1..order.len()).rev() {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            order.swap(i, ((state >> 33) % (i as u64 + 1)) as usize);
+        }
+        let doc: Vec<&str> = order.iter().map(|&i| SENTENCES[i]).collect();
+        out.push_str(&doc.join(" "));
+        out.push('\n');
+    }
+    out
+}
+
+fn train_tokenizer(corpus: &Path, vocab: &str, out: &Path) {
+    anonlm()
+        .args(["tokenizer", "train", "--kind", "wordpiece", "-q"])
+        .args(["--vocab-size", vocab, "--corpus"])
+        .arg(corpus)
+        .arg("--out")
+        .arg(out)
+        .assert()
+        .success();
+}
+
+fn train(corpus: &Path, tok: &Path, out: &Path, args: &[&str]) {
+    anonlm()
+        .args(["mlm", "train", "--config", "tiny", "-q", "--patience", "0"])
+        .args(args)
+        .arg("--corpus")
+        .arg(corpus)
+        .arg("--tokenizer")
+        .arg(tok)
+        .arg("--out")
+        .arg(out)
+        .assert()
+        .success();
+}
+
+/// The summary line that ends the training log.
+fn summary(model: &Path) -> Value {
+    let log = fs::read_to_string(model.join("train_log.jsonl")).unwrap();
+    let last: Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "summary", "{last}");
+    last
+}
+
+fn top_prediction(model: &Path, text: &str) -> (String, f64) {
+    let out = anonlm()
+        .args(["mlm", "fill", "--json", "--top-k", "3", "--model"])
+        .arg(model)
+        .arg(text)
+        .assert()
+        .success();
+    let line: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let best = &line["masks"][0]["predictions"][0];
+    (
+        best["token"].as_str().unwrap().to_string(),
+        best["prob"].as_f64().unwrap(),
+    )
+}
+
+#[test]
+fn fill_mask_predicts_the_planted_word_after_a_repetitive_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus.txt");
+    fs::write(&corpus, repetitive_corpus(300)).unwrap();
+    let tok = dir.path().join("tok");
+    train_tokenizer(&corpus, "150", &tok);
+    let model = dir.path().join("model");
+    train(
+        &corpus,
+        &tok,
+        &model,
+        &[
+            "--steps",
+            "400",
+            "--batch",
+            "32",
+            "--seq-len",
+            "16",
+            "--lr",
+            "3e-3",
+            "--eval-every",
+            "100",
+        ],
+    );
+    let s = summary(&model);
+    let (best, baseline) = (
+        s["best_loss"].as_f64().unwrap(),
+        s["unigram_baseline"].as_f64().unwrap(),
+    );
+    assert!(
+        best < 0.5 * baseline,
+        "held-out {best} vs unigram {baseline}"
+    );
+
+    let (word, p) = top_prediction(&model, "De behandelend arts is dokter <mask>.");
+    assert_eq!(word, "Vermeulen", "p {p}");
+    assert!(p > 0.5, "Vermeulen at p {p}");
+    let (word, p) = top_prediction(&model, "Controle over twee [MASK].");
+    assert_eq!(word, "weken", "p {p}");
+}
