@@ -18,6 +18,7 @@ pub mod labelmap;
 pub mod labels;
 pub mod lang;
 pub mod mlm;
+pub mod namelike;
 pub mod offsets;
 pub mod opslog;
 pub mod progress;
