@@ -364,7 +364,11 @@ fn held_out_loss_falls_well_below_the_unigram_baseline() {
     assert!((again - best).abs() < 1e-6, "{again} vs {best}");
     assert!(outcome.restored_best && !outcome.interrupted);
     // The log ends with a summary that carries the baseline.
-    match log::read(&dir.path().join(LOG_FILE)).unwrap().last().unwrap() {
+    match log::read(&dir.path().join(LOG_FILE))
+        .unwrap()
+        .last()
+        .unwrap()
+    {
         LogLine::Summary {
             step,
             best_loss,
