@@ -281,7 +281,7 @@ pub fn rewrite_model_with(
     }
     if rmap.starts_with(&rdir) || rmap == resolved(review) {
         return Err(usage(format!(
-            "--map {} would overwrite an input",
+            "--map {} must be outside the model dir and not the review file (inputs are never replaced)",
             map.display()
         )));
     }
