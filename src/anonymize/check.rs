@@ -402,6 +402,26 @@ mod tests {
     }
 
     #[test]
+    fn byte_level_tokens_are_decoded_before_comparing() {
+        // "ĠJÃ©r" is " Jér" in byte-level characters.
+        let dir = write_dir(json!({"pre_tokenizer": {"type": "ByteLevel"},
+            "model": {"type": "BPE", "vocab": {"Ġ": 0, "J": 1, "ĠJÃ©r": 2, "Ã": 3}, "merges": []}}));
+        let names = vec![NameList {
+            label: "mine".into(),
+            names: vec!["Jér".into()],
+        }];
+        let r = check_model(
+            dir.path(),
+            &CheckOptions {
+                names,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(r.names.unwrap().ids, vec![2]);
+    }
+
+    #[test]
     fn builtin_lists_load() {
         let l = load_name_list("builtin:nl").unwrap();
         assert!(l.names.len() > 20);

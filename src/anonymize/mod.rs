@@ -2,6 +2,7 @@
 //! rewrite that renames confirmed tokens (ids and weights stay), and the checks of the result.
 
 mod check;
+mod json_order;
 mod review;
 mod rewrite;
 mod tokenizer_json;

@@ -2,6 +2,7 @@
 //! form found: `"a b"` strings or `["a", "b"]` pairs), special tokens and word-boundary marker;
 //! and the in-place edit that renames tokens and drops merges, leaving every other part as is.
 
+use super::json_order::{Order, Ordered};
 use super::AnonymizeError;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -31,6 +32,8 @@ impl std::fmt::Display for ModelKind {
 pub struct TokenizerJson {
     pub path: PathBuf,
     pub value: Value,
+    /// Key order of the original text (kept when written back).
+    order: Order,
     pub kind: ModelKind,
     /// id → token string of the model's vocabulary.
     pub by_id: BTreeMap<u32, String>,
@@ -56,7 +59,11 @@ impl TokenizerJson {
         let text = std::fs::read_to_string(path).map_err(|e| AnonymizeError::io(path, e))?;
         let value: Value = serde_json::from_str(&text)
             .map_err(|e| AnonymizeError::file(path, format!("invalid JSON: {e}")))?;
-        Self::from_value(path, value)
+        let order: Order = serde_json::from_str(&text)
+            .map_err(|e| AnonymizeError::file(path, format!("invalid JSON: {e}")))?;
+        let mut tj = Self::from_value(path, value)?;
+        tj.order = order;
+        Ok(tj)
     }
 
     /// Interprets a parsed document (`path` only names it in errors).
@@ -175,6 +182,7 @@ impl TokenizerJson {
         Ok(TokenizerJson {
             path: path.to_path_buf(),
             value,
+            order: Order::Leaf,
             kind,
             by_id,
             ids,
@@ -302,9 +310,14 @@ impl TokenizerJson {
         Ok(())
     }
 
-    /// The document as pretty JSON with a final newline.
+    /// The document as pretty JSON with a final newline, objects in the key order of the
+    /// original text (vocabularies by id).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut s = serde_json::to_string_pretty(&self.value).expect("JSON values serialize");
+        let ordered = Ordered {
+            value: &self.value,
+            order: &self.order,
+        };
+        let mut s = serde_json::to_string_pretty(&ordered).expect("JSON values serialize");
         s.push('\n');
         s.into_bytes()
     }
