@@ -75,15 +75,26 @@ fn check(args: VocabCheckArgs) -> Result<ExitCode> {
     let report = anonymize::check_model(&args.model, &opts)
         .with_context(|| format!("checking {}", args.model.display()))?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        let mut text = serde_json::to_string_pretty(&report)?;
+        text.push('\n');
+        print_out(&text)?;
     } else {
-        print_text(&report);
+        print_out(&report_text(&report))?;
     }
     Ok(if report.passed {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Writes the report to stdout; a closed pipe is an error (exit 2), not a panic.
+fn print_out(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("writing the report to stdout")
 }
 
 fn verdict(passed: bool) -> &'static str {
@@ -94,70 +105,83 @@ fn verdict(passed: bool) -> &'static str {
     }
 }
 
-fn print_text(r: &CheckReport) {
-    println!(
+fn report_text(r: &CheckReport) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    writeln!(
+        o,
         "vocab check {} ({}, {} tokens{}): {}",
         r.model.display(),
         r.kind,
         r.vocab_size,
         if r.lowercase { ", lowercasing" } else { "" },
         if r.passed { "passed" } else { "FAILED" }
-    );
+    )
+    .expect("writing to a String");
     let m = &r.merges;
-    println!(
+    writeln!(
+        o,
         "  merges   {:4}  {} merges, {} with a part or result missing from the vocabulary",
         verdict(m.passed),
         m.merges,
         m.broken
-    );
+    )
+    .expect("writing to a String");
     if let Some(list) = &m.broken_merges {
         for [a, b] in list {
-            println!("           {a} {b}");
+            writeln!(o, "           {a} {b}").expect("writing to a String");
         }
     }
-    println!("  loads    {:4}", verdict(r.loads.passed));
+    writeln!(o, "  loads    {}", verdict(r.loads.passed)).expect("writing to a String");
     if let Some(e) = &r.loads.error {
-        println!("           {e}");
+        writeln!(o, "           {e}").expect("writing to a String");
     }
     if let Some(x) = &r.removed {
-        println!(
+        writeln!(
+        o,
             "  removed  {:4}  {} entries: {} still in the vocabulary, {} produced by encoding, {} not at their id",
             verdict(x.passed),
             x.entries,
             x.still_in_vocab,
             x.encodable,
             x.id_mismatch
-        );
+        ).expect("writing to a String");
         if !x.failing_ids.is_empty() {
-            println!("           ids {}", join_ids(&x.failing_ids));
+            writeln!(o, "           ids {}", join_ids(&x.failing_ids))
+                .expect("writing to a String");
         }
         if let Some(list) = &x.failing {
             for t in list {
-                println!("           {t}");
+                writeln!(o, "           {t}").expect("writing to a String");
             }
         }
     }
     if let Some(n) = &r.names {
-        println!(
+        writeln!(
+            o,
             "  names    {:4}  {} vocabulary entries equal a listed name",
             verdict(n.passed),
             n.matches
-        );
+        )
+        .expect("writing to a String");
         for l in &n.lists {
-            println!(
+            writeln!(
+                o,
                 "           {}: {} names, {} entries",
                 l.list, l.names, l.matches
-            );
+            )
+            .expect("writing to a String");
         }
         if !n.ids.is_empty() {
-            println!("           ids {}", join_ids(&n.ids));
+            writeln!(o, "           ids {}", join_ids(&n.ids)).expect("writing to a String");
         }
         if let Some(list) = &n.tokens {
             for t in list {
-                println!("           {t}");
+                writeln!(o, "           {t}").expect("writing to a String");
             }
         }
     }
+    o
 }
 
 fn join_ids(ids: &[u32]) -> String {
