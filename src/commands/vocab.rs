@@ -138,14 +138,16 @@ fn report_text(r: &CheckReport) -> String {
     }
     if let Some(x) = &r.removed {
         writeln!(
-        o,
-            "  removed  {:4}  {} entries: {} still in the vocabulary, {} produced by encoding, {} not at their id",
+            o,
+            "  removed  {:4}  {} entries: {} still in the vocabulary, {} produced by \
+             encoding, {} not at their id",
             verdict(x.passed),
             x.entries,
             x.still_in_vocab,
             x.encodable,
             x.id_mismatch
-        ).expect("writing to a String");
+        )
+        .expect("writing to a String");
         if !x.failing_ids.is_empty() {
             writeln!(o, "           ids {}", join_ids(&x.failing_ids))
                 .expect("writing to a String");
