@@ -37,6 +37,9 @@ pub enum Command {
     /// Masked language models: train, fill-mask, score, benchmark.
     #[command(subcommand)]
     Mlm(MlmCommand),
+    /// Model vocabulary: rename reviewed name tokens, check a vocabulary for names.
+    #[command(subcommand)]
+    Vocab(VocabCommand),
 }
 
 /// Where documents come from and how recognition is set up.
@@ -466,4 +469,51 @@ pub struct MlmBenchArgs {
     /// Also write the JSON here.
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum VocabCommand {
+    /// Rename the tokens a review file marks `remove` (ids and weights stay) into a new model dir.
+    Rewrite(VocabRewriteArgs),
+    /// Check a model's vocabulary: merges, loading, removed strings, listed names (exit 1 on a failure).
+    Check(VocabCheckArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct VocabRewriteArgs {
+    /// Model dir (config.json, weights, tokenizer.json).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Review file (TSV: token, id, score, evidence, decision).
+    #[arg(long)]
+    pub tokens: PathBuf,
+    /// New model dir (must not exist unless --overwrite).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Old->new map (JSON, mode 0600): holds the removed names; keep it outside the released dir.
+    #[arg(long)]
+    pub map: PathBuf,
+    /// Replace an existing --out dir and --map file (inputs are never replaced).
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct VocabCheckArgs {
+    /// Model dir (its tokenizer.json).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Name list: a file (one name per line, `#` comments) or `builtin:<lang>` (nl, hu, es, it,
+    /// en, all). Repeatable.
+    #[arg(long)]
+    pub names: Vec<String>,
+    /// Map of a rewrite (`vocab rewrite --map`): its old strings must be gone.
+    #[arg(long)]
+    pub removed: Option<PathBuf>,
+    /// Print the offending token strings (they may be names).
+    #[arg(long)]
+    pub show: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -5,6 +5,7 @@
 //! corpus (text | jsonl | brat | conll) → `recognize` → entities → `deid` → de-identified corpus
 //! (+ ops log without raw PII) → tokenizer / masked LM → probes → vocabulary rewrite → audit → report.
 
+pub mod anonymize;
 pub mod checksum;
 pub mod cli;
 pub mod commands;

@@ -10,6 +10,7 @@ mod mlm;
 mod recognize;
 mod synth;
 mod tokenizer;
+mod vocab;
 
 use crate::cli::{Cli, Command};
 use std::process::ExitCode;
@@ -26,5 +27,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Demo(a) => demo::run(a),
         Command::Tokenizer(c) => tokenizer::run(c),
         Command::Mlm(a) => mlm::run(a),
+        Command::Vocab(c) => vocab::run(c),
     }
 }

@@ -1,0 +1,61 @@
+//! Anonymization of a trained model's vocabulary: the review file of name-like tokens, the
+//! rewrite that renames confirmed tokens (ids and weights stay), and the checks of the result.
+
+mod check;
+mod json_order;
+mod review;
+mod rewrite;
+mod tokenizer_json;
+
+pub use check::{check_model, load_name_list, CheckOptions, CheckReport, NameList};
+pub use review::{read_review, read_review_lines, write_review, Decision, ReviewRow, HEADER};
+pub use rewrite::{read_map, rewrite_model, MapEntry, Reason, RewriteOptions, RewriteReport};
+pub use tokenizer_json::{ModelKind, TokenizerJson};
+
+use std::path::PathBuf;
+
+/// Errors of the vocabulary tools. Messages name files, lines and ids, never token strings
+/// (a removed token is a name).
+#[derive(Debug, thiserror::Error)]
+pub enum AnonymizeError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {msg}")]
+    Line {
+        path: PathBuf,
+        line: usize,
+        msg: String,
+    },
+    #[error("{path}: {msg}")]
+    File { path: PathBuf, msg: String },
+    #[error("{0}")]
+    Usage(String),
+    #[error(transparent)]
+    Tokenizer(#[from] crate::tokenizer::TokenizerError),
+}
+
+impl AnonymizeError {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        AnonymizeError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+    pub(crate) fn file(path: impl Into<PathBuf>, msg: impl Into<String>) -> Self {
+        AnonymizeError::File {
+            path: path.into(),
+            msg: msg.into(),
+        }
+    }
+    pub(crate) fn line(path: impl Into<PathBuf>, line: usize, msg: impl Into<String>) -> Self {
+        AnonymizeError::Line {
+            path: path.into(),
+            line,
+            msg: msg.into(),
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! `anonlm vocab rewrite | check`: rename reviewed name tokens of a model's vocabulary, and
+//! check a vocabulary (merges, loading, removed strings, listed names). No token strings are
+//! printed unless `--show`.
+
+use crate::anonymize::{self, CheckOptions, CheckReport, RewriteOptions};
+use crate::cli::{VocabCheckArgs, VocabCommand, VocabRewriteArgs};
+use anyhow::{Context, Result};
+use std::process::ExitCode;
+
+pub fn run(cmd: VocabCommand) -> Result<ExitCode> {
+    match cmd {
+        VocabCommand::Rewrite(a) => rewrite(a),
+        VocabCommand::Check(a) => check(a),
+    }
+}
+
+fn rewrite(args: VocabRewriteArgs) -> Result<ExitCode> {
+    let opts = RewriteOptions {
+        overwrite: args.overwrite,
+    };
+    let report =
+        anonymize::rewrite_model(&args.model, &args.tokens, &args.out, &args.map, &opts)
+            .with_context(|| format!("rewriting the vocabulary of {}", args.model.display()))?;
+    eprintln!(
+        "vocab rewrite ({}): {} reviewed, {} renamed as confirmed, {} derived from them{}, {} merges removed",
+        report.kind,
+        report.reviewed,
+        report.confirmed,
+        report.derived_ids.len(),
+        if report.derived_ids.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (ids {})",
+                report
+                    .derived_ids
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        },
+        report.merges_removed
+    );
+    eprintln!(
+        "model written to {} ({}); map (mode 0600) to {}",
+        args.out.display(),
+        report.written.join(", "),
+        args.map.display()
+    );
+    if !report.left_out.is_empty() {
+        eprintln!("not carried over: {}", report.left_out.join(", "));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn check(args: VocabCheckArgs) -> Result<ExitCode> {
+    let names = args
+        .names
+        .iter()
+        .map(|s| anonymize::load_name_list(s))
+        .collect::<Result<Vec<_>, _>>()
+        .context("reading --names")?;
+    let removed = args
+        .removed
+        .as_deref()
+        .map(anonymize::read_map)
+        .transpose()
+        .context("reading --removed")?;
+    let opts = CheckOptions {
+        names,
+        removed,
+        show: args.show,
+    };
+    let report = anonymize::check_model(&args.model, &opts)
+        .with_context(|| format!("checking {}", args.model.display()))?;
+    if args.json {
+        let mut text = serde_json::to_string_pretty(&report)?;
+        text.push('\n');
+        print_out(&text)?;
+    } else {
+        print_out(&report_text(&report))?;
+    }
+    Ok(if report.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Writes the report to stdout; a closed pipe is an error (exit 2), not a panic.
+fn print_out(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("writing the report to stdout")
+}
+
+fn verdict(passed: bool) -> &'static str {
+    if passed {
+        "ok"
+    } else {
+        "FAIL"
+    }
+}
+
+fn report_text(r: &CheckReport) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    writeln!(
+        o,
+        "vocab check {} ({}, {} tokens{}): {}",
+        r.model.display(),
+        r.kind,
+        r.vocab_size,
+        if r.lowercase { ", lowercasing" } else { "" },
+        if r.passed { "passed" } else { "FAILED" }
+    )
+    .expect("writing to a String");
+    let m = &r.merges;
+    writeln!(
+        o,
+        "  merges   {:4}  {} merges, {} with a part or result missing from the vocabulary",
+        verdict(m.passed),
+        m.merges,
+        m.broken
+    )
+    .expect("writing to a String");
+    if let Some(list) = &m.broken_merges {
+        for [a, b] in list {
+            writeln!(o, "           {a} {b}").expect("writing to a String");
+        }
+    }
+    writeln!(o, "  loads    {}", verdict(r.loads.passed)).expect("writing to a String");
+    if let Some(e) = &r.loads.error {
+        writeln!(o, "           {e}").expect("writing to a String");
+    }
+    if let Some(x) = &r.removed {
+        writeln!(
+            o,
+            "  removed  {:4}  {} entries: {} still in the vocabulary, {} produced by \
+             encoding, {} not at their id",
+            verdict(x.passed),
+            x.entries,
+            x.still_in_vocab,
+            x.encodable,
+            x.id_mismatch
+        )
+        .expect("writing to a String");
+        if !x.failing_ids.is_empty() {
+            writeln!(o, "           ids {}", join_ids(&x.failing_ids))
+                .expect("writing to a String");
+        }
+        if let Some(list) = &x.failing {
+            for t in list {
+                writeln!(o, "           {t}").expect("writing to a String");
+            }
+        }
+    }
+    if let Some(n) = &r.names {
+        writeln!(
+            o,
+            "  names    {:4}  {} vocabulary entries equal a listed name",
+            verdict(n.passed),
+            n.matches
+        )
+        .expect("writing to a String");
+        for l in &n.lists {
+            writeln!(
+                o,
+                "           {}: {} names, {} entries",
+                l.list, l.names, l.matches
+            )
+            .expect("writing to a String");
+        }
+        if !n.ids.is_empty() {
+            writeln!(o, "           ids {}", join_ids(&n.ids)).expect("writing to a String");
+        }
+        if let Some(list) = &n.tokens {
+            for t in list {
+                writeln!(o, "           {t}").expect("writing to a String");
+            }
+        }
+    }
+    o
+}
+
+fn join_ids(ids: &[u32]) -> String {
+    ids.iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
