@@ -78,7 +78,36 @@ pub fn read_replaced_ranges(
         .collect();
     let mut out: HashMap<String, Vec<(usize, usize)>> =
         gold.iter().map(|d| (d.id.clone(), Vec::new())).collect();
-    read_ranges(path, &texts, "gold set", |op| (op.start, op.end), &mut out)?;
+    read_ranges(
+        path,
+        &texts,
+        "gold set",
+        |op| Some((op.start, op.end)),
+        &mut out,
+    )?;
+    Ok(out)
+}
+
+/// Like [`read_replaced_ranges`], for the ops whose label `keep` accepts (e.g. names only),
+/// as byte ranges of the input texts `input`.
+pub fn read_replaced_ranges_where(
+    path: &Path,
+    input: &[Document],
+    keep: impl Fn(&OpRecord) -> bool,
+) -> Result<HashMap<String, Vec<(usize, usize)>>, OpsLogError> {
+    let texts: HashMap<&str, &str> = input
+        .iter()
+        .map(|d| (d.id.as_str(), d.text.as_str()))
+        .collect();
+    let mut out: HashMap<String, Vec<(usize, usize)>> =
+        input.iter().map(|d| (d.id.clone(), Vec::new())).collect();
+    read_ranges(
+        path,
+        &texts,
+        "corpus",
+        |op| keep(op).then_some((op.start, op.end)),
+        &mut out,
+    )?;
     Ok(out)
 }
 
@@ -98,19 +127,19 @@ pub fn read_generated_ranges(
         path,
         &texts,
         "de-identified output",
-        |op| (op.out_start, op.out_end),
+        |op| Some((op.out_start, op.out_end)),
         &mut out,
     )?;
     Ok(out)
 }
 
-/// Reads the ops log at `path`, turning the code-point range `pick` chooses from each op into
-/// byte ranges of the matching text in `texts`.
+/// Reads the ops log at `path`, turning the code-point range `pick` chooses from each op (None:
+/// skip the op, its offsets still checked) into byte ranges of the matching text in `texts`.
 fn read_ranges(
     path: &Path,
     texts: &HashMap<&str, &str>,
     side: &str,
-    pick: impl Fn(&OpRecord) -> (usize, usize),
+    pick: impl Fn(&OpRecord) -> Option<(usize, usize)>,
     out: &mut HashMap<String, Vec<(usize, usize)>>,
 ) -> Result<(), OpsLogError> {
     let p = path.display().to_string();
@@ -136,9 +165,13 @@ fn read_ranges(
         let map = OffsetMap::new(text);
         let ranges = out.entry(entry.id.clone()).or_default();
         for op in &entry.ops {
-            let (s, e) = pick(op);
+            let (s, e) = pick(op).unwrap_or((op.start, op.end));
             match (map.char_to_byte(s), map.char_to_byte(e)) {
-                (Some(bs), Some(be)) if bs <= be => ranges.push((bs, be)),
+                (Some(bs), Some(be)) if bs <= be => {
+                    if pick(op).is_some() {
+                        ranges.push((bs, be));
+                    }
+                }
                 _ => {
                     return Err(err(format!(
                         "offsets {s}-{e} lie outside document '{}' of the {side}",

@@ -1,13 +1,16 @@
-//! Anonymization of a trained model's vocabulary: the review file of name-like tokens, the
-//! rewrite that renames confirmed tokens (ids and weights stay), and the checks of the result.
+//! Anonymization of a trained model's vocabulary: the harvest of name-like tokens, their review
+//! file, the rewrite that renames confirmed tokens (ids and weights stay), and the checks of
+//! the result.
 
 mod check;
+mod harvest;
 mod json_order;
 mod review;
 mod rewrite;
 mod tokenizer_json;
 
 pub use check::{check_model, load_name_list, CheckOptions, CheckReport, NameList};
+pub use harvest::{gather, review_rows, Harvested, Judge, PredictedToken};
 pub use review::{read_review, read_review_lines, write_review, Decision, ReviewRow, HEADER};
 pub use rewrite::{read_map, rewrite_model, MapEntry, Reason, RewriteOptions, RewriteReport};
 pub use tokenizer_json::{ModelKind, TokenizerJson};

@@ -1,0 +1,144 @@
+//! The harvest: tokens predicted at name slots gathered per vocabulary id, judged for
+//! name-likeness (`crate::namelike`) and turned into review rows a person can edit.
+
+use std::collections::BTreeMap;
+
+use super::review::{Decision, ReviewRow};
+use crate::namelike::{assess, Evidence, InNameCounts, NameLists, SubwordKind, Surface, Weights};
+
+/// One prediction at one probe slot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictedToken {
+    pub id: u32,
+    pub token: String,
+    /// 1 = the model's first choice.
+    pub rank: usize,
+    pub prob: f64,
+}
+
+/// A vocabulary entry the probes brought up, with what the probes said about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Harvested {
+    pub id: u32,
+    pub token: String,
+    /// Slots at which it was among the top-k.
+    pub slots: usize,
+    pub best_rank: usize,
+    pub max_prob: f64,
+}
+
+/// Gathers predictions by id (slots counted once per prediction line).
+pub fn gather<'a>(predictions: impl IntoIterator<Item = &'a PredictedToken>) -> Vec<Harvested> {
+    let mut by_id: BTreeMap<u32, Harvested> = BTreeMap::new();
+    for p in predictions {
+        let h = by_id.entry(p.id).or_insert_with(|| Harvested {
+            id: p.id,
+            token: p.token.clone(),
+            slots: 0,
+            best_rank: usize::MAX,
+            max_prob: 0.0,
+        });
+        h.slots += 1;
+        h.best_rank = h.best_rank.min(p.rank);
+        h.max_prob = h.max_prob.max(p.prob);
+    }
+    by_id.into_values().collect()
+}
+
+/// What the judgement draws on.
+pub struct Judge<'a> {
+    pub kind: SubwordKind,
+    /// Name lists; None switches list evidence off.
+    pub lists: Option<&'a NameLists>,
+    /// In-name counts of the original corpus; None when no corpus was given.
+    pub counts: Option<&'a InNameCounts>,
+    pub lowercased: bool,
+    pub weights: Weights,
+}
+
+impl Judge<'_> {
+    /// A review row for a harvested token: score, evidence (terms and probe figures) and the
+    /// proposed decision.
+    pub fn review_row(&self, h: &Harvested) -> ReviewRow {
+        let surface = Surface::of(&h.token, self.kind);
+        let evidence = Evidence {
+            list: self.lists.and_then(|l| l.lookup(&surface.text)),
+            corpus: self.counts.map(|c| (c.get(h.id), c.log_ratio(h.id))),
+            surface,
+            lowercased: self.lowercased,
+        };
+        let a = assess(&evidence, &self.weights);
+        let probe = if h.slots > 0 {
+            format!(
+                "probe: {} slots, best rank {}, max p {:.3}",
+                h.slots, h.best_rank, h.max_prob
+            )
+        } else {
+            "probe: not predicted".to_string()
+        };
+        let terms = a.evidence_line();
+        ReviewRow {
+            token: h.token.clone(),
+            id: h.id,
+            score: (a.score * 100.0).round() / 100.0,
+            evidence: if terms.is_empty() {
+                probe
+            } else {
+                format!("{terms}; {probe}")
+            },
+            decision: if a.remove {
+                Decision::Remove
+            } else {
+                Decision::Keep
+            },
+        }
+    }
+}
+
+/// Review rows, most name-like first (ties by id, so the file is deterministic).
+pub fn review_rows(judge: &Judge<'_>, harvested: &[Harvested]) -> Vec<ReviewRow> {
+    let mut rows: Vec<ReviewRow> = harvested.iter().map(|h| judge.review_row(h)).collect();
+    rows.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(id: u32, token: &str, rank: usize, prob: f64) -> PredictedToken {
+        PredictedToken {
+            id,
+            token: token.into(),
+            rank,
+            prob,
+        }
+    }
+
+    #[test]
+    fn gathers_by_id_and_ranks_name_like_first() {
+        let preds = vec![
+            p(7, "ĠJansen", 3, 0.1),
+            p(9, "Ġ.", 1, 0.5),
+            p(7, "ĠJansen", 1, 0.3),
+            p(12, "Ġpatiënt", 2, 0.2),
+        ];
+        let h = gather(&preds);
+        assert_eq!(h.len(), 3);
+        assert_eq!((h[0].id, h[0].slots, h[0].best_rank), (7, 2, 1));
+        assert!((h[0].max_prob - 0.3).abs() < 1e-12);
+        let lists = NameLists::builtin().unwrap();
+        let judge = Judge {
+            kind: SubwordKind::ByteLevelBpe,
+            lists: Some(&lists),
+            counts: None,
+            lowercased: false,
+            weights: Weights::default(),
+        };
+        let rows = review_rows(&judge, &h);
+        assert_eq!(rows[0].id, 7);
+        assert_eq!(rows[0].decision, Decision::Remove);
+        assert!(rows[0].evidence.contains("probe: 2 slots, best rank 1"));
+        assert!(rows[1..].iter().all(|r| r.decision == Decision::Keep));
+    }
+}
