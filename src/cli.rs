@@ -473,10 +473,58 @@ pub struct MlmBenchArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum VocabCommand {
+    /// Judge the tokens predicted at name slots (`probe run`) and write a review file (TSV).
+    Harvest(VocabHarvestArgs),
     /// Rename the tokens a review file marks `remove` (ids and weights stay) into a new model dir.
     Rewrite(VocabRewriteArgs),
     /// Check a model's vocabulary: merges, loading, removed strings, listed names (exit 1 on a failure).
     Check(VocabCheckArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct VocabHarvestArgs {
+    /// Predictions of `probe run` (JSONL). Repeatable.
+    #[arg(long, required = true)]
+    pub probe: Vec<PathBuf>,
+    /// The probed model dir (its tokenizer decides markers, case and corpus counts).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Review file to write (TSV: token, id, score, evidence, decision).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Original corpus (the input of `deid`), to count each token inside replaced names and
+    /// elsewhere; needs --ops-log.
+    #[arg(long, requires = "ops_log")]
+    pub corpus: Option<PathBuf>,
+    /// Corpus format: text, jsonl, brat, conll, or auto.
+    #[arg(long, default_value = "auto")]
+    pub format: String,
+    /// Ops log of the de-identification of --corpus.
+    #[arg(long, requires = "corpus")]
+    pub ops_log: Option<PathBuf>,
+    /// Ops-log labels that count as names.
+    #[arg(long, default_value = "NAME", value_delimiter = ',')]
+    pub labels: Vec<String>,
+    /// Extra name list (one name per line, `#` comments), e.g. the hospital's patients and
+    /// staff. Repeatable.
+    #[arg(long)]
+    pub names: Vec<PathBuf>,
+    /// Leave the built-in first-name and surname lists out of the evidence.
+    #[arg(long)]
+    pub no_builtin_lists: bool,
+    /// Score from which a token is proposed for removal.
+    #[arg(long, default_value_t = 2.0)]
+    pub threshold: f64,
+    /// Documents with gold NAME entities (e.g. `anonlm synth` output): reports precision and
+    /// recall of the proposals against the tokens used mostly inside gold names.
+    #[arg(long)]
+    pub gold: Option<PathBuf>,
+    /// Also write the summary (counts, and precision/recall with --gold) as JSON here.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+    /// Replace an existing --out.
+    #[arg(long)]
+    pub overwrite: bool,
 }
 
 #[derive(Args, Debug)]

@@ -10,7 +10,7 @@ use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
 
-fn read_all(
+pub(crate) fn read_all(
     path: &Path,
     format: &str,
     max: Option<usize>,

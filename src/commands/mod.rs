@@ -5,6 +5,7 @@ mod common;
 mod deid;
 mod demo;
 mod eval;
+mod harvest;
 mod keygen;
 mod mlm;
 mod recognize;

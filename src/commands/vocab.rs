@@ -1,4 +1,4 @@
-//! `anonlm vocab rewrite | check`: rename reviewed name tokens of a model's vocabulary, and
+//! `anonlm vocab rewrite | check` (harvest lives in `harvest.rs`): rename reviewed name tokens of a model's vocabulary, and
 //! check a vocabulary (merges, loading, removed strings, listed names). No token strings are
 //! printed unless `--show`.
 
@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 pub fn run(cmd: VocabCommand) -> Result<ExitCode> {
     match cmd {
+        VocabCommand::Harvest(a) => super::harvest::run(a),
         VocabCommand::Rewrite(a) => rewrite(a),
         VocabCommand::Check(a) => check(a),
     }

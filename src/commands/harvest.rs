@@ -1,0 +1,252 @@
+//! `anonlm vocab harvest`: the tokens a model predicted at name slots, judged for name-likeness
+//! and written as a review file; with `--gold`, precision and recall of the proposals.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::common::write_bytes_atomic;
+use super::eval::read_all;
+use crate::anonymize::{self, Decision, Harvested, Judge, PredictedToken, ReviewRow};
+use crate::cli::VocabHarvestArgs;
+use crate::corpus::Document;
+use crate::namelike::{InNameCounts, NameLists, SubwordKind, Weights};
+use crate::tokenizer::{self, ModelTokenizer};
+
+/// The fields of a `probe run` line that the harvest reads.
+#[derive(Deserialize)]
+struct ProbeLine {
+    predictions: Vec<ProbePrediction>,
+}
+
+#[derive(Deserialize)]
+struct ProbePrediction {
+    rank: usize,
+    token: String,
+    id: u32,
+    prob: f64,
+}
+
+pub fn run(args: VocabHarvestArgs) -> Result<ExitCode> {
+    if args.out.exists() && !args.overwrite {
+        bail!(
+            "{} exists (pass --overwrite to replace it)",
+            args.out.display()
+        );
+    }
+    let tok = tokenizer::load_dir(&args.model)
+        .with_context(|| format!("loading the tokenizer of {}", args.model.display()))?;
+    let (predictions, slots) = read_probes(&args.probe, tok.vocab_size())?;
+    let harvested = anonymize::gather(&predictions);
+
+    let mut lists = if args.no_builtin_lists {
+        NameLists::default()
+    } else {
+        NameLists::builtin().context("loading the built-in name lists")?
+    };
+    for path in &args.names {
+        lists
+            .add_file(path)
+            .with_context(|| format!("reading --names {}", path.display()))?;
+    }
+    let counts = match (&args.corpus, &args.ops_log) {
+        (Some(corpus), Some(ops)) => Some(corpus_counts(
+            &tok,
+            corpus,
+            &args.format,
+            ops,
+            &args.labels,
+        )?),
+        _ => None,
+    };
+    let judge = Judge {
+        kind: SubwordKind::of(&tok.inner),
+        lists: (!lists.is_empty()).then_some(&lists),
+        counts: counts.as_ref(),
+        lowercased: lowercases(&tok),
+        weights: Weights {
+            threshold: args.threshold,
+            ..Weights::default()
+        },
+    };
+    let rows = anonymize::review_rows(&judge, &harvested);
+    anonymize::write_review(&args.out, &rows)
+        .with_context(|| format!("writing {}", args.out.display()))?;
+    let proposed = rows
+        .iter()
+        .filter(|r| r.decision == Decision::Remove)
+        .count();
+    eprintln!(
+        "vocab harvest: {slots} slots, {} predictions, {} distinct tokens; {proposed} proposed for removal; review file {}",
+        predictions.len(),
+        rows.len(),
+        args.out.display()
+    );
+    let mut summary = json!({
+        "slots": slots,
+        "predictions": predictions.len(),
+        "tokens": rows.len(),
+        "proposed_remove": proposed,
+        "evidence": {
+            "builtin_lists": !args.no_builtin_lists,
+            "user_lists": args.names.len(),
+            "corpus_documents": counts.as_ref().map(|c| c.documents),
+        },
+        "threshold": args.threshold,
+    });
+    if let Some(gold) = &args.gold {
+        let g = gold_agreement(&tok, gold, &harvested, &rows)?;
+        eprintln!(
+            "against the gold names of {}: {} name tokens among the harvested; precision {:.3}, recall {:.3}",
+            gold.display(),
+            g["gold_name_tokens"],
+            g["precision"].as_f64().unwrap_or(f64::NAN),
+            g["recall"].as_f64().unwrap_or(f64::NAN)
+        );
+        summary["gold"] = g;
+    }
+    if let Some(path) = &args.summary {
+        let mut text = serde_json::to_string_pretty(&summary)?;
+        text.push('\n');
+        write_bytes_atomic(path, text.as_bytes(), true)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Every prediction of every probe file; ids outside the vocabulary mean the file was made with
+/// another model. Returns the predictions and the number of slots.
+fn read_probes(paths: &[std::path::PathBuf], vocab: usize) -> Result<(Vec<PredictedToken>, usize)> {
+    let mut out = Vec::new();
+    let mut slots = 0;
+    for path in paths {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let probe: ProbeLine = serde_json::from_str(line).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}:{}: not a probe-run line ({:?})",
+                    path.display(),
+                    i + 1,
+                    e.classify()
+                )
+            })?;
+            slots += 1;
+            for p in probe.predictions {
+                if p.id as usize >= vocab {
+                    bail!(
+                        "{}:{}: token id {} is outside this model's vocabulary of {vocab}",
+                        path.display(),
+                        i + 1,
+                        p.id
+                    );
+                }
+                out.push(PredictedToken {
+                    id: p.id,
+                    token: p.token,
+                    rank: p.rank,
+                    prob: p.prob,
+                });
+            }
+        }
+    }
+    Ok((out, slots))
+}
+
+/// In-name counts of the original corpus, names being the ops whose label is in `labels`.
+fn corpus_counts(
+    tok: &ModelTokenizer,
+    corpus: &Path,
+    format: &str,
+    ops_log: &Path,
+    labels: &[String],
+) -> Result<InNameCounts> {
+    let docs = read_all(corpus, format, None, None)?;
+    let ranges = crate::opslog::read_replaced_ranges_where(ops_log, &docs, |op| {
+        labels
+            .iter()
+            .any(|l| l.eq_ignore_ascii_case(op.label.as_str()))
+    })?;
+    count_in(tok, &docs, |d| {
+        ranges.get(&d.id).map(Vec::as_slice).unwrap_or(&[]).to_vec()
+    })
+}
+
+fn count_in(
+    tok: &ModelTokenizer,
+    docs: &[Document],
+    ranges: impl Fn(&Document) -> Vec<(usize, usize)>,
+) -> Result<InNameCounts> {
+    let spans: Vec<Vec<(usize, usize)>> = docs.iter().map(&ranges).collect();
+    InNameCounts::count(
+        tok,
+        docs.iter()
+            .zip(&spans)
+            .map(|(d, r)| (d.text.as_str(), r.as_slice())),
+    )
+    .map_err(|(i, e)| anyhow::anyhow!("tokenizing document '{}': {e}", docs[i].id))
+}
+
+/// Whether the tokenizer's normalizer lower-cases.
+fn lowercases(tok: &ModelTokenizer) -> bool {
+    tok.inner
+        .encode("Zwanenburg", false)
+        .ok()
+        .and_then(|e| tok.inner.decode(e.get_ids(), true).ok())
+        .is_some_and(|d| !d.chars().any(char::is_uppercase))
+}
+
+/// Precision and recall of the proposals against gold: a harvested token is a name token when
+/// the gold documents use it inside NAME entities at least as often as elsewhere.
+fn gold_agreement(
+    tok: &ModelTokenizer,
+    gold: &Path,
+    harvested: &[Harvested],
+    rows: &[ReviewRow],
+) -> Result<serde_json::Value> {
+    let docs = read_all(gold, "auto", None, None)?;
+    let counts = count_in(tok, &docs, |d| {
+        d.entities
+            .iter()
+            .filter(|e| e.label.category == crate::labels::Category::Name)
+            .map(|e| (e.start, e.end))
+            .collect()
+    })?;
+    let is_name: HashSet<u32> = harvested
+        .iter()
+        .filter(|h| {
+            let c = counts.get(h.id);
+            c.in_names > 0 && c.in_names >= c.elsewhere
+        })
+        .map(|h| h.id)
+        .collect();
+    let mut table: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in rows {
+        let key = match (r.decision == Decision::Remove, is_name.contains(&r.id)) {
+            (true, true) => "true_positive",
+            (true, false) => "false_positive",
+            (false, true) => "false_negative",
+            (false, false) => "true_negative",
+        };
+        *table.entry(key).or_default() += 1;
+    }
+    let get = |k: &str| table.get(k).copied().unwrap_or(0) as f64;
+    let (tp, fp, fn_) = (
+        get("true_positive"),
+        get("false_positive"),
+        get("false_negative"),
+    );
+    Ok(json!({
+        "gold_documents": docs.len(),
+        "gold_name_tokens": is_name.len(),
+        "table": table,
+        "precision": if tp + fp > 0.0 { Some(tp / (tp + fp)) } else { None },
+        "recall": if tp + fn_ > 0.0 { Some(tp / (tp + fn_)) } else { None },
+    }))
+}
