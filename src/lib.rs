@@ -20,6 +20,7 @@ pub mod lang;
 pub mod mlm;
 pub mod offsets;
 pub mod opslog;
+pub mod probe;
 pub mod progress;
 pub mod recognize;
 pub mod span;

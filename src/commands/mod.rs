@@ -7,6 +7,7 @@ mod demo;
 mod eval;
 mod keygen;
 mod mlm;
+mod probe;
 mod recognize;
 mod synth;
 mod tokenizer;
@@ -26,5 +27,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Demo(a) => demo::run(a),
         Command::Tokenizer(c) => tokenizer::run(c),
         Command::Mlm(a) => mlm::run(a),
+        Command::Probe(c) => probe::run(c),
     }
 }
