@@ -40,6 +40,9 @@ pub enum Command {
     /// Model vocabulary: rename reviewed name tokens, check a vocabulary for names.
     #[command(subcommand)]
     Vocab(VocabCommand),
+    /// Name probes of a masked LM: build seen/unseen probe sets, run fill-mask at the slots.
+    #[command(subcommand)]
+    Probe(ProbeCommand),
 }
 
 /// Where documents come from and how recognition is set up.
@@ -564,4 +567,87 @@ pub struct VocabCheckArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ProbeCommand {
+    /// Probe sets from a de-identified corpus and its ops log: one masked sentence per replaced
+    /// name, split into seen (training) and unseen (held-out) documents of a model.
+    Build(ProbeBuildArgs),
+    /// Top-k fill-mask predictions at every slot of a probe set or a user file of sentences.
+    Run(ProbeRunArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ProbeBuildArgs {
+    /// The de-identified corpus (Document JSONL written by `anonlm deid`).
+    #[arg(long)]
+    pub corpus: PathBuf,
+    /// Its ops log (`anonlm deid --ops-log`).
+    #[arg(long)]
+    pub ops_log: PathBuf,
+    /// The model's manifest.json (or the model dir holding it), from `anonlm mlm train`.
+    #[arg(long)]
+    pub manifest: PathBuf,
+    /// Output directory: probes.jsonl, summary.json (and originals.jsonl with --original).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The input of deid (Document JSONL, same ids): writes the protected originals.jsonl (0600).
+    #[arg(long)]
+    pub original: Option<PathBuf>,
+    /// Op labels that make slots (all subtypes), comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "NAME")]
+    pub labels: Vec<crate::labels::Category>,
+    /// Slots kept per set, sampled with --seed (default: all).
+    #[arg(long)]
+    pub max_per_set: Option<usize>,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Sentences longer than this many whitespace words are skipped.
+    #[arg(long, default_value_t = 250)]
+    pub max_words: usize,
+    /// Replace a probe set already in --out.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Largest document accepted, in bytes.
+    #[arg(long, default_value_t = 16 << 20)]
+    pub max_doc_bytes: usize,
+}
+
+#[derive(Args, Debug)]
+pub struct ProbeRunArgs {
+    /// Model dir or hub id `org/name[@revision]` (local cache).
+    #[arg(long)]
+    pub model: String,
+    /// A probe set (dir from `probe build`, or its probes.jsonl), or a user file of sentences
+    /// with one <mask> each: one per line, or a .csv with a `sentences` column.
+    #[arg(long)]
+    pub set: PathBuf,
+    /// Predictions per slot (40 to harvest, 20 for the final test).
+    #[arg(long, default_value_t = 40)]
+    pub top_k: usize,
+    /// JSONL output, one line per slot (`-` for stdout).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The protected originals.jsonl of `probe build`: adds recovery figures (never the names).
+    #[arg(long)]
+    pub originals: Option<PathBuf>,
+    /// Candidate names for the PLL rank, one per line (default: built-in lists of the language).
+    #[arg(long)]
+    pub candidates: Option<PathBuf>,
+    /// Candidates scored per slot, the original included (sampled with --seed).
+    #[arg(long, default_value_t = 1000)]
+    pub max_candidates: usize,
+    /// Language of user-file sentences (for built-in candidate names).
+    #[arg(long)]
+    pub lang: Option<crate::lang::Lang>,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Sequences per forward pass.
+    #[arg(long, default_value_t = 32)]
+    pub batch: usize,
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+    #[arg(long)]
+    pub overwrite: bool,
 }

@@ -22,6 +22,7 @@ pub mod mlm;
 pub mod namelike;
 pub mod offsets;
 pub mod opslog;
+pub mod probe;
 pub mod progress;
 pub mod recognize;
 pub mod span;

@@ -8,6 +8,7 @@ mod eval;
 mod harvest;
 mod keygen;
 mod mlm;
+mod probe;
 mod recognize;
 mod synth;
 mod tokenizer;
@@ -29,5 +30,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Tokenizer(c) => tokenizer::run(c),
         Command::Mlm(a) => mlm::run(a),
         Command::Vocab(c) => vocab::run(c),
+        Command::Probe(c) => probe::run(c),
     }
 }

@@ -1,0 +1,19 @@
+//! Name probes of a masked LM: probe sets built from a de-identified corpus and its ops log
+//! (seen vs unseen sentences), user sentence files, fill-mask runs and recovery of the original.
+
+pub mod build;
+pub mod error;
+pub mod recovery;
+pub mod run;
+pub mod sentences;
+pub mod set;
+pub mod user_file;
+
+pub use build::{build_probes, read_manifest, write_built, BuildOptions, BuildSummary, BuiltSet};
+pub use error::ProbeError;
+pub use recovery::{CandidatePool, Recovery};
+pub use run::{predict_chunk, ProbeResult, RankedPrediction};
+pub use set::{
+    read_originals, read_probe_results, read_probe_slots, read_set, ProbeSlot, SetKind,
+    SlotOriginal,
+};

@@ -1,0 +1,431 @@
+//! `anonlm probe build | run` end to end through the binary: generated Dutch notes,
+//! de-identified with tags, a tiny model trained on the raw notes, a probe set with seen and
+//! unseen slots and a protected originals file, a probe run with recovery figures that never
+//! shows a name, and user sentence files (.txt, .csv) whose leading spaces are kept.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn anonlm() -> Command {
+    Command::cargo_bin("anonlm").unwrap()
+}
+
+fn jsonl(path: &Path) -> Vec<Value> {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+struct Pipeline {
+    _dir: tempfile::TempDir,
+    dir: PathBuf,
+    model: PathBuf,
+    set: PathBuf,
+    /// stdout + stderr of `probe build`.
+    build_output: String,
+}
+
+/// synth → deid (tags, gold spans) → tokenizer and tiny model on the raw notes → probe build.
+fn pipeline() -> Pipeline {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
+    let notes = dir.join("notes.jsonl");
+    anonlm()
+        .args([
+            "synth", "--lang", "nl", "--docs", "60", "--seed", "5", "--out",
+        ])
+        .arg(&notes)
+        .assert()
+        .success();
+    let deid = dir.join("deid.jsonl");
+    let ops = dir.join("deid.ops.jsonl");
+    anonlm()
+        .args(["deid", "--operator", "tag", "--use-input-spans", "-q"])
+        .arg(&notes)
+        .arg("--out")
+        .arg(&deid)
+        .arg("--ops-log")
+        .arg(&ops)
+        .assert()
+        .success();
+    let tok = dir.join("tok");
+    anonlm()
+        .args([
+            "tokenizer",
+            "train",
+            "--kind",
+            "bpe",
+            "--vocab-size",
+            "800",
+            "-q",
+        ])
+        .arg("--corpus")
+        .arg(&notes)
+        .arg("--out")
+        .arg(&tok)
+        .assert()
+        .success();
+    let model = dir.join("model");
+    anonlm()
+        .args([
+            "mlm", "train", "--config", "tiny", "--steps", "30", "--batch", "16",
+        ])
+        .args(["--seq-len", "32", "--held-out", "0.2", "--seed", "4", "-q"])
+        .arg("--corpus")
+        .arg(&notes)
+        .arg("--tokenizer")
+        .arg(&tok)
+        .arg("--out")
+        .arg(&model)
+        .assert()
+        .success();
+    let set = dir.join("set");
+    let build = |overwrite: bool| {
+        let mut cmd = anonlm();
+        cmd.args(["probe", "build", "--max-per-set", "6", "--seed", "2"])
+            .arg("--corpus")
+            .arg(&deid)
+            .arg("--ops-log")
+            .arg(&ops)
+            .arg("--manifest")
+            .arg(model.join("manifest.json"))
+            .arg("--original")
+            .arg(&notes)
+            .arg("--out")
+            .arg(&set);
+        if overwrite {
+            cmd.arg("--overwrite");
+        }
+        cmd.assert()
+    };
+    let out = build(false).success().get_output().clone();
+    let build_output = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A second build into the same dir is refused, and allowed with --overwrite.
+    let refused = build(false).code(2).get_output().stderr.clone();
+    assert!(String::from_utf8_lossy(&refused).contains("--overwrite"));
+    build(true).success();
+    Pipeline {
+        _dir: tmp,
+        dir,
+        model,
+        set,
+        build_output,
+    }
+}
+
+/// slot id → original, from the protected side file.
+fn originals(set: &Path) -> HashMap<String, String> {
+    jsonl(&set.join("originals.jsonl"))
+        .into_iter()
+        .map(|v| {
+            (
+                v["slot_id"].as_str().unwrap().to_string(),
+                v["original"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn build_and_run_probes_on_a_model_trained_on_raw_notes() {
+    let p = pipeline();
+
+    // Summary: both sets non-empty, matched by the hashes of the raw notes.
+    let summary: Value =
+        serde_json::from_str(&fs::read_to_string(p.set.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["manifest_hashes"], "original", "{summary}");
+    assert_eq!(summary["documents"]["hash_mismatch"], 0);
+    assert_eq!(summary["slots"]["seen"]["NAME"], 6, "{summary}");
+    assert_eq!(summary["slots"]["unseen"]["NAME"], 6, "{summary}");
+    assert!(summary["slots_found"]["seen"].as_u64().unwrap() > 6);
+
+    // probes.jsonl: one masked, de-identified sentence per slot, no original anywhere.
+    let probes = jsonl(&p.set.join("probes.jsonl"));
+    assert_eq!(probes.len(), 12);
+    let originals = originals(&p.set);
+    assert_eq!(originals.len(), 12);
+    let probes_raw = fs::read_to_string(p.set.join("probes.jsonl")).unwrap();
+    for (slot_id, original) in &originals {
+        assert!(!original.trim().is_empty());
+        assert!(
+            !probes_raw.contains(original.as_str()),
+            "original of {slot_id} in probes.jsonl"
+        );
+        assert!(
+            !p.build_output.contains(original.as_str()),
+            "original printed by build"
+        );
+    }
+    for probe in &probes {
+        let text = probe["text"].as_str().unwrap();
+        assert_eq!(text.matches("<mask>").count(), 1, "{probe}");
+        assert!(["seen", "unseen"].contains(&probe["set"].as_str().unwrap()));
+        assert_eq!(probe["label"], "NAME");
+        assert_eq!(probe["lang"], "nl");
+        let slot_id = probe["slot_id"].as_str().unwrap();
+        assert!(slot_id.starts_with(probe["doc_id"].as_str().unwrap()));
+        assert!(originals.contains_key(slot_id));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let meta = fs::metadata(p.set.join("originals.jsonl")).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    }
+
+    // probe run with recovery.
+    let out = p.dir.join("probe_out.jsonl");
+    let run = anonlm()
+        .args(["probe", "run", "--top-k", "5", "--max-candidates", "12"])
+        .arg("--model")
+        .arg(&p.model)
+        .arg("--set")
+        .arg(&p.set)
+        .arg("--originals")
+        .arg(p.set.join("originals.jsonl"))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(printed.contains("12 slots probed"), "{printed}");
+    let results = jsonl(&out);
+    assert_eq!(results.len(), probes.len(), "one line per slot");
+    let out_lines: Vec<String> = fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    for ((r, probe), line) in results.iter().zip(&probes).zip(&out_lines) {
+        assert_eq!(r["slot_id"], probe["slot_id"]);
+        assert_eq!(r["set"], probe["set"]);
+        assert_eq!(r["doc_id"], probe["doc_id"]);
+        let preds = r["predictions"].as_array().unwrap();
+        assert_eq!(preds.len(), 5);
+        for (i, pr) in preds.iter().enumerate() {
+            assert_eq!(pr["rank"], i + 1);
+            assert!(pr["token"].is_string() && pr["text"].is_string() && pr["id"].is_u64());
+            if i > 0 {
+                assert!(pr["prob"].as_f64().unwrap() <= preds[i - 1]["prob"].as_f64().unwrap());
+            }
+        }
+        let rec = &r["recovery"];
+        let n = rec["n_candidates"].as_u64().unwrap();
+        assert_eq!(n, 12, "{rec}");
+        let rank = rec["pll_rank"].as_u64().unwrap();
+        assert!((1..=n).contains(&rank), "{rec}");
+        assert!(rec["n_pieces"].as_u64().unwrap() >= 1);
+        // The original never appears, unless the model predicted it as a token (then in_top_k).
+        let original = &originals[r["slot_id"].as_str().unwrap()];
+        let predicted = preds.iter().any(|pr| pr["text"] == original.as_str());
+        assert_eq!(rec["in_top_k"], predicted);
+        if !predicted {
+            assert!(!line.contains(original.as_str()), "original in the output");
+        }
+        assert!(
+            !printed.contains(original.as_str()),
+            "original printed by run"
+        );
+    }
+    // Deterministic: a second run gives the same file.
+    let again = p.dir.join("probe_out2.jsonl");
+    anonlm()
+        .args(["probe", "run", "--top-k", "5", "--max-candidates", "12"])
+        .arg("--model")
+        .arg(&p.model)
+        .arg("--set")
+        .arg(p.set.join("probes.jsonl"))
+        .arg("--originals")
+        .arg(p.set.join("originals.jsonl"))
+        .arg("--out")
+        .arg(&again)
+        .assert()
+        .success();
+    assert_eq!(fs::read(&out).unwrap(), fs::read(&again).unwrap());
+    // The output is not replaced without --overwrite.
+    anonlm()
+        .args(["probe", "run", "--top-k", "5"])
+        .arg("--model")
+        .arg(&p.model)
+        .arg("--set")
+        .arg(&p.set)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(2);
+
+    // User files: leading spaces are kept byte-exact, in a line file and in a CSV.
+    let txt = p.dir.join("user.txt");
+    fs::write(&txt, " Dokter <mask> zei het.\nDokter <mask> zei het.\n").unwrap();
+    let csv = p.dir.join("user.csv");
+    fs::write(
+        &csv,
+        "id,sentences\n1, Dokter <mask> zei het.\n2,\"Dokter [MASK] zei het.\"\n",
+    )
+    .unwrap();
+    let mut by_file = Vec::new();
+    for (input, name) in [(&txt, "user_txt.jsonl"), (&csv, "user_csv.jsonl")] {
+        let out = p.dir.join(name);
+        anonlm()
+            .args(["probe", "run", "--top-k", "3"])
+            .arg("--model")
+            .arg(&p.model)
+            .arg("--set")
+            .arg(input)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+        by_file.push(jsonl(&out));
+    }
+    let (lines, rows) = (&by_file[0], &by_file[1]);
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["slot_id"], "line 1");
+    assert_eq!(rows[1]["slot_id"], "row 2");
+    assert_eq!(lines[0]["set"], "user");
+    assert!(lines[0]["doc_id"].is_null());
+    assert!(lines[0].get("recovery").is_none());
+    assert_eq!(lines[0]["predictions"].as_array().unwrap().len(), 3);
+    // Same sentences, same predictions; the leading space makes a different input.
+    assert_eq!(lines[0]["predictions"], rows[0]["predictions"]);
+    assert_eq!(lines[1]["predictions"], rows[1]["predictions"]);
+    assert_ne!(lines[0]["predictions"], lines[1]["predictions"]);
+
+    // A user sentence with a recovery through --lang (built-in Dutch names) and its own
+    // originals file.
+    let orig = p.dir.join("user_originals.jsonl");
+    fs::write(
+        &orig,
+        "{\"slot_id\":\"line 2\",\"original\":\"Verhoeven\"}\n",
+    )
+    .unwrap();
+    let out = p.dir.join("user_rec.jsonl");
+    let run = anonlm()
+        .args([
+            "probe",
+            "run",
+            "--top-k",
+            "3",
+            "--max-candidates",
+            "8",
+            "--lang",
+            "nl",
+        ])
+        .arg("--model")
+        .arg(&p.model)
+        .arg("--set")
+        .arg(&txt)
+        .arg("--originals")
+        .arg(&orig)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let rec = jsonl(&out);
+    assert!(rec[0].get("recovery").is_none());
+    assert_eq!(rec[1]["recovery"]["n_candidates"], 8);
+    assert!(!String::from_utf8_lossy(&run.stderr).contains("Verhoeven"));
+    assert!(
+        !fs::read_to_string(&out).unwrap().contains("Verhoeven")
+            || rec[1]["recovery"]["in_top_k"] == true
+    );
+}
+
+#[test]
+fn bad_inputs_fail_naming_the_line_or_document() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // A user file: the second line has no mask; the third two.
+    let txt = dir.join("bad.txt");
+    fs::write(&txt, "Dokter <mask> kwam.\nMevrouw Zwaneveld kwam.\n").unwrap();
+    let err = anonlm()
+        .args(["probe", "run", "--model", "nowhere", "--top-k", "3"])
+        .arg("--set")
+        .arg(&txt)
+        .arg("--out")
+        .arg(dir.join("o.jsonl"))
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8_lossy(&err);
+    assert!(
+        err.contains("bad.txt:2") && err.contains("no mask"),
+        "{err}"
+    );
+    assert!(!err.contains("Zwaneveld"), "{err}");
+    let csv = dir.join("bad.csv");
+    fs::write(&csv, "sentences\n<mask> en [MASK] kwamen.\n").unwrap();
+    let err = anonlm()
+        .args(["probe", "run", "--model", "nowhere", "--top-k", "3"])
+        .arg("--set")
+        .arg(&csv)
+        .arg("--out")
+        .arg(dir.join("o.jsonl"))
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8_lossy(&err);
+    assert!(
+        err.contains("bad.csv:2") && err.contains("row 1 has 2 masks"),
+        "{err}"
+    );
+
+    // probe build: an ops-log line for a document that is not in the corpus.
+    let corpus = dir.join("deid.jsonl");
+    fs::write(
+        &corpus,
+        "{\"id\":\"a\",\"text\":\"Mevrouw [NAME] kwam.\"}\n",
+    )
+    .unwrap();
+    let ops = dir.join("ops.jsonl");
+    fs::write(
+        &ops,
+        "{\"id\":\"a\",\"lang\":\"nl\",\"passes_run\":1,\"ops\":[]}\n{\"id\":\"b\",\"lang\":\"nl\",\"passes_run\":1,\"ops\":[]}\n",
+    )
+    .unwrap();
+    let manifest = dir.join("manifest.json");
+    fs::write(
+        &manifest,
+        r#"{"tool":"anonlm","version":"0","seed":0,"settings":{},"pack":{"cls":0,"sep":1,"pad":2,"mask":3,"vocab_size":9,"special_ids":[]},"seq_len":8,"held_out_fraction":0.5,"n_input_documents":1,"n_distinct_documents":1,"corpus_digest":"","data_digest":"","train":{"n_documents":1,"n_tokens":1,"n_blocks":1,"documents":[{"doc_id":"a","sha256":"00","n_tokens":1}],"duplicates":[]},"held_out":{"n_documents":0,"n_tokens":0,"n_blocks":0,"documents":[],"duplicates":[]}}"#,
+    )
+    .unwrap();
+    let err = anonlm()
+        .args(["probe", "build"])
+        .arg("--corpus")
+        .arg(&corpus)
+        .arg("--ops-log")
+        .arg(&ops)
+        .arg("--manifest")
+        .arg(&manifest)
+        .arg("--out")
+        .arg(dir.join("set"))
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8_lossy(&err);
+    assert!(err.contains("ops.jsonl:2") && err.contains("'b'"), "{err}");
+    assert!(!dir.join("set").join("probes.jsonl").exists());
+}
