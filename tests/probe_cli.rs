@@ -429,3 +429,125 @@ fn bad_inputs_fail_naming_the_line_or_document() {
     assert!(err.contains("ops.jsonl:2") && err.contains("'b'"), "{err}");
     assert!(!dir.join("set").join("probes.jsonl").exists());
 }
+
+/// Sentences written for this test; the planted name is the doctor's.
+const PLANTED: [&str; 5] = [
+    "Patiënt werd gezien door dokter Brouwersma.",
+    "Temperatuur was verhoogd.",
+    "Geen allergieën bekend.",
+    "Zij slaapt slecht sinds maandag.",
+    "Terugkomen na drie dagen.",
+];
+
+#[test]
+fn recovery_finds_a_name_the_model_learned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // 300 documents: the five sentences in rotating orders, odd documents reversed.
+    let mut corpus = String::new();
+    for i in 0..300 {
+        let mut doc: Vec<&str> = (0..5).map(|k| PLANTED[(i + k) % 5]).collect();
+        if i % 2 == 1 {
+            doc.reverse();
+        }
+        corpus.push_str(&doc.join(" "));
+        corpus.push('\n');
+    }
+    let corpus_path = dir.join("corpus.txt");
+    fs::write(&corpus_path, corpus).unwrap();
+    let tok = dir.join("tok");
+    anonlm()
+        .args([
+            "tokenizer",
+            "train",
+            "--kind",
+            "wordpiece",
+            "--vocab-size",
+            "150",
+            "-q",
+        ])
+        .arg("--corpus")
+        .arg(&corpus_path)
+        .arg("--out")
+        .arg(&tok)
+        .assert()
+        .success();
+    let model = dir.join("model");
+    anonlm()
+        .args([
+            "mlm",
+            "train",
+            "--config",
+            "tiny",
+            "-q",
+            "--patience",
+            "0",
+            "--steps",
+            "400",
+        ])
+        .args([
+            "--batch",
+            "32",
+            "--seq-len",
+            "16",
+            "--lr",
+            "3e-3",
+            "--eval-every",
+            "100",
+        ])
+        .arg("--corpus")
+        .arg(&corpus_path)
+        .arg("--tokenizer")
+        .arg(&tok)
+        .arg("--out")
+        .arg(&model)
+        .assert()
+        .success();
+    let set = dir.join("slots.txt");
+    fs::write(
+        &set,
+        "Patiënt werd gezien door dokter <mask>.\nPatiënt werd gezien door dokter <mask>.\n",
+    )
+    .unwrap();
+    // Line 1: the planted name. Line 2: a name with a letter the vocabulary never saw.
+    let originals = dir.join("originals.jsonl");
+    fs::write(
+        &originals,
+        "{\"slot_id\":\"line 1\",\"original\":\"Brouwersma\"}\n{\"slot_id\":\"line 2\",\"original\":\"Jongsma\"}\n",
+    )
+    .unwrap();
+    let candidates = dir.join("candidates.txt");
+    fs::write(
+        &candidates,
+        "# surnames spelled with letters of the corpus\nBrouwer\nBosma\nTerpstra\nZandstra\nPostma\nGerritsma\nTromp\nGeertsma\nZwart\nBrands\n",
+    )
+    .unwrap();
+    let out = dir.join("out.jsonl");
+    let run = anonlm()
+        .args(["probe", "run", "--top-k", "5"])
+        .arg("--model")
+        .arg(&model)
+        .arg("--set")
+        .arg(&set)
+        .arg("--originals")
+        .arg(&originals)
+        .arg("--candidates")
+        .arg(&candidates)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let printed = String::from_utf8_lossy(&run.stderr);
+    assert!(!printed.contains("Brouwersma") && !printed.contains("Jongsma"));
+    let results = jsonl(&out);
+    let found = &results[0]["recovery"];
+    assert_eq!(found["in_top_k"], true, "{}", results[0]);
+    assert_eq!(found["pll_rank"], 1, "{found}");
+    assert_eq!(found["n_candidates"], 11, "{found}");
+    assert_eq!(found["n_pieces"], 1, "{found}");
+    let unspellable = &results[1]["recovery"];
+    assert_eq!(unspellable["in_top_k"], false, "{unspellable}");
+    assert!(unspellable["pll_rank"].is_null(), "{unspellable}");
+}

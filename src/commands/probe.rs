@@ -157,7 +157,7 @@ fn run_probes(args: ProbeRunArgs) -> Result<ExitCode> {
             if let Some(rec) = &r.recovery {
                 c.with_original += 1;
                 c.in_top_k += usize::from(rec.in_top_k);
-                c.rank_one += usize::from(rec.pll_rank == 1);
+                c.rank_one += usize::from(rec.pll_rank == Some(1));
             }
             sink.write(r)?;
         }

@@ -25,8 +25,11 @@ pub struct Recovery {
     pub in_top_k: bool,
     /// Rank of the original by pseudo-log-likelihood among all candidates (1 = best; ties
     /// count against the original).
-    pub pll_rank: usize,
-    /// Candidates scored, the original included.
+    /// `null` when the vocabulary cannot spell the original (it holds the unknown token): the
+    /// model cannot produce it at all.
+    pub pll_rank: Option<usize>,
+    /// Candidates scored, the original included (candidates the vocabulary cannot spell are
+    /// passed over).
     pub n_candidates: usize,
     /// Token pieces of the original in the slot.
     pub n_pieces: usize,
@@ -83,9 +86,9 @@ impl CandidatePool {
         Ok(CandidatePool::Builtin(out))
     }
 
-    /// The candidates for one slot: the original first, then up to `max - 1` others sampled
-    /// with a seed drawn from `seed` and the slot id (so a slot gets the same candidates in any
-    /// run order).
+    /// The candidates for one slot: the original first, then up to `max - 1` others that
+    /// `keep` accepts, drawn in a seeded random order from `seed` and the slot id (so a slot
+    /// gets the same candidates in any run order).
     pub fn candidates_for(
         &self,
         slot: &ProbeSlot,
@@ -93,6 +96,7 @@ impl CandidatePool {
         lang: Option<Lang>,
         max: usize,
         seed: u64,
+        mut keep: impl FnMut(&str) -> Result<bool, ProbeError>,
     ) -> Result<Vec<String>, ProbeError> {
         let pool: Vec<&String> = match self {
             CandidatePool::List(list) => list.iter().collect(),
@@ -114,13 +118,22 @@ impl CandidatePool {
             }
         };
         let others: Vec<&String> = pool.into_iter().filter(|c| *c != original).collect();
-        let take = max.saturating_sub(1).min(others.len());
-        let mut picked: Vec<usize> =
-            sample(&mut slot_rng(seed, &slot.slot_id), others.len(), take).into_vec();
-        picked.sort_unstable();
-        let mut out = Vec::with_capacity(take + 1);
+        let want = max.saturating_sub(1);
+        let mut out = Vec::with_capacity(want.min(others.len()) + 1);
         out.push(original.to_string());
-        out.extend(picked.into_iter().map(|i| others[i].clone()));
+        let order = sample(
+            &mut slot_rng(seed, &slot.slot_id),
+            others.len(),
+            others.len(),
+        );
+        for i in order {
+            if out.len() > want {
+                break;
+            }
+            if keep(others[i])? {
+                out.push(others[i].clone());
+            }
+        }
         Ok(out)
     }
 }
@@ -190,13 +203,39 @@ pub fn recover(
         })?),
         None => settings.default_lang,
     };
+    let unk = rt.tokenizer.specials.unk;
+    let pieces_of = |name: &str| -> Result<Vec<u32>, ProbeError> {
+        let enc = rt
+            .tokenizer
+            .inner
+            .encode(name, false)
+            .map_err(|e| ProbeError::Slot {
+                slot_id: slot.slot_id.clone(),
+                msg: format!("tokenizer: {e}"),
+            })?;
+        Ok(enc.get_ids().to_vec())
+    };
+    let spellable = |name: &str| -> Result<bool, ProbeError> {
+        let ids = pieces_of(name)?;
+        Ok(!ids.is_empty() && !ids.contains(&unk))
+    };
+    let in_top_k = in_top_k(original, predictions);
     let candidates = settings.pool.candidates_for(
         slot,
         original,
         lang,
         settings.max_candidates,
         settings.seed,
+        spellable,
     )?;
+    if !spellable(original)? {
+        return Ok(Some(Recovery {
+            in_top_k,
+            pll_rank: None,
+            n_candidates: candidates.len(),
+            n_pieces: pieces_of(original)?.len(),
+        }));
+    }
     let refs: Vec<&str> = candidates.iter().map(String::as_str).collect();
     let scores = candidate_scores(rt, &slot.text, &refs).map_err(|e| {
         let what = match e.input_index() {
@@ -212,8 +251,8 @@ pub fn recover(
     })?;
     let plls: Vec<f64> = scores.iter().map(|s| s.pll).collect();
     Ok(Some(Recovery {
-        in_top_k: in_top_k(original, predictions),
-        pll_rank: rank_of_first(&plls),
+        in_top_k,
+        pll_rank: Some(rank_of_first(&plls)),
         n_candidates: candidates.len(),
         n_pieces: scores[0].n_pieces,
     }))
@@ -236,6 +275,10 @@ mod tests {
         }
     }
 
+    fn yes(_: &str) -> Result<bool, ProbeError> {
+        Ok(true)
+    }
+
     #[test]
     fn ties_count_against_the_original() {
         assert_eq!(rank_of_first(&[-1.0, -2.0, -3.0]), 1);
@@ -248,39 +291,48 @@ mod tests {
     fn candidates_start_with_the_original_are_capped_and_seeded() {
         let pool = CandidatePool::List((0..50).map(|i| format!("Naam{i}")).collect());
         let a = pool
-            .candidates_for(&slot("line 1"), "Naam7", None, 10, 3)
+            .candidates_for(&slot("line 1"), "Naam7", None, 10, 3, yes)
             .unwrap();
         assert_eq!(a.len(), 10);
         assert_eq!(a[0], "Naam7");
         assert_eq!(a.iter().filter(|c| *c == "Naam7").count(), 1);
         let b = pool
-            .candidates_for(&slot("line 1"), "Naam7", None, 10, 3)
+            .candidates_for(&slot("line 1"), "Naam7", None, 10, 3, yes)
             .unwrap();
         assert_eq!(a, b, "same seed and slot, same candidates");
         let c = pool
-            .candidates_for(&slot("line 2"), "Naam7", None, 10, 3)
+            .candidates_for(&slot("line 2"), "Naam7", None, 10, 3, yes)
             .unwrap();
         assert_ne!(a, c, "another slot draws another sample");
         let all = pool
-            .candidates_for(&slot("line 1"), "Elders", None, 1000, 3)
+            .candidates_for(&slot("line 1"), "Elders", None, 1000, 3, yes)
             .unwrap();
         assert_eq!(all.len(), 51);
+        // Candidates the filter refuses are passed over, the cap still filled from the rest.
+        let even = |c: &str| -> Result<bool, ProbeError> {
+            Ok(c.trim_start_matches("Naam").parse::<u32>().unwrap() % 2 == 0)
+        };
+        let some = pool
+            .candidates_for(&slot("line 1"), "Naam7", None, 10, 3, even)
+            .unwrap();
+        assert_eq!(some.len(), 10);
+        assert!(some[1..].iter().all(|c| even(c).unwrap()));
     }
 
     #[test]
     fn builtin_candidates_match_the_originals_word_count() {
         let pool = CandidatePool::builtin(&[Lang::Nl]).unwrap();
         let one = pool
-            .candidates_for(&slot("a#1"), "Zwaneveld", Some(Lang::Nl), 200, 0)
+            .candidates_for(&slot("a#1"), "Zwaneveld", Some(Lang::Nl), 200, 0, yes)
             .unwrap();
         assert_eq!(one.len(), 200);
         assert!(one.iter().all(|c| c.split_whitespace().count() == 1));
         let two = pool
-            .candidates_for(&slot("a#2"), "Anna Zwaneveld", Some(Lang::Nl), 50, 0)
+            .candidates_for(&slot("a#2"), "Anna Zwaneveld", Some(Lang::Nl), 50, 0, yes)
             .unwrap();
         assert!(two.iter().all(|c| c.split_whitespace().count() == 2));
         let err = pool
-            .candidates_for(&slot("a#3"), "Zwaneveld", None, 50, 0)
+            .candidates_for(&slot("a#3"), "Zwaneveld", None, 50, 0, yes)
             .unwrap_err()
             .to_string();
         assert!(err.contains("a#3") && err.contains("--lang"), "{err}");
