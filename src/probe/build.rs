@@ -191,12 +191,16 @@ pub fn build_probes(
             })
             .count()
     };
-    let basis = if matches(&texts) > 0 {
-        HashBasis::Deidentified
-    } else if originals.as_ref().is_some_and(|o| matches(o) > 0) {
+    // The corpus with more matching documents wins: documents without any replacement read the
+    // same in both and match either way.
+    let deid_matches = matches(&texts);
+    let original_matches = originals.as_ref().map_or(0, |o| matches(o));
+    let basis = if deid_matches == 0 && original_matches == 0 {
+        HashBasis::Unmatched
+    } else if original_matches > deid_matches {
         HashBasis::Original
     } else {
-        HashBasis::Unmatched
+        HashBasis::Deidentified
     };
 
     let abbreviations = Abbreviations::builtin();

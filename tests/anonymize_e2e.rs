@@ -1,0 +1,281 @@
+//! Model anonymization end to end through the binary: generated notes with planted names, a tiny
+//! model trained without de-identification, probes at the name slots, harvest, rewrite, and the
+//! same probes again (no harvested token, no recovery), `vocab check`, ordinary text unchanged.
+
+use assert_cmd::Command;
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::fs;
+use std::path::Path;
+
+fn anonlm() -> Command {
+    Command::cargo_bin("anonlm").unwrap()
+}
+
+/// Planted surnames: frequent enough to become tokens. Two are on no built-in list, so the
+/// corpus evidence has to find them.
+const PLANTED: [&str; 4] = ["Vermeulen", "Zwanenburg", "Hoekstra", "Quakkelaar"];
+
+/// Note templates written for this test; `@` is the name slot.
+const TEMPLATES: [&str; 6] = [
+    "De patiënt werd gezien door dokter @ op de polikliniek.",
+    "Controle over twee weken bij dokter @.",
+    "Bloeddruk was normaal en de pols regelmatig.",
+    "Met collegiale groet, dokter @, internist.",
+    "Medicatie werd niet gewijzigd.",
+    "Overleg met dokter @ over de uitslagen.",
+];
+
+/// `n` notes as Document JSONL with gold NAME entities (code-point offsets).
+fn notes(n: usize) -> String {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |m: usize| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 33) % m as u64) as usize
+    };
+    let mut out = String::new();
+    for d in 0..n {
+        let mut text = String::new();
+        let mut entities = Vec::new();
+        for _ in 0..4 {
+            let t = TEMPLATES[next(TEMPLATES.len())];
+            let name = PLANTED[next(PLANTED.len())];
+            if let Some(at) = t.find('@') {
+                let start = text.chars().count() + t[..at].chars().count();
+                entities.push(
+                    json!({"start": start, "end": start + name.chars().count(), "label": "NAME"}),
+                );
+            }
+            text.push_str(&t.replace('@', name));
+            text.push(' ');
+        }
+        let doc =
+            json!({"id": format!("note-{d:04}"), "text": text.trim_end(), "entities": entities});
+        out.push_str(&doc.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+fn run_ok(args: &[&str], paths: &[(&str, &Path)]) -> String {
+    let mut cmd = anonlm();
+    cmd.args(args);
+    for (flag, p) in paths {
+        if !flag.is_empty() {
+            cmd.arg(flag);
+        }
+        cmd.arg(p);
+    }
+    let out = cmd.assert().success();
+    let o = out.get_output();
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn jsonl(path: &Path) -> Vec<Value> {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Prediction texts at every slot of a probe-run output.
+fn predicted_texts(run: &[Value]) -> Vec<HashSet<String>> {
+    run.iter()
+        .map(|l| {
+            l["predictions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["text"].as_str().unwrap().trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+fn encode(dir: &Path, text: &str) -> Vec<u32> {
+    let tok = anonlm::tokenizer::load_dir(dir).unwrap();
+    tok.encode_ids(text).unwrap()
+}
+
+#[test]
+fn harvest_and_rewrite_remove_planted_names_from_a_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let raw = d.join("raw.jsonl");
+    fs::write(&raw, notes(300)).unwrap();
+    let deid = d.join("deid.jsonl");
+    let ops = d.join("deid.ops.jsonl");
+    run_ok(
+        &[
+            "deid",
+            "--lang",
+            "nl",
+            "--operator",
+            "tag",
+            "--use-input-spans",
+            "-q",
+        ],
+        &[("--out", &deid), ("--ops-log", &ops), ("", &raw)],
+    );
+    let tok = d.join("tok");
+    run_ok(
+        &[
+            "tokenizer",
+            "train",
+            "--kind",
+            "wordpiece",
+            "--vocab-size",
+            "200",
+            "-q",
+        ],
+        &[("--corpus", &raw), ("--out", &tok)],
+    );
+    for name in PLANTED {
+        assert_eq!(encode(&tok, name).len(), 3, "{name} is not one token");
+    }
+    // Trained on the raw notes: the names are in the model.
+    let model = d.join("model");
+    run_ok(
+        &[
+            "mlm",
+            "train",
+            "--config",
+            "tiny",
+            "--steps",
+            "300",
+            "--batch",
+            "32",
+            "--seq-len",
+            "32",
+            "--lr",
+            "3e-3",
+            "--eval-every",
+            "100",
+            "--held-out",
+            "0.2",
+            "-q",
+        ],
+        &[("--corpus", &raw), ("--tokenizer", &tok), ("--out", &model)],
+    );
+    let probes = d.join("probes");
+    let built = run_ok(
+        &["probe", "build"],
+        &[
+            ("--corpus", &deid),
+            ("--ops-log", &ops),
+            ("--manifest", &model),
+            ("--original", &raw),
+            ("--out", &probes),
+        ],
+    );
+    eprintln!("{built}");
+    let originals = probes.join("originals.jsonl");
+    let candidates = d.join("candidates.txt");
+    fs::write(
+        &candidates,
+        "Vermeulen\nZwanenburg\nHoekstra\nQuakkelaar\nBakker\nVisser\nSmit\nMeijer\nMulder\nBos\n",
+    )
+    .unwrap();
+    let probe = |model: &Path, out: &Path| {
+        run_ok(
+            &["probe", "run", "--top-k", "10"],
+            &[
+                ("--model", model),
+                ("--set", &probes),
+                ("--originals", &originals),
+                ("--candidates", &candidates),
+                ("--out", out),
+            ],
+        );
+        jsonl(out)
+    };
+    let before = probe(&model, &d.join("before.jsonl"));
+    let sets: HashSet<&str> = before.iter().map(|l| l["set"].as_str().unwrap()).collect();
+    assert_eq!(sets, HashSet::from(["seen", "unseen"]));
+    let texts = predicted_texts(&before);
+    let top1_planted = before
+        .iter()
+        .filter(|l| PLANTED.contains(&l["predictions"][0]["text"].as_str().unwrap().trim()))
+        .count();
+    assert!(
+        top1_planted * 2 > before.len(),
+        "planted names first at {top1_planted} of {} slots",
+        before.len()
+    );
+    assert!(before.iter().any(|l| l["recovery"]["in_top_k"] == true));
+
+    // Harvest with the corpus evidence: every planted name is proposed, nothing of the template.
+    let review = d.join("review.tsv");
+    let log = run_ok(
+        &["vocab", "harvest"],
+        &[
+            ("--model", &model),
+            ("--probe", &d.join("before.jsonl")),
+            ("--corpus", &raw),
+            ("--ops-log", &ops),
+            ("--gold", &raw),
+            ("--out", &review),
+        ],
+    );
+    let removed: Vec<String> = fs::read_to_string(&review)
+        .unwrap()
+        .lines()
+        .filter(|l| l.ends_with("\tremove"))
+        .map(|l| l.split('\t').next().unwrap().to_string())
+        .collect();
+    for name in PLANTED {
+        assert!(removed.iter().any(|t| t == name), "{name} not proposed");
+    }
+    for word in ["dokter", "De", "patiënt", "Controle", "."] {
+        assert!(!removed.iter().any(|t| t == word), "{word} proposed");
+    }
+    for name in PLANTED {
+        assert!(!log.contains(name), "a name in the harvest's output");
+    }
+
+    // Rewrite, then the same probes: no harvested token, no recovery.
+    let released = d.join("released");
+    let map = d.join("map.json");
+    let log = run_ok(
+        &["vocab", "rewrite"],
+        &[
+            ("--model", &model),
+            ("--tokens", &review),
+            ("--out", &released),
+            ("--map", &map),
+        ],
+    );
+    for name in PLANTED {
+        assert!(!log.contains(name), "a name in the rewrite's output");
+    }
+    let after = probe(&released, &d.join("after.jsonl"));
+    assert_eq!(after.len(), before.len());
+    for slot in predicted_texts(&after) {
+        for t in &removed {
+            assert!(
+                !slot.contains(t.trim_start_matches("##")),
+                "{t} still predicted"
+            );
+        }
+    }
+    assert!(after.iter().all(|l| l["recovery"]["in_top_k"] == false));
+    assert!(texts.iter().any(|s| PLANTED.iter().any(|n| s.contains(*n))));
+
+    run_ok(
+        &["vocab", "check"],
+        &[("--model", &released), ("--removed", &map)],
+    );
+    // Ordinary text encodes as before; the names no longer come out whole.
+    let plain = "De patiënt werd gezien op de polikliniek. Medicatie werd niet gewijzigd.";
+    assert_eq!(encode(&model, plain), encode(&released, plain));
+    for name in PLANTED {
+        assert!(encode(&released, name).len() > 3, "{name} still one token");
+    }
+}
