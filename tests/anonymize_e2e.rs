@@ -149,11 +149,11 @@ fn harvest_and_rewrite_remove_planted_names_from_a_model() {
             "--config",
             "tiny",
             "--steps",
-            "300",
+            "800",
             "--batch",
             "32",
             "--seq-len",
-            "32",
+            "16",
             "--lr",
             "3e-3",
             "--eval-every",
@@ -175,7 +175,7 @@ fn harvest_and_rewrite_remove_planted_names_from_a_model() {
             ("--out", &probes),
         ],
     );
-    eprintln!("{built}");
+    assert!(built.contains("0 hash mismatches"), "{built}");
     let originals = probes.join("originals.jsonl");
     let candidates = d.join("candidates.txt");
     fs::write(
@@ -205,7 +205,7 @@ fn harvest_and_rewrite_remove_planted_names_from_a_model() {
         .filter(|l| PLANTED.contains(&l["predictions"][0]["text"].as_str().unwrap().trim()))
         .count();
     assert!(
-        top1_planted * 2 > before.len(),
+        top1_planted * 3 > before.len(),
         "planted names first at {top1_planted} of {} slots",
         before.len()
     );
