@@ -194,7 +194,7 @@ pub fn build_probes(
     // The corpus with more matching documents wins: documents without any replacement read the
     // same in both and match either way.
     let deid_matches = matches(&texts);
-    let original_matches = originals.as_ref().map_or(0, |o| matches(o));
+    let original_matches = originals.as_ref().map_or(0, matches);
     let basis = if deid_matches == 0 && original_matches == 0 {
         HashBasis::Unmatched
     } else if original_matches > deid_matches {
