@@ -518,6 +518,10 @@ pub struct VocabHarvestArgs {
     /// Score from which a token is proposed for removal.
     #[arg(long, default_value_t = 2.0)]
     pub threshold: f64,
+    /// Judge every ordinary vocabulary entry, not only those the probes predicted (a sweep for
+    /// names the probes did not bring up).
+    #[arg(long)]
+    pub all_tokens: bool,
     /// Documents with gold NAME entities (e.g. `anonlm synth` output): reports precision and
     /// recall of the proposals against the tokens used mostly inside gold names.
     #[arg(long)]
