@@ -165,10 +165,11 @@ fn read_ranges(
         let map = OffsetMap::new(text);
         let ranges = out.entry(entry.id.clone()).or_default();
         for op in &entry.ops {
-            let (s, e) = pick(op).unwrap_or((op.start, op.end));
+            let picked = pick(op);
+            let (s, e) = picked.unwrap_or((op.start, op.end));
             match (map.char_to_byte(s), map.char_to_byte(e)) {
                 (Some(bs), Some(be)) if bs <= be => {
-                    if pick(op).is_some() {
+                    if picked.is_some() {
                         ranges.push((bs, be));
                     }
                 }

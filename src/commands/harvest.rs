@@ -6,7 +6,6 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use serde::Deserialize;
 use serde_json::json;
 
 use super::common::write_bytes_atomic;
@@ -16,20 +15,6 @@ use crate::cli::VocabHarvestArgs;
 use crate::corpus::Document;
 use crate::namelike::{InNameCounts, NameLists, SubwordKind, Weights};
 use crate::tokenizer::{self, ModelTokenizer};
-
-/// The fields of a `probe run` line that the harvest reads.
-#[derive(Deserialize)]
-struct ProbeLine {
-    predictions: Vec<ProbePrediction>,
-}
-
-#[derive(Deserialize)]
-struct ProbePrediction {
-    rank: usize,
-    token: String,
-    id: u32,
-    prob: f64,
-}
 
 pub fn run(args: VocabHarvestArgs) -> Result<ExitCode> {
     if args.out.exists() && !args.overwrite {
@@ -120,33 +105,20 @@ pub fn run(args: VocabHarvestArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Every prediction of every probe file; ids outside the vocabulary mean the file was made with
-/// another model. Returns the predictions and the number of slots.
+/// Every prediction of every probe file (`probe run` output); ids outside the vocabulary mean
+/// the file was made with another model. Returns the predictions and the number of slots.
 fn read_probes(paths: &[std::path::PathBuf], vocab: usize) -> Result<(Vec<PredictedToken>, usize)> {
     let mut out = Vec::new();
     let mut slots = 0;
     for path in paths {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let probe: ProbeLine = serde_json::from_str(line).map_err(|e| {
-                anyhow::anyhow!(
-                    "{}:{}: not a probe-run line ({:?})",
-                    path.display(),
-                    i + 1,
-                    e.classify()
-                )
-            })?;
+        for result in crate::probe::read_probe_results(path)? {
             slots += 1;
-            for p in probe.predictions {
+            for p in result.predictions {
                 if p.id as usize >= vocab {
                     bail!(
-                        "{}:{}: token id {} is outside this model's vocabulary of {vocab}",
+                        "{}: slot '{}': token id {} is outside this model's vocabulary of {vocab}",
                         path.display(),
-                        i + 1,
+                        result.slot_id,
                         p.id
                     );
                 }
@@ -154,7 +126,7 @@ fn read_probes(paths: &[std::path::PathBuf], vocab: usize) -> Result<(Vec<Predic
                     id: p.id,
                     token: p.token,
                     rank: p.rank,
-                    prob: p.prob,
+                    prob: f64::from(p.prob),
                 });
             }
         }
