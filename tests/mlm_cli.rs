@@ -81,6 +81,17 @@ fn train_fill_and_score_a_tiny_model() {
     let dir = tempfile::tempdir().unwrap();
     let (notes, model) = trained(dir.path());
 
+    // The same seed gives the same weights, byte for byte (initialization included).
+    let again = dir.path().join("again");
+    train_command(&notes, &dir.path().join("tok"), &again)
+        .assert()
+        .success();
+    assert!(
+        fs::read(model.join("model.safetensors")).unwrap()
+            == fs::read(again.join("model.safetensors")).unwrap(),
+        "two runs with one seed differ"
+    );
+
     // The Hugging Face layout plus manifest, log and checkpoint.
     for f in [
         "config.json",

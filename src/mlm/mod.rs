@@ -7,6 +7,7 @@ pub mod dropout;
 pub mod error;
 pub mod fill;
 pub mod hub;
+pub mod init;
 pub mod loss;
 pub mod model;
 pub mod runtime;

@@ -5,11 +5,12 @@
 use crate::cli::MlmBenchArgs;
 use crate::mlm::config::{Arch, MlmConfig};
 use crate::mlm::device::select_device;
+use crate::mlm::init::seeded_var_builder;
 use crate::mlm::model::MaskedLm;
 use crate::mlm::runtime::visit_log_probs;
 use anyhow::Result;
 use candle_core::{DType, Device};
-use candle_nn::{VarBuilder, VarMap};
+use candle_nn::VarMap;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
@@ -36,7 +37,7 @@ pub fn run(args: MlmBenchArgs) -> Result<ExitCode> {
     let varmap = VarMap::new();
     let model = MaskedLm::new(
         &config,
-        VarBuilder::from_varmap(&varmap, DType::F32, &device),
+        seeded_var_builder(&varmap, args.seed, DType::F32, &device),
     )?;
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     let mut result = json!({

@@ -6,6 +6,7 @@ use crate::commands::common::{open_documents, resolve_format, InputSpans};
 use crate::mlm::config::{Arch, MlmConfig};
 use crate::mlm::device::select_device;
 use crate::mlm::dropout::DropoutRng;
+use crate::mlm::init::seeded_var_builder;
 use crate::mlm::loss::{cross_entropy, labelled_positions};
 use crate::mlm::model::MaskedLm;
 use crate::mlm::train::{
@@ -17,7 +18,7 @@ use crate::tokenizer::{self, ModelTokenizer, SpecialStyle};
 use crate::Document;
 use anyhow::{bail, Context, Result};
 use candle_core::DType;
-use candle_nn::{VarBuilder, VarMap};
+use candle_nn::VarMap;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::ops::ControlFlow;
@@ -55,7 +56,7 @@ pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
             let varmap = VarMap::new();
             let model = MaskedLm::new(
                 &config,
-                VarBuilder::from_varmap(&varmap, DType::F32, &device),
+                seeded_var_builder(&varmap, args.seed, DType::F32, &device),
             )?;
             (config, varmap, model)
         }
