@@ -139,7 +139,7 @@ impl Key {
 }
 
 fn decode_hex(s: &[u8]) -> Option<Vec<u8>> {
-    if s.is_empty() || s.len() % 2 != 0 || !s.iter().all(u8::is_ascii_hexdigit) {
+    if s.is_empty() || !s.len().is_multiple_of(2) || !s.iter().all(u8::is_ascii_hexdigit) {
         return None;
     }
     let nib = |c: u8| match c {

@@ -126,8 +126,8 @@ pub fn check_model(dir: &Path, opts: &CheckOptions) -> Result<CheckReport, Anony
         (!opts.names.is_empty()).then(|| check_names(&tj, tk.as_ref(), &opts.names, opts.show));
     let passed = merges.passed
         && loads.passed
-        && removed.as_ref().map_or(true, |r| r.passed)
-        && names.as_ref().map_or(true, |n| n.passed);
+        && removed.as_ref().is_none_or(|r| r.passed)
+        && names.as_ref().is_none_or(|n| n.passed);
     Ok(CheckReport {
         model: dir.to_path_buf(),
         kind: tj.kind,

@@ -28,9 +28,7 @@ impl Operator for Redact {
         let text = if self.remove {
             String::new()
         } else {
-            std::iter::repeat(self.fill)
-                .take(original.chars().count())
-                .collect()
+            std::iter::repeat_n(self.fill, original.chars().count()).collect()
         };
         Replaced::by("redact", text)
     }

@@ -237,7 +237,9 @@ impl MlmConfig {
     pub fn validate(&self) -> Result<(), MlmError> {
         let arch = self.arch()?;
         let bad = |m: String| Err(MlmError::InvalidConfig(m));
-        if self.num_attention_heads == 0 || self.hidden_size % self.num_attention_heads != 0 {
+        if self.num_attention_heads == 0
+            || !self.hidden_size.is_multiple_of(self.num_attention_heads)
+        {
             return bad(format!(
                 "hidden_size {} is not divisible by num_attention_heads {}",
                 self.hidden_size, self.num_attention_heads

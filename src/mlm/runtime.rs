@@ -183,9 +183,9 @@ pub fn pad_batch(
     let mut mask = Vec::with_capacity(rows.len() * width);
     for row in rows {
         ids.extend_from_slice(row);
-        mask.extend(std::iter::repeat(1u32).take(row.len()));
-        ids.extend(std::iter::repeat(pad).take(width - row.len()));
-        mask.extend(std::iter::repeat(0u32).take(width - row.len()));
+        mask.extend(std::iter::repeat_n(1u32, row.len()));
+        ids.extend(std::iter::repeat_n(pad, width - row.len()));
+        mask.extend(std::iter::repeat_n(0u32, width - row.len()));
     }
     let shape = (rows.len(), width);
     Ok((

@@ -69,7 +69,7 @@ pub(super) struct EntityFields<'de> {
 
 /// Keeps the smallest unknown key, the one `BTreeMap` iteration would meet first.
 fn note_unknown(slot: &mut Option<String>, key: Cow<str>) {
-    if slot.as_deref().map_or(true, |k| *key < *k) {
+    if slot.as_deref().is_none_or(|k| *key < *k) {
         *slot = Some(key.into_owned());
     }
 }

@@ -348,7 +348,7 @@ where
             )?;
             eval_loss = Some(l);
             state.last_eval_loss = Some(l);
-            if state.best_loss.map_or(true, |b| l < b) {
+            if state.best_loss.is_none_or(|b| l < b) {
                 state.best_loss = Some(l);
                 state.best_step = Some(step);
                 state.steps_since_best = 0;

@@ -536,7 +536,7 @@ impl Shapes {
                     && raw[i + 1..]
                         .chars()
                         .next()
-                        .map_or(true, |n| !n.is_ascii_digit())
+                        .is_none_or(|n| !n.is_ascii_digit())
             })
             .map(|(i, _)| s + i + 1)
             .collect();
