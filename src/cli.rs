@@ -484,17 +484,9 @@ pub enum VocabCommand {
     Check(VocabCheckArgs),
 }
 
+/// What name-likeness is judged on (shared by `vocab harvest` and `probe metrics`).
 #[derive(Args, Debug)]
-pub struct VocabHarvestArgs {
-    /// Predictions of `probe run` (JSONL). Repeatable.
-    #[arg(long, required = true)]
-    pub probe: Vec<PathBuf>,
-    /// The probed model dir (its tokenizer decides markers, case and corpus counts).
-    #[arg(long)]
-    pub model: PathBuf,
-    /// Review file to write (TSV: token, id, score, evidence, decision).
-    #[arg(long)]
-    pub out: PathBuf,
+pub struct NameEvidenceArgs {
     /// Original corpus (the input of `deid`), to count each token inside replaced names and
     /// elsewhere; needs --ops-log.
     #[arg(long, requires = "ops_log")]
@@ -515,9 +507,24 @@ pub struct VocabHarvestArgs {
     /// Leave the built-in first-name and surname lists out of the evidence.
     #[arg(long)]
     pub no_builtin_lists: bool,
-    /// Score from which a token is proposed for removal.
+    /// Score from which a token is judged name-like (and proposed for removal by harvest).
     #[arg(long, default_value_t = 2.0)]
     pub threshold: f64,
+}
+
+#[derive(Args, Debug)]
+pub struct VocabHarvestArgs {
+    /// Predictions of `probe run` (JSONL). Repeatable.
+    #[arg(long, required = true)]
+    pub probe: Vec<PathBuf>,
+    /// The probed model dir (its tokenizer decides markers, case and corpus counts).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Review file to write (TSV: token, id, score, evidence, decision).
+    #[arg(long)]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub evidence: NameEvidenceArgs,
     /// Judge every ordinary vocabulary entry, not only those the probes predicted (a sweep for
     /// names the probes did not bring up).
     #[arg(long)]
@@ -580,6 +587,41 @@ pub enum ProbeCommand {
     Build(ProbeBuildArgs),
     /// Top-k fill-mask predictions at every slot of a probe set or a user file of sentences.
     Run(ProbeRunArgs),
+    /// Metrics of `probe run` output per set: share of name-like predictions (95% exact
+    /// interval), slots with any, best rank, recoveries of the original.
+    Metrics(ProbeMetricsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ProbeMetricsArgs {
+    /// Output of `probe run` (JSONL). Repeatable; slots are grouped by their set.
+    #[arg(long, required = true)]
+    pub probe: Vec<PathBuf>,
+    /// The probed model dir (its tokenizer decides markers, case and corpus counts).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// A review file of `vocab harvest`, edited or not: its decisions settle the tokens it
+    /// lists (same id and string); other tokens are judged automatically.
+    #[arg(long)]
+    pub review: Option<PathBuf>,
+    #[command(flatten)]
+    pub evidence: NameEvidenceArgs,
+    /// Count only the first K predictions of each slot (the paper's final test: 20).
+    #[arg(long)]
+    pub top_k: Option<usize>,
+    /// Write the metrics as JSON (schema `anonlm.probe-metrics/1`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Replace an existing --out.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Exit 1 when a set's share of name-like predictions is above this (e.g. 0.002).
+    #[arg(long)]
+    pub max_name_like_share: Option<f64>,
+    /// Also list the name-like tokens predicted, with counts (they may be real names: only
+    /// inside the secure environment).
+    #[arg(long)]
+    pub show_tokens: bool,
 }
 
 #[derive(Args, Debug)]

@@ -26,6 +26,7 @@ pub mod probe;
 pub mod progress;
 pub mod recognize;
 pub mod span;
+pub mod stats;
 pub mod surrogate;
 pub mod synth;
 pub mod tokenizer;

@@ -268,6 +268,16 @@ fn harvest_and_rewrite_remove_planted_names_from_a_model() {
     assert!(after.iter().all(|l| l["recovery"]["in_top_k"] == false));
     assert!(texts.iter().any(|s| PLANTED.iter().any(|n| s.contains(*n))));
 
+    check_metrics(
+        d,
+        &model,
+        &released,
+        &review,
+        &removed,
+        &before,
+        top1_planted,
+    );
+
     run_ok(
         &["vocab", "check"],
         &[("--model", &released), ("--removed", &map)],
@@ -278,4 +288,105 @@ fn harvest_and_rewrite_remove_planted_names_from_a_model() {
     for name in PLANTED {
         assert!(encode(&released, name).len() > 3, "{name} still one token");
     }
+}
+
+/// `probe metrics` before and after the rewrite, against counts taken from the run files here.
+fn check_metrics(
+    d: &Path,
+    model: &Path,
+    released: &Path,
+    review: &Path,
+    removed: &[String],
+    before: &[Value],
+    top1_planted: usize,
+) {
+    let metrics = |model: &Path, run: &str, out: &str, gate: &str| {
+        let mut cmd = anonlm();
+        cmd.args(["probe", "metrics", "--max-name-like-share", gate])
+            .arg("--model")
+            .arg(model)
+            .arg("--probe")
+            .arg(d.join(run))
+            .arg("--review")
+            .arg(review)
+            .arg("--out")
+            .arg(d.join(out));
+        let o = cmd.output().unwrap();
+        let log = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        for name in PLANTED {
+            assert!(!log.contains(name), "a name in the metrics output");
+        }
+        let json: Value = serde_json::from_str(&fs::read_to_string(d.join(out)).unwrap()).unwrap();
+        (o.status.code(), json, log)
+    };
+    // Before: every predicted token is in the review under the same string, so the name-like
+    // predictions are exactly those of tokens marked remove.
+    let (code, m, log) = metrics(model, "before.jsonl", "before.metrics.json", "0.002");
+    assert_eq!(
+        code,
+        Some(1),
+        "the gate must fail before the rewrite: {log}"
+    );
+    assert_eq!(m["schema"], "anonlm.probe-metrics/1");
+    assert_eq!(m["gate"]["passed"], false);
+    let all = m["sets"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(all["set"], "all");
+    let marked: u64 = before
+        .iter()
+        .flat_map(|l| l["predictions"].as_array().unwrap().iter())
+        .filter(|p| removed.iter().any(|t| t == p["token"].as_str().unwrap()))
+        .count() as u64;
+    let predictions: u64 = before
+        .iter()
+        .map(|l| l["predictions"].as_array().unwrap().len() as u64)
+        .sum();
+    assert!(marked > 0);
+    assert_eq!(all["name_like_predictions"]["successes"], marked);
+    assert_eq!(all["name_like_predictions"]["trials"], predictions);
+    assert_eq!(all["slots"], before.len() as u64);
+    assert!(all["top1_name_like"]["successes"].as_u64().unwrap() >= top1_planted as u64);
+    assert_eq!(all["best_name_like_rank"], 1);
+    let recovered = before
+        .iter()
+        .filter(|l| l["recovery"]["in_top_k"] == true)
+        .count() as u64;
+    assert_eq!(all["recovery"]["in_top_k"]["successes"], recovered);
+    assert_eq!(m["judgement"]["decided_automatically"], 0);
+
+    // After: the renamed ids carry new strings, judged afresh (digits: never names); the
+    // same probes give no name-like prediction and no recovery, and the gate passes.
+    let (code, m, log) = metrics(released, "after.jsonl", "after.metrics.json", "0.002");
+    assert_eq!(code, Some(0), "{log}");
+    for set in m["sets"].as_array().unwrap() {
+        assert_eq!(set["name_like_predictions"]["successes"], 0, "{set}");
+        assert_eq!(set["recovery"]["in_top_k"]["successes"], 0, "{set}");
+    }
+    // Over all 7,850 predictions even the upper bound of the interval is below 0.2%.
+    let all = m["sets"].as_array().unwrap().last().unwrap();
+    assert!(
+        all["name_like_predictions"]["upper"].as_f64().unwrap() < 0.002,
+        "{all}"
+    );
+    assert!(m["judgement"]["decided_automatically"].as_u64().unwrap() > 0);
+
+    // A run judged against the wrong model is refused, naming the file and slot.
+    let err = anonlm()
+        .args(["probe", "metrics", "--model"])
+        .arg(released)
+        .arg("--probe")
+        .arg(d.join("before.jsonl"))
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8_lossy(&err);
+    assert!(
+        err.contains("before.jsonl") && err.contains("another model"),
+        "{err}"
+    );
 }

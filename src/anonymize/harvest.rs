@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 
 use super::review::{Decision, ReviewRow};
-use crate::namelike::{assess, Evidence, InNameCounts, NameLists, SubwordKind, Surface, Weights};
+use crate::namelike::{
+    assess, Assessment, Evidence, InNameCounts, NameLists, SubwordKind, Surface, Weights,
+};
 
 /// One prediction at one probe slot.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,17 +59,22 @@ pub struct Judge<'a> {
 }
 
 impl Judge<'_> {
-    /// A review row for a harvested token: score, evidence (terms and probe figures) and the
-    /// proposed decision.
-    pub fn review_row(&self, h: &Harvested) -> ReviewRow {
-        let surface = Surface::of(&h.token, self.kind);
+    /// The name-likeness of vocabulary entry `token` (id `id`) on the evidence at hand.
+    pub fn assess(&self, id: u32, token: &str) -> Assessment {
+        let surface = Surface::of(token, self.kind);
         let evidence = Evidence {
             list: self.lists.and_then(|l| l.lookup(&surface.text)),
-            corpus: self.counts.map(|c| (c.get(h.id), c.log_ratio(h.id))),
+            corpus: self.counts.map(|c| (c.get(id), c.log_ratio(id))),
             surface,
             lowercased: self.lowercased,
         };
-        let a = assess(&evidence, &self.weights);
+        assess(&evidence, &self.weights)
+    }
+
+    /// A review row for a harvested token: score, evidence (terms and probe figures) and the
+    /// proposed decision.
+    pub fn review_row(&self, h: &Harvested) -> ReviewRow {
+        let a = self.assess(h.id, &h.token);
         let probe = if h.slots > 0 {
             format!(
                 "probe: {} slots, best rank {}, max p {:.3}",

@@ -10,10 +10,9 @@ use serde_json::json;
 
 use super::common::write_bytes_atomic;
 use super::eval::read_all;
-use crate::anonymize::{self, Decision, Harvested, Judge, PredictedToken, ReviewRow};
+use super::name_evidence::{count_in, NameEvidence};
+use crate::anonymize::{self, Decision, Harvested, PredictedToken, ReviewRow};
 use crate::cli::VocabHarvestArgs;
-use crate::corpus::Document;
-use crate::namelike::{InNameCounts, NameLists, SubwordKind, Weights};
 use crate::tokenizer::{self, ModelTokenizer};
 
 pub fn run(args: VocabHarvestArgs) -> Result<ExitCode> {
@@ -31,36 +30,8 @@ pub fn run(args: VocabHarvestArgs) -> Result<ExitCode> {
         add_unpredicted(&tok, &mut harvested);
     }
 
-    let mut lists = if args.no_builtin_lists {
-        NameLists::default()
-    } else {
-        NameLists::builtin().context("loading the built-in name lists")?
-    };
-    for path in &args.names {
-        lists
-            .add_file(path)
-            .with_context(|| format!("reading --names {}", path.display()))?;
-    }
-    let counts = match (&args.corpus, &args.ops_log) {
-        (Some(corpus), Some(ops)) => Some(corpus_counts(
-            &tok,
-            corpus,
-            &args.format,
-            ops,
-            &args.labels,
-        )?),
-        _ => None,
-    };
-    let judge = Judge {
-        kind: SubwordKind::of(&tok.inner),
-        lists: (!lists.is_empty()).then_some(&lists),
-        counts: counts.as_ref(),
-        lowercased: lowercases(&tok),
-        weights: Weights {
-            threshold: args.threshold,
-            ..Weights::default()
-        },
-    };
+    let evidence = NameEvidence::load(&tok, &args.evidence)?;
+    let judge = evidence.judge();
     let rows = anonymize::review_rows(&judge, &harvested);
     anonymize::write_review(&args.out, &rows)
         .with_context(|| format!("writing {}", args.out.display()))?;
@@ -79,12 +50,7 @@ pub fn run(args: VocabHarvestArgs) -> Result<ExitCode> {
         "predictions": predictions.len(),
         "tokens": rows.len(),
         "proposed_remove": proposed,
-        "evidence": {
-            "builtin_lists": !args.no_builtin_lists,
-            "user_lists": args.names.len(),
-            "corpus_documents": counts.as_ref().map(|c| c.documents),
-        },
-        "threshold": args.threshold,
+        "evidence": evidence.summary(),
     });
     if let Some(gold) = &args.gold {
         let g = gold_agreement(&tok, gold, &harvested, &rows)?;
@@ -150,49 +116,6 @@ fn add_unpredicted(tok: &ModelTokenizer, harvested: &mut Vec<Harvested>) {
         }
     }
     harvested.sort_by_key(|h| h.id);
-}
-
-/// In-name counts of the original corpus, names being the ops whose label is in `labels`.
-fn corpus_counts(
-    tok: &ModelTokenizer,
-    corpus: &Path,
-    format: &str,
-    ops_log: &Path,
-    labels: &[String],
-) -> Result<InNameCounts> {
-    let docs = read_all(corpus, format, None, None)?;
-    let ranges = crate::opslog::read_replaced_ranges_where(ops_log, &docs, |op| {
-        labels
-            .iter()
-            .any(|l| l.eq_ignore_ascii_case(op.label.as_str()))
-    })?;
-    count_in(tok, &docs, |d| {
-        ranges.get(&d.id).map(Vec::as_slice).unwrap_or(&[]).to_vec()
-    })
-}
-
-fn count_in(
-    tok: &ModelTokenizer,
-    docs: &[Document],
-    ranges: impl Fn(&Document) -> Vec<(usize, usize)>,
-) -> Result<InNameCounts> {
-    let spans: Vec<Vec<(usize, usize)>> = docs.iter().map(&ranges).collect();
-    InNameCounts::count(
-        tok,
-        docs.iter()
-            .zip(&spans)
-            .map(|(d, r)| (d.text.as_str(), r.as_slice())),
-    )
-    .map_err(|(i, e)| anyhow::anyhow!("tokenizing document '{}': {e}", docs[i].id))
-}
-
-/// Whether the tokenizer's normalizer lower-cases.
-fn lowercases(tok: &ModelTokenizer) -> bool {
-    tok.inner
-        .encode("Zwanenburg", false)
-        .ok()
-        .and_then(|e| tok.inner.decode(e.get_ids(), true).ok())
-        .is_some_and(|d| !d.chars().any(char::is_uppercase))
 }
 
 /// Precision and recall of the proposals against gold: a harvested token is a name token when

@@ -1,4 +1,4 @@
-//! `anonlm probe build | run`: name probe sets from a de-identified corpus, and fill-mask runs
+//! `anonlm probe build | run` (metrics: `probe_metrics`): name probe sets from a de-identified corpus, and fill-mask runs
 //! at their slots with recovery figures. Prints counts only, never sentences or names.
 
 use crate::cli::{ProbeBuildArgs, ProbeCommand, ProbeRunArgs};
@@ -23,6 +23,7 @@ pub fn run(command: ProbeCommand) -> Result<ExitCode> {
     match command {
         ProbeCommand::Build(a) => build(a),
         ProbeCommand::Run(a) => run_probes(a),
+        ProbeCommand::Metrics(a) => super::probe_metrics::run(a),
     }
 }
 

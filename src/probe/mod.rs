@@ -1,8 +1,10 @@
 //! Name probes of a masked LM: probe sets built from a de-identified corpus and its ops log
-//! (seen vs unseen sentences), user sentence files, fill-mask runs and recovery of the original.
+//! (seen vs unseen sentences), user sentence files, fill-mask runs, recovery of the original
+//! and the metrics over a run.
 
 pub mod build;
 pub mod error;
+pub mod metrics;
 pub mod recovery;
 pub mod run;
 pub mod sentences;
@@ -11,6 +13,7 @@ pub mod user_file;
 
 pub use build::{build_probes, read_manifest, write_built, BuildOptions, BuildSummary, BuiltSet};
 pub use error::ProbeError;
+pub use metrics::{probe_metrics, RecoveryMetrics, SetMetrics};
 pub use recovery::{CandidatePool, Recovery};
 pub use run::{predict_chunk, ProbeResult, RankedPrediction};
 pub use set::{

@@ -23,6 +23,9 @@ pub struct Recovery {
     /// The original, as one token (word-boundary marker and spaces stripped, case-sensitive),
     /// is among the top-k prediction texts.
     pub in_top_k: bool,
+    /// Its rank among the predictions when it is there (lets metrics count it at a smaller k).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_k_rank: Option<usize>,
     /// Rank of the original by pseudo-log-likelihood among all candidates (1 = best; ties
     /// count against the original).
     /// `null` when the vocabulary cannot spell the original (it holds the unknown token): the
@@ -155,10 +158,14 @@ fn slot_rng(seed: u64, slot_id: &str) -> ChaCha8Rng {
     ChaCha8Rng::from_seed(key)
 }
 
-/// Whether `original` is one of the predicted tokens (texts compared after trimming spaces).
-pub fn in_top_k(original: &str, predictions: &[RankedPrediction]) -> bool {
+/// The rank of `original` among the predicted tokens, if it is one (texts compared after
+/// trimming spaces).
+pub fn top_k_rank(original: &str, predictions: &[RankedPrediction]) -> Option<usize> {
     let original = original.trim();
-    predictions.iter().any(|p| p.text == original)
+    predictions
+        .iter()
+        .find(|p| p.text == original)
+        .map(|p| p.rank)
 }
 
 /// Rank of entry 0 among `scores` (1 = best); ties count against it.
@@ -219,7 +226,8 @@ pub fn recover(
         let ids = pieces_of(name)?;
         Ok(!ids.is_empty() && !ids.contains(&unk))
     };
-    let in_top_k = in_top_k(original, predictions);
+    let top_k_rank = top_k_rank(original, predictions);
+    let in_top_k = top_k_rank.is_some();
     let candidates = settings.pool.candidates_for(
         slot,
         original,
@@ -231,6 +239,7 @@ pub fn recover(
     if !spellable(original)? {
         return Ok(Some(Recovery {
             in_top_k,
+            top_k_rank,
             pll_rank: None,
             n_candidates: candidates.len(),
             n_pieces: pieces_of(original)?.len(),
@@ -252,6 +261,7 @@ pub fn recover(
     let plls: Vec<f64> = scores.iter().map(|s| s.pll).collect();
     Ok(Some(Recovery {
         in_top_k,
+        top_k_rank,
         pll_rank: Some(rank_of_first(&plls)),
         n_candidates: candidates.len(),
         n_pieces: scores[0].n_pieces,
@@ -340,16 +350,22 @@ mod tests {
     }
 
     #[test]
-    fn in_top_k_compares_whole_token_texts() {
-        let p = |t: &str| RankedPrediction {
-            rank: 1,
+    fn top_k_rank_compares_whole_token_texts() {
+        let p = |rank: usize, t: &str| RankedPrediction {
+            rank,
             token: format!("Ġ{t}"),
             id: 1,
             text: t.into(),
             prob: 0.1,
         };
-        assert!(in_top_k("Jansen", &[p("de"), p("Jansen")]));
-        assert!(!in_top_k("jansen", &[p("Jansen")]));
-        assert!(!in_top_k("Joachim Claes", &[p("Joachim"), p("Claes")]));
+        assert_eq!(
+            top_k_rank(" Jansen", &[p(1, "de"), p(2, "Jansen")]),
+            Some(2)
+        );
+        assert_eq!(top_k_rank("jansen", &[p(1, "Jansen")]), None);
+        assert_eq!(
+            top_k_rank("Joachim Claes", &[p(1, "Joachim"), p(2, "Claes")]),
+            None
+        );
     }
 }
