@@ -606,6 +606,11 @@ pub struct ProbeMetricsArgs {
     pub review: Option<PathBuf>,
     #[command(flatten)]
     pub evidence: NameEvidenceArgs,
+    /// `probe run --originals` output of a reference model on the same slots (one that never
+    /// saw the names, e.g. trained on the de-identified corpus): the original's PLL rank is
+    /// compared slot by slot. Repeatable.
+    #[arg(long)]
+    pub reference_probe: Vec<PathBuf>,
     /// Count only the first K predictions of each slot (the paper's final test: 20).
     #[arg(long)]
     pub top_k: Option<usize>,

@@ -300,10 +300,13 @@ fn check_metrics(
     before: &[Value],
     top1_planted: usize,
 ) {
-    let metrics = |model: &Path, run: &str, out: &str, gate: &str| {
+    let metrics = |model: &Path, run: &str, out: &str, gate: &str, reference: Option<&str>| {
         let mut cmd = anonlm();
-        cmd.args(["probe", "metrics", "--max-name-like-share", gate])
-            .arg("--model")
+        cmd.args(["probe", "metrics", "--max-name-like-share", gate]);
+        if let Some(r) = reference {
+            cmd.arg("--reference-probe").arg(d.join(r));
+        }
+        cmd.arg("--model")
             .arg(model)
             .arg("--probe")
             .arg(d.join(run))
@@ -325,7 +328,7 @@ fn check_metrics(
     };
     // Before: every predicted token is in the review under the same string, so the name-like
     // predictions are exactly those of tokens marked remove.
-    let (code, m, log) = metrics(model, "before.jsonl", "before.metrics.json", "0.002");
+    let (code, m, log) = metrics(model, "before.jsonl", "before.metrics.json", "0.002", None);
     assert_eq!(
         code,
         Some(1),
@@ -359,11 +362,23 @@ fn check_metrics(
 
     // After: the renamed ids carry new strings, judged afresh (digits: never names); the
     // same probes give no name-like prediction and no recovery, and the gate passes.
-    let (code, m, log) = metrics(released, "after.jsonl", "after.metrics.json", "0.002");
+    // The run before the rewrite serves as the reference run here (same slots, ranked).
+    let (code, m, log) = metrics(
+        released,
+        "after.jsonl",
+        "after.metrics.json",
+        "0.002",
+        Some("before.jsonl"),
+    );
     assert_eq!(code, Some(0), "{log}");
     for set in m["sets"].as_array().unwrap() {
         assert_eq!(set["name_like_predictions"]["successes"], 0, "{set}");
         assert_eq!(set["recovery"]["in_top_k"]["successes"], 0, "{set}");
+        let c = &set["recovery"]["reference"];
+        let n = c["slots"].as_u64().unwrap();
+        assert!(n > 0 && n <= set["slots"].as_u64().unwrap(), "{set}");
+        let split = ["model_better", "reference_better", "ties"].map(|k| c[k].as_u64().unwrap());
+        assert_eq!(split.iter().sum::<u64>(), n);
     }
     // Over all 7,850 predictions even the upper bound of the interval is below 0.2%.
     let all = m["sets"].as_array().unwrap().last().unwrap();

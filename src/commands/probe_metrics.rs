@@ -16,7 +16,10 @@ use crate::anonymize::{read_review, Decision};
 use crate::cli::ProbeMetricsArgs;
 use crate::corpus::ensure_not_input;
 use crate::mlm::train::data::sha256_hex;
-use crate::probe::{probe_metrics, read_probe_results, ProbeResult, RankedPrediction, SetMetrics};
+use crate::probe::{
+    probe_metrics, read_probe_results, MetricsSettings, ProbeResult, RankedPrediction, Recovery,
+    SetMetrics,
+};
 use crate::tokenizer::{self, ModelTokenizer};
 
 /// Version of the JSON written by `--out`; bump on any incompatible change.
@@ -35,7 +38,12 @@ pub fn run(args: ProbeMetricsArgs) -> Result<ExitCode> {
         if out.exists() && !args.overwrite {
             bail!("{} exists (pass --overwrite to replace it)", out.display());
         }
-        let mut inputs: Vec<&Path> = args.probe.iter().map(PathBuf::as_path).collect();
+        let mut inputs: Vec<&Path> = args
+            .probe
+            .iter()
+            .chain(&args.reference_probe)
+            .map(PathBuf::as_path)
+            .collect();
         inputs.extend(args.review.as_deref());
         ensure_not_input(out, &inputs)?;
     }
@@ -81,7 +89,15 @@ pub fn run(args: ProbeMetricsArgs) -> Result<ExitCode> {
             });
         d.name_like
     };
-    let sets = probe_metrics(&results, args.top_k, &name_like);
+    let reference = read_reference(&args.reference_probe)?;
+    let sets = probe_metrics(
+        &results,
+        &MetricsSettings {
+            top_k: args.top_k,
+            name_like: &name_like,
+            reference: &reference,
+        },
+    );
     let decided = decided.into_inner();
 
     print_table(&sets);
@@ -110,10 +126,8 @@ pub fn run(args: ProbeMetricsArgs) -> Result<ExitCode> {
                 "dir": args.model.display().to_string(),
                 "tokenizer_sha256": file_sha256(&args.model.join("tokenizer.json"))?,
             },
-            "probe_files": args.probe.iter().map(|p| Ok(json!({
-                "path": p.display().to_string(),
-                "sha256": file_sha256(p)?,
-            }))).collect::<Result<Vec<_>>>()?,
+            "probe_files": described(&args.probe)?,
+            "reference_probe_files": described(&args.reference_probe)?,
             "top_k": args.top_k,
             "judgement": {
                 "review": args.review.as_ref().map(|p| p.display().to_string()),
@@ -188,6 +202,44 @@ fn check_against_model(
     Ok(())
 }
 
+/// Recovery figures of reference runs by slot id; a run without any is refused.
+fn read_reference(paths: &[PathBuf]) -> Result<HashMap<String, Recovery>> {
+    let mut out = HashMap::new();
+    for path in paths {
+        let before = out.len();
+        for r in read_probe_results(path)? {
+            if let Some(rec) = r.recovery {
+                if out.insert(r.slot_id.clone(), rec).is_some() {
+                    bail!(
+                        "{}: slot '{}' appears twice in the reference runs",
+                        path.display(),
+                        r.slot_id
+                    );
+                }
+            }
+        }
+        if out.len() == before {
+            bail!(
+                "{}: no recovery figures (run the reference model with probe run --originals)",
+                path.display()
+            );
+        }
+    }
+    Ok(out)
+}
+
+fn described(paths: &[PathBuf]) -> Result<Vec<serde_json::Value>> {
+    paths
+        .iter()
+        .map(|p| {
+            Ok(json!({
+                "path": p.display().to_string(),
+                "sha256": file_sha256(p)?,
+            }))
+        })
+        .collect()
+}
+
 fn file_sha256(path: &Path) -> Result<String> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     Ok(sha256_hex(&bytes))
@@ -222,8 +274,8 @@ fn print_table(sets: &[SetMetrics]) {
         if let Some(r) = &s.recovery {
             println!("  original in top-k       {}", r.in_top_k.describe());
             let chance = r
-                .chance_rank_first
-                .map(|c| format!(" (chance {:.2}%)", 100.0 * c))
+                .uniform_rank_first
+                .map(|c| format!(" (uniform 1/candidates: {:.2}%)", 100.0 * c))
                 .unwrap_or_default();
             println!(
                 "  original first by PLL   {}{chance}",
@@ -235,8 +287,23 @@ fn print_table(sets: &[SetMetrics]) {
                 r.mean_rank_percentile,
             ) {
                 println!(
-                    "  PLL rank                median {rank} of {n} candidates; mean percentile {:.3} (chance 0.5)",
+                    "  PLL rank                median {rank} of {n} candidates; mean percentile {:.3} (uniform 0.5)",
                     pct
+                );
+            }
+            if let Some(c) = &r.reference {
+                println!(
+                    "  reference model         first by PLL {} on the same slots (this model {})",
+                    c.reference_rank_first.describe(),
+                    c.model_rank_first.describe()
+                );
+                let p = c
+                    .sign_test_p
+                    .map(|p| format!("; sign test p = {p:.3}"))
+                    .unwrap_or_default();
+                println!(
+                    "  vs reference            better at {}, worse at {}, tied at {} slots{p}",
+                    c.model_better, c.reference_better, c.ties
                 );
             }
             if r.ranked < r.slots {

@@ -2,12 +2,13 @@
 //! name slots and how high, and whether it recovers the original; counts with exact 95%
 //! intervals, never a token or a name.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::recovery::Recovery;
 use super::run::{ProbeResult, RankedPrediction};
-use crate::stats::Proportion;
+use crate::stats::{sign_test, Proportion};
 
 /// The figures of one set of slots.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -45,44 +46,67 @@ pub struct RecoveryMetrics {
     pub ranked: u64,
     /// The original has the best pseudo-log-likelihood of all candidates.
     pub pll_rank_first: Proportion,
-    /// What `pll_rank_first` would be by chance: the mean of 1 / candidates.
-    pub chance_rank_first: Option<f64>,
+    /// What `pll_rank_first` would be if all candidates were equally likely: the mean of
+    /// 1 / candidates. Candidates differ in length and frequency, so a model that never saw
+    /// the names can beat it: compare with a reference model (`reference`).
+    pub uniform_rank_first: Option<f64>,
     pub median_pll_rank: Option<f64>,
     pub median_candidates: Option<f64>,
     /// Mean of (rank − 1) / (candidates − 1): 0 when the original always ranks first, about
     /// 0.5 when the model knows nothing about it.
     pub mean_rank_percentile: Option<f64>,
+    /// The same slots in a run of a reference model (one that never saw the names).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<ReferenceComparison>,
+}
+
+/// The original's PLL rank under the probed model against a reference model, slot by slot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReferenceComparison {
+    /// Slots ranked by both models.
+    pub slots: u64,
+    /// The reference model's rate of ranking the original first on those slots.
+    pub reference_rank_first: Proportion,
+    /// The probed model's rate on the same slots.
+    pub model_rank_first: Proportion,
+    /// Slots where the probed model ranks the original better than the reference does.
+    pub model_better: u64,
+    pub reference_better: u64,
+    pub ties: u64,
+    /// Exact two-sided sign test of `model_better` against `reference_better`.
+    pub sign_test_p: Option<f64>,
+}
+
+/// What the metrics are computed with.
+pub struct MetricsSettings<'a> {
+    /// Count only predictions of this rank or better.
+    pub top_k: Option<usize>,
+    /// Whether a predicted vocabulary entry is name-like.
+    pub name_like: &'a dyn Fn(&RankedPrediction) -> bool,
+    /// Recovery figures of a reference model's run, by slot id (empty: no comparison).
+    pub reference: &'a HashMap<String, Recovery>,
 }
 
 /// Metrics per set present in `results` (seen, unseen, user order), then `all` when there is
-/// more than one set. Predictions ranked below `top_k` are left out. `name_like` decides a
-/// predicted vocabulary entry.
-pub fn probe_metrics(
-    results: &[ProbeResult],
-    top_k: Option<usize>,
-    name_like: &dyn Fn(&RankedPrediction) -> bool,
-) -> Vec<SetMetrics> {
+/// more than one set.
+pub fn probe_metrics(results: &[ProbeResult], settings: &MetricsSettings<'_>) -> Vec<SetMetrics> {
     let mut by_set: BTreeMap<_, Vec<&ProbeResult>> = BTreeMap::new();
     for r in results {
         by_set.entry(r.set).or_default().push(r);
     }
     let mut out: Vec<SetMetrics> = by_set
         .iter()
-        .map(|(set, rs)| set_metrics(set.as_str(), rs, top_k, name_like))
+        .map(|(set, rs)| set_metrics(set.as_str(), rs, settings))
         .collect();
     if by_set.len() > 1 {
         let all: Vec<&ProbeResult> = results.iter().collect();
-        out.push(set_metrics("all", &all, top_k, name_like));
+        out.push(set_metrics("all", &all, settings));
     }
     out
 }
 
-fn set_metrics(
-    set: &str,
-    results: &[&ProbeResult],
-    top_k: Option<usize>,
-    name_like: &dyn Fn(&RankedPrediction) -> bool,
-) -> SetMetrics {
+fn set_metrics(set: &str, results: &[&ProbeResult], settings: &MetricsSettings<'_>) -> SetMetrics {
+    let (top_k, name_like) = (settings.top_k, settings.name_like);
     let mut counted = 0u64;
     let mut name_like_count = 0u64;
     let mut slots_with = 0u64;
@@ -125,11 +149,15 @@ fn set_metrics(
         best_name_like_rank: best_ranks.iter().map(|&r| r as usize).min(),
         median_best_name_like_rank: median(&mut best_ranks),
         distinct_name_like_tokens: distinct.len(),
-        recovery: recovery_metrics(results, top_k),
+        recovery: recovery_metrics(results, top_k, settings.reference),
     }
 }
 
-fn recovery_metrics(results: &[&ProbeResult], top_k: Option<usize>) -> Option<RecoveryMetrics> {
+fn recovery_metrics(
+    results: &[&ProbeResult],
+    top_k: Option<usize>,
+    reference: &HashMap<String, Recovery>,
+) -> Option<RecoveryMetrics> {
     let with: Vec<&ProbeResult> = results
         .iter()
         .copied()
@@ -170,10 +198,41 @@ fn recovery_metrics(results: &[&ProbeResult], top_k: Option<usize>) -> Option<Re
         in_top_k: Proportion::new(in_top_k, with.len() as u64),
         ranked: ranks.len() as u64,
         pll_rank_first: Proportion::new(first, ranks.len() as u64),
-        chance_rank_first: mean(&chance),
+        uniform_rank_first: mean(&chance),
         median_pll_rank: median(&mut ranks),
         median_candidates: median(&mut candidates),
         mean_rank_percentile: mean(&percentiles),
+        reference: compare_with_reference(&with, reference),
+    })
+}
+
+fn compare_with_reference(
+    results: &[&ProbeResult],
+    reference: &HashMap<String, Recovery>,
+) -> Option<ReferenceComparison> {
+    let pairs: Vec<(usize, usize)> = results
+        .iter()
+        .filter_map(|r| {
+            let model = r.recovery.as_ref()?.pll_rank?;
+            let reference = reference.get(&r.slot_id)?.pll_rank?;
+            Some((model, reference))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let n = pairs.len() as u64;
+    let count = |f: &dyn Fn(&(usize, usize)) -> bool| pairs.iter().filter(|p| f(p)).count() as u64;
+    let model_better = count(&|(m, r)| m < r);
+    let reference_better = count(&|(m, r)| m > r);
+    Some(ReferenceComparison {
+        slots: n,
+        reference_rank_first: Proportion::new(count(&|p| p.1 == 1), n),
+        model_rank_first: Proportion::new(count(&|p| p.0 == 1), n),
+        model_better,
+        reference_better,
+        ties: n - model_better - reference_better,
+        sign_test_p: sign_test(model_better, reference_better),
     })
 }
 
@@ -245,6 +304,21 @@ mod tests {
         p.text.starts_with(|c: char| c.is_uppercase())
     }
 
+    fn none() -> HashMap<String, Recovery> {
+        HashMap::new()
+    }
+
+    fn settings(
+        top_k: Option<usize>,
+        reference: &HashMap<String, Recovery>,
+    ) -> MetricsSettings<'_> {
+        MetricsSettings {
+            top_k,
+            name_like: &capital,
+            reference,
+        }
+    }
+
     #[test]
     fn counts_by_hand() {
         let results = vec![
@@ -266,7 +340,7 @@ mod tests {
             slot(SetKind::Unseen, &["de", "een", "het", "zijn"], None),
             slot(SetKind::Unseen, &["de", "een", "het", "Jan"], None),
         ];
-        let m = probe_metrics(&results, None, &capital);
+        let m = probe_metrics(&results, &settings(None, &none()));
         assert_eq!(
             m.iter().map(|s| s.set.as_str()).collect::<Vec<_>>(),
             ["seen", "unseen", "all"]
@@ -292,7 +366,8 @@ mod tests {
         assert_eq!((r.slots, r.in_top_k.successes, r.ranked), (3, 1, 2));
         assert_eq!(r.pll_rank_first.successes, 1);
         assert_eq!(r.median_pll_rank, Some(3.5));
-        assert_eq!(r.chance_rank_first, Some(1.0 / 11.0));
+        assert_eq!(r.uniform_rank_first, Some(1.0 / 11.0));
+        assert!(r.reference.is_none());
         // (0/10 + 5/10) / 2
         assert_eq!(r.mean_rank_percentile, Some(0.25));
 
@@ -316,13 +391,13 @@ mod tests {
             ),
             slot(SetKind::Seen, &["de", "een", "het", "zijn"], None),
         ];
-        let m = probe_metrics(&results, Some(2), &capital);
+        let m = probe_metrics(&results, &settings(Some(2), &none()));
         assert_eq!(m.len(), 1);
         assert_eq!(m[0].top_k, 2);
         assert_eq!(m[0].name_like_predictions.successes, 1);
         assert_eq!(m[0].name_like_predictions.trials, 4);
         assert_eq!(m[0].recovery.as_ref().unwrap().in_top_k.successes, 0);
-        let m = probe_metrics(&results, Some(4), &capital);
+        let m = probe_metrics(&results, &settings(Some(4), &none()));
         assert_eq!(m[0].recovery.as_ref().unwrap().in_top_k.successes, 1);
     }
 
@@ -331,12 +406,37 @@ mod tests {
         let results: Vec<ProbeResult> = (0..50)
             .map(|_| slot(SetKind::User, &["de", "een"], None))
             .collect();
-        let m = probe_metrics(&results, None, &capital);
+        let m = probe_metrics(&results, &settings(None, &none()));
         let p = &m[0].name_like_predictions;
         assert_eq!((p.successes, p.trials, p.estimate), (0, 100, Some(0.0)));
         assert_eq!(p.lower, Some(0.0));
         assert!(p.upper.unwrap() > 0.03 && p.upper.unwrap() < 0.04);
         assert_eq!(m[0].best_name_like_rank, None);
         assert_eq!(m[0].median_best_name_like_rank, None);
+    }
+
+    #[test]
+    fn reference_comparison_pairs_slots_by_id() {
+        let results: Vec<ProbeResult> = (0..12)
+            .map(|i| {
+                let mut r = slot(SetKind::Seen, &["de"], rec(None, Some(1 + i % 3), 10));
+                r.slot_id = format!("d#{i}");
+                r
+            })
+            .collect();
+        // Reference ranks: 2 everywhere but slot 0 (no rank: unspellable) and slot 11 (absent).
+        let mut reference = HashMap::new();
+        for i in 0..11 {
+            let pll = if i == 0 { None } else { Some(2) };
+            reference.insert(format!("d#{i}"), rec(None, pll, 10).unwrap());
+        }
+        let m = probe_metrics(&results, &settings(None, &reference));
+        let c = m[0].recovery.as_ref().unwrap().reference.clone().unwrap();
+        // Slots 1..=10, model ranks 2,3,1,2,3,1,2,3,1,2 against 2.
+        assert_eq!(c.slots, 10);
+        assert_eq!((c.model_better, c.reference_better, c.ties), (3, 3, 4));
+        assert_eq!(c.model_rank_first.successes, 3);
+        assert_eq!(c.reference_rank_first.successes, 0);
+        assert_eq!(c.sign_test_p, Some(1.0));
     }
 }

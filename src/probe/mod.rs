@@ -13,7 +13,9 @@ pub mod user_file;
 
 pub use build::{build_probes, read_manifest, write_built, BuildOptions, BuildSummary, BuiltSet};
 pub use error::ProbeError;
-pub use metrics::{probe_metrics, RecoveryMetrics, SetMetrics};
+pub use metrics::{
+    probe_metrics, MetricsSettings, RecoveryMetrics, ReferenceComparison, SetMetrics,
+};
 pub use recovery::{CandidatePool, Recovery};
 pub use run::{predict_chunk, ProbeResult, RankedPrediction};
 pub use set::{

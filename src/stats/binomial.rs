@@ -1,7 +1,7 @@
 //! Binomial proportions with exact (Clopper-Pearson) confidence intervals.
 
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{Beta, ContinuousCDF};
+use statrs::distribution::{Beta, Binomial, ContinuousCDF, DiscreteCDF};
 
 /// `successes` out of `trials`, with its point estimate and a two-sided 95% Clopper-Pearson
 /// interval (both `null` when there were no trials).
@@ -77,6 +77,19 @@ pub fn clopper_pearson(successes: u64, trials: u64, confidence: f64) -> Option<(
     Some((lower, upper))
 }
 
+/// The exact two-sided sign test of paired comparisons: the chance, were both sides equally
+/// likely to win, of a split at least as uneven as `wins` to `losses` (ties left out before).
+/// None when there is no untied pair.
+pub fn sign_test(wins: u64, losses: u64) -> Option<f64> {
+    let n = wins + losses;
+    if n == 0 {
+        return None;
+    }
+    let fewer = wins.min(losses);
+    let half = Binomial::new(0.5, n).expect("p = 0.5 is valid");
+    Some((2.0 * half.cdf(fewer)).min(1.0))
+}
+
 fn beta_quantile(a: f64, b: f64, q: f64) -> f64 {
     Beta::new(a, b)
         .expect("shape parameters are positive")
@@ -137,6 +150,18 @@ mod tests {
             let p = x as f64 / n as f64;
             assert!(lo < p && p < hi);
         }
+    }
+
+    #[test]
+    fn sign_test_by_hand() {
+        // 8 wins, 2 losses: 2 * (1 + 10 + 45) / 1024.
+        let p = sign_test(8, 2).unwrap();
+        assert!((p - 112.0 / 1024.0).abs() < 1e-12, "{p}");
+        assert_eq!(sign_test(2, 8), sign_test(8, 2));
+        assert_eq!(sign_test(5, 5), Some(1.0));
+        // 10 to 0: 2 / 1024.
+        assert!((sign_test(10, 0).unwrap() - 2.0 / 1024.0).abs() < 1e-12);
+        assert_eq!(sign_test(0, 0), None);
     }
 
     #[test]
