@@ -43,6 +43,22 @@ pub enum Command {
     /// Name probes of a masked LM: build seen/unseen probe sets, run fill-mask at the slots.
     #[command(subcommand)]
     Probe(ProbeCommand),
+    /// Leakage audit of a model by a spec (audits/*.toml): blind baseline, membership attacks,
+    /// probe evidence; writes audit.json; exit 1 when the gate fails or the result is invalid.
+    Audit(AuditArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct AuditArgs {
+    /// The audit spec (TOML; see audits/release.toml).
+    #[arg(long)]
+    pub spec: PathBuf,
+    /// Output folder (audit.json).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Replace an existing audit.json in --out.
+    #[arg(long)]
+    pub overwrite: bool,
 }
 
 /// Where documents come from and how recognition is set up.

@@ -10,25 +10,33 @@ use rand_chacha::ChaCha8Rng;
 
 /// Out-of-fold scores (log-odds of "member") for every member and non-member text, from a
 /// multinomial naive Bayes over lower-cased words with add-one smoothing, `folds`-fold
-/// cross-validated with folds drawn from `seed`. Returns (member scores, non-member scores).
+/// cross-validated. `groups` names the document of each text (members first): a document's
+/// texts share a fold, so its own words (names, dates) cannot carry over from training to test.
+/// Folds are drawn from `seed`. Returns (member scores, non-member scores).
 pub fn blind_scores(
     members: &[&str],
     non_members: &[&str],
+    groups: &[&str],
     folds: usize,
     seed: u64,
 ) -> (Vec<f64>, Vec<f64>) {
     assert!(folds >= 2, "at least two folds");
+    assert_eq!(groups.len(), members.len() + non_members.len());
     let docs: Vec<(Vec<String>, bool)> = members
         .iter()
         .map(|t| (words(t), true))
         .chain(non_members.iter().map(|t| (words(t), false)))
         .collect();
-    let mut order: Vec<usize> = (0..docs.len()).collect();
-    order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
-    let mut fold_of = vec![0; docs.len()];
-    for (position, &i) in order.iter().enumerate() {
-        fold_of[i] = position % folds;
-    }
+    let mut distinct: Vec<&str> = groups.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    distinct.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    let fold_of_group: HashMap<&str, usize> = distinct
+        .iter()
+        .enumerate()
+        .map(|(position, g)| (*g, position % folds))
+        .collect();
+    let fold_of: Vec<usize> = groups.iter().map(|g| fold_of_group[g]).collect();
     let mut scores = vec![0.0; docs.len()];
     for fold in 0..folds {
         let model = NaiveBayes::fit(
@@ -156,7 +164,7 @@ mod tests {
         let non = sentences(&RADIOLOGY, 100, 1);
         let m: Vec<&str> = members.iter().map(String::as_str).collect();
         let n: Vec<&str> = non.iter().map(String::as_str).collect();
-        let (sm, sn) = blind_scores(&m, &n, 5, 7);
+        let (sm, sn) = blind_scores(&m, &n, &groups(200), 5, 7);
         let metrics = attack_metrics(&sm, &sn, &[0.01]);
         assert!(metrics.auc.value > 0.9, "{:?}", metrics.auc);
     }
@@ -166,10 +174,33 @@ mod tests {
         let all = sentences(&WARD, 200, 0);
         let m: Vec<&str> = all.iter().step_by(2).map(String::as_str).collect();
         let n: Vec<&str> = all.iter().skip(1).step_by(2).map(String::as_str).collect();
-        let (sm, sn) = blind_scores(&m, &n, 5, 7);
+        let (sm, sn) = blind_scores(&m, &n, &groups(200), 5, 7);
         let metrics = attack_metrics(&sm, &sn, &[0.01]);
         assert!(metrics.auc.value < 0.6, "{:?}", metrics.auc);
         // Same seed, same scores.
-        assert_eq!(blind_scores(&m, &n, 5, 7), (sm, sn));
+        assert_eq!(blind_scores(&m, &n, &groups(200), 5, 7), (sm, sn));
+    }
+
+    fn groups(n: usize) -> Vec<&'static str> {
+        (0..n).map(|i| &*format!("doc{i}").leak()).collect()
+    }
+
+    #[test]
+    fn words_of_one_document_do_not_cross_folds() {
+        // Ten documents per side, one kind of text, each document with its own rare word in
+        // all of its sentences: split by sentence the classifier would learn those words.
+        let base = sentences(&WARD, 200, 3);
+        let texts: Vec<String> = base
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("{t} uniek{}", i / 10))
+            .collect();
+        let m: Vec<&str> = texts[..100].iter().map(String::as_str).collect();
+        let n: Vec<&str> = texts[100..].iter().map(String::as_str).collect();
+        let by_doc: Vec<&str> = (0..200).map(|i| &*format!("d{}", i / 10).leak()).collect();
+        let (sm, sn) = blind_scores(&m, &n, &by_doc, 5, 1);
+        assert!(attack_metrics(&sm, &sn, &[0.01]).auc.value < 0.6);
+        let (sm, sn) = blind_scores(&m, &n, &groups(200), 5, 1);
+        assert!(attack_metrics(&sm, &sn, &[0.01]).auc.value > 0.8);
     }
 }

@@ -1,8 +1,12 @@
-//! Leakage audit of a masked LM: membership-inference metrics over attack scores (and, as they
-//! land, the attacks, canary exposure and the audit spec).
+//! Leakage audit of a masked LM: the spec, member and non-member examples, the attacks (blind
+//! baseline, loss, pseudo-log-likelihood, reference ratio), their metrics and the gate.
 
 pub mod blind;
+pub mod examples;
 pub mod metrics;
+pub mod run;
+pub mod spec;
 
 pub use blind::blind_scores;
 pub use metrics::{attack_metrics, roc_curve, AttackMetrics, Estimate, RocPoint, TprAtFpr};
+pub use spec::{AuditSpec, Unit};

@@ -1,5 +1,6 @@
 //! One module per subcommand; each reads its flags, calls the library and prints a summary.
 
+mod audit;
 mod bench;
 mod common;
 mod deid;
@@ -33,5 +34,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Mlm(a) => mlm::run(a),
         Command::Vocab(c) => vocab::run(c),
         Command::Probe(c) => probe::run(c),
+        Command::Audit(a) => audit::run(a),
     }
 }

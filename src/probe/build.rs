@@ -119,7 +119,9 @@ pub fn read_manifest(path: &Path) -> Result<Manifest, ProbeError> {
 }
 
 /// Document id → (set, SHA-256 of its text) from the manifest (duplicates included).
-fn manifest_sets(manifest: &Manifest) -> Result<HashMap<&str, (SetKind, &str)>, ProbeError> {
+pub(crate) fn manifest_sets(
+    manifest: &Manifest,
+) -> Result<HashMap<&str, (SetKind, &str)>, ProbeError> {
     let mut out = HashMap::new();
     for (set, docs) in [
         (SetKind::Seen, &manifest.train),

@@ -1,0 +1,280 @@
+//! Audit specs (TOML): the model, the member and non-member data, the attacks and the
+//! thresholds of the release gate. Relative paths are taken from the spec file's folder.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// One audit.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuditSpec {
+    pub model: ModelSpec,
+    pub data: DataSpec,
+    #[serde(default)]
+    pub attacks: AttackSpec,
+    #[serde(default)]
+    pub thresholds: Thresholds,
+    #[serde(default)]
+    pub evidence: EvidenceSpec,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSpec {
+    /// The model to audit (the one to be released).
+    pub dir: PathBuf,
+    /// A reference model that never saw the members (for the likelihood ratio).
+    pub reference: Option<PathBuf>,
+    #[serde(default = "default_device")]
+    pub device: String,
+}
+
+/// What is scored as one example.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Unit {
+    /// Each sampled sentence on its own.
+    #[default]
+    Sentence,
+    /// The mean score of a document's sampled sentences (per patient when a document is one).
+    Document,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DataSpec {
+    /// The training corpus as given to `mlm train` (Document JSONL); with `manifest`, members
+    /// are its training documents and non-members its held-out ones.
+    pub corpus: Option<PathBuf>,
+    /// The model's manifest.json (default: the one in the model dir) when `corpus` is given.
+    pub manifest: Option<PathBuf>,
+    /// Or explicit sets (Document JSONL).
+    pub members: Option<PathBuf>,
+    pub non_members: Option<PathBuf>,
+    #[serde(default)]
+    pub unit: Unit,
+    /// Sentences sampled per set.
+    #[serde(default = "default_max_per_set")]
+    pub max_per_set: usize,
+    /// Sentences with fewer whitespace words are skipped.
+    #[serde(default = "default_min_words")]
+    pub min_words: usize,
+    #[serde(default)]
+    pub seed: u64,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttackSpec {
+    #[serde(default = "yes")]
+    pub blind: bool,
+    #[serde(default = "yes")]
+    pub loss: bool,
+    #[serde(default = "yes")]
+    pub pll: bool,
+    /// Needs `model.reference`.
+    #[serde(default = "yes")]
+    pub reference_ratio: bool,
+    /// Share of tokens masked per sentence by the loss attack (seeded per sentence).
+    #[serde(default = "default_mask_prob")]
+    pub mask_prob: f64,
+    /// Folds of the blind baseline's cross-validation.
+    #[serde(default = "default_folds")]
+    pub folds: usize,
+}
+
+impl Default for AttackSpec {
+    fn default() -> Self {
+        AttackSpec {
+            blind: true,
+            loss: true,
+            pll: true,
+            reference_ratio: true,
+            mask_prob: default_mask_prob(),
+            folds: default_folds(),
+        }
+    }
+}
+
+/// The gate: an attack above any of these fails the release; a blind baseline above
+/// `max_blind_auc` makes the membership result invalid.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Thresholds {
+    #[serde(default = "default_max_auc")]
+    pub max_auc: f64,
+    #[serde(default = "default_max_tpr")]
+    pub max_tpr_at_1pct_fpr: f64,
+    #[serde(default = "default_max_epsilon")]
+    pub max_epsilon: f64,
+    #[serde(default = "default_max_blind_auc")]
+    pub max_blind_auc: f64,
+    #[serde(default = "default_max_name_like_share")]
+    pub max_name_like_share: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            max_auc: default_max_auc(),
+            max_tpr_at_1pct_fpr: default_max_tpr(),
+            max_epsilon: default_max_epsilon(),
+            max_blind_auc: default_max_blind_auc(),
+            max_name_like_share: default_max_name_like_share(),
+        }
+    }
+}
+
+/// Results of other stages to include and gate on.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvidenceSpec {
+    /// `probe metrics --out` JSON of the model.
+    pub probe_metrics: Option<PathBuf>,
+}
+
+fn default_device() -> String {
+    "cpu".into()
+}
+fn default_max_per_set() -> usize {
+    500
+}
+fn default_min_words() -> usize {
+    5
+}
+fn yes() -> bool {
+    true
+}
+fn default_mask_prob() -> f64 {
+    0.15
+}
+fn default_folds() -> usize {
+    5
+}
+fn default_max_auc() -> f64 {
+    0.60
+}
+fn default_max_tpr() -> f64 {
+    0.05
+}
+fn default_max_epsilon() -> f64 {
+    2.0
+}
+fn default_max_blind_auc() -> f64 {
+    0.55
+}
+fn default_max_name_like_share() -> f64 {
+    0.002
+}
+
+impl AuditSpec {
+    /// Reads and checks a spec; relative paths become relative to its folder.
+    pub fn load(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut spec: AuditSpec =
+            toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        spec.resolve(base);
+        spec.check()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(spec)
+    }
+
+    fn resolve(&mut self, base: &Path) {
+        let fix = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        };
+        fix(&mut self.model.dir);
+        for p in [
+            self.model.reference.as_mut(),
+            self.data.corpus.as_mut(),
+            self.data.manifest.as_mut(),
+            self.data.members.as_mut(),
+            self.data.non_members.as_mut(),
+            self.evidence.probe_metrics.as_mut(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            fix(p);
+        }
+    }
+
+    fn check(&self) -> Result<(), String> {
+        let d = &self.data;
+        match (&d.corpus, &d.members, &d.non_members) {
+            (Some(_), None, None) | (None, Some(_), Some(_)) => {}
+            _ => {
+                return Err(
+                    "[data] needs either `corpus` (with the manifest) or both `members` and `non_members`"
+                        .into(),
+                )
+            }
+        }
+        if d.max_per_set < 2 {
+            return Err("[data] max_per_set must be at least 2".into());
+        }
+        let a = &self.attacks;
+        if !(a.mask_prob > 0.0 && a.mask_prob < 1.0) {
+            return Err("[attacks] mask_prob must lie between 0 and 1".into());
+        }
+        if a.folds < 2 {
+            return Err("[attacks] folds must be at least 2".into());
+        }
+        if !(a.loss || a.pll || (a.reference_ratio && self.model.reference.is_some())) {
+            return Err("[attacks] no attack on the model is switched on".into());
+        }
+        Ok(())
+    }
+
+    /// Whether the reference-ratio attack runs.
+    pub fn runs_reference_ratio(&self) -> bool {
+        self.attacks.reference_ratio && self.model.reference.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, text: &str) -> PathBuf {
+        let p = dir.join("spec.toml");
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn defaults_and_relative_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "[model]\ndir = \"m\"\n[data]\ncorpus = \"c.jsonl\"\nunit = \"document\"\n",
+        );
+        let s = AuditSpec::load(&p).unwrap();
+        assert_eq!(s.model.dir, dir.path().join("m"));
+        assert_eq!(s.data.corpus, Some(dir.path().join("c.jsonl")));
+        assert_eq!(s.data.unit, Unit::Document);
+        assert_eq!(s.thresholds.max_blind_auc, 0.55);
+        assert!(s.attacks.loss && !s.runs_reference_ratio());
+    }
+
+    #[test]
+    fn bad_specs_name_the_file_and_the_problem() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "[model]\ndir = \"m\"\n[data]\nmembers = \"a\"\n",
+        );
+        let e = AuditSpec::load(&p).unwrap_err();
+        assert!(e.contains("spec.toml") && e.contains("non_members"), "{e}");
+        let p = write(
+            dir.path(),
+            "[model]\ndir = \"m\"\nwieghts = 1\n[data]\ncorpus = \"c\"\n",
+        );
+        let e = AuditSpec::load(&p).unwrap_err();
+        assert!(e.contains("wieghts"), "{e}");
+    }
+}
