@@ -70,20 +70,22 @@ impl ListSources {
     }
 }
 
+/// The 1-based line on which a file stops being valid UTF-8.
+pub fn invalid_utf8_line(e: &std::string::FromUtf8Error) -> usize {
+    1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+}
+
 /// A user list file; absent is fine (not every list must be given), unreadable is an error.
 fn read_user_list(path: &Path) -> Result<Vec<String>, VocabError> {
     match std::fs::read(path) {
         Ok(bytes) => {
-            let text = String::from_utf8(bytes).map_err(|e| {
-                let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
-                    .iter()
-                    .filter(|&&b| b == b'\n')
-                    .count();
-                VocabError::Bad {
-                    path: path.to_path_buf(),
-                    line,
-                    msg: "invalid UTF-8".into(),
-                }
+            let text = String::from_utf8(bytes).map_err(|e| VocabError::Bad {
+                path: path.to_path_buf(),
+                line: invalid_utf8_line(&e),
+                msg: "invalid UTF-8".into(),
             })?;
             Ok(parse_list(&text).map(str::to_string).collect())
         }

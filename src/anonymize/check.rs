@@ -306,16 +306,15 @@ pub fn load_name_list(spec: &str) -> Result<NameList, AnonymizeError> {
                 ))
             })?]
         };
+        let sources = crate::vocab::ListSources::default();
         let mut names = Vec::new();
         for l in langs {
             for list in ["first_names", "surnames"] {
-                let rel = format!("{}/{list}.txt", l.code());
-                let text = crate::vocab::builtin(&rel).ok_or_else(|| {
-                    AnonymizeError::Usage(format!(
-                        "built-in list vocab/{rel} is missing from this build"
-                    ))
-                })?;
-                names.extend(crate::vocab::parse_list(text).map(str::to_string));
+                names.extend(
+                    sources
+                        .load(l, list)
+                        .map_err(|e| AnonymizeError::Usage(e.to_string()))?,
+                );
             }
         }
         return Ok(NameList {
@@ -326,11 +325,7 @@ pub fn load_name_list(spec: &str) -> Result<NameList, AnonymizeError> {
     let path = Path::new(spec);
     let bytes = std::fs::read(path).map_err(|e| AnonymizeError::io(path, e))?;
     let text = String::from_utf8(bytes).map_err(|e| {
-        let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
-        AnonymizeError::line(path, line, "invalid UTF-8")
+        AnonymizeError::line(path, crate::vocab::invalid_utf8_line(&e), "invalid UTF-8")
     })?;
     Ok(NameList {
         label: spec.to_string(),

@@ -136,11 +136,7 @@ pub fn read_review(path: &Path) -> Result<Vec<ReviewRow>, AnonymizeError> {
 pub fn read_review_lines(path: &Path) -> Result<Vec<(usize, ReviewRow)>, AnonymizeError> {
     let bytes = std::fs::read(path).map_err(|e| AnonymizeError::io(path, e))?;
     let text = String::from_utf8(bytes).map_err(|e| {
-        let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
-        AnonymizeError::line(path, line, "invalid UTF-8")
+        AnonymizeError::line(path, crate::vocab::invalid_utf8_line(&e), "invalid UTF-8")
     })?;
     parse_review(path, &text)
 }

@@ -14,6 +14,15 @@ use crate::mlm::score::{masked_token_loss, pseudo_log_likelihood};
 /// Target false-positive rates reported for every attack.
 pub const TARGET_FPRS: [f64; 2] = [0.01, 0.001];
 
+/// What an attack's figures are held against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// The blind baseline: above its threshold the sets differ in kind (INVALID).
+    Baseline,
+    /// An attack on the model: above a threshold the release fails.
+    Attack,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Outcome {
@@ -79,6 +88,7 @@ pub fn run_attacks(
         out.push(judge(
             spec,
             examples,
+            Role::Baseline,
             "blind_baseline",
             "Never looks at the model: a bag-of-words classifier, cross-validated, on the texts alone. \
              It measures how far members and non-members differ in kind; above its threshold every \
@@ -104,6 +114,7 @@ pub fn run_attacks(
         out.push(judge(
             spec,
             examples,
+            Role::Attack,
             "masked_token_loss",
             "Black-box access to the released weights; the attacker holds candidate sentences and \
              calls those with low masked-token loss members (Yeom et al. 2018; Mireshghallah et al. 2022).",
@@ -121,6 +132,7 @@ pub fn run_attacks(
         out.push(judge(
             spec,
             examples,
+            Role::Attack,
             "pseudo_log_likelihood",
             "As the loss attack, scoring every token masked in turn (pseudo-log-likelihood per token).",
             &pll(&m_refs)?,
@@ -136,6 +148,7 @@ pub fn run_attacks(
         out.push(judge(
             spec,
             examples,
+            Role::Attack,
             "reference_likelihood_ratio",
             "The attacker also holds a reference model from similar data without the members and \
              calls a sentence a member when the released model finds it much likelier than the \
@@ -155,6 +168,7 @@ fn negate(xs: &[f64]) -> Vec<f64> {
 fn judge(
     spec: &AuditSpec,
     examples: &Examples,
+    role: Role,
     name: &str,
     threat_model: &str,
     members: &[f64],
@@ -184,7 +198,7 @@ fn judge(
     };
     let t = &spec.thresholds;
     let mut reasons = Vec::new();
-    let outcome = if name == "blind_baseline" {
+    let outcome = if role == Role::Baseline {
         if metrics.auc.value > t.max_blind_auc {
             reasons.push(format!(
                 "blind baseline AUC {:.3} > {}: members and non-members differ in kind",

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::{json, Value};
 
-use super::common::write_bytes_atomic;
+use super::common::{file_sha256, write_bytes_atomic};
 use super::eval::read_all;
 use super::mlm::open_runtime;
 use crate::audit::examples::{from_manifest, from_sets, Examples};
@@ -200,9 +200,4 @@ fn model_identity(dir: &Path) -> Result<Value> {
         "tokenizer_sha256": hash("tokenizer.json")?,
         "manifest_sha256": hash("manifest.json")?,
     }))
-}
-
-fn file_sha256(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(sha256_hex(&bytes))
 }

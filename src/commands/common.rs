@@ -160,6 +160,12 @@ impl LabelCounts {
     }
 }
 
+/// SHA-256 (hex) of a file's bytes, for the identity blocks of reports.
+pub fn file_sha256(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(crate::mlm::train::data::sha256_hex(&bytes))
+}
+
 /// Writes a whole small file (report, stats) atomically: staged, then renamed into place.
 pub fn write_bytes_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<()> {
     let mut target = OutputTarget::file(path, &OutputOptions { overwrite })?;

@@ -10,12 +10,11 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use serde_json::json;
 
-use super::common::write_bytes_atomic;
+use super::common::{file_sha256, write_bytes_atomic};
 use super::name_evidence::NameEvidence;
 use crate::anonymize::{read_review, Decision};
 use crate::cli::ProbeMetricsArgs;
 use crate::corpus::ensure_not_input;
-use crate::mlm::train::data::sha256_hex;
 use crate::probe::{
     probe_metrics, read_probe_results, MetricsSettings, ProbeResult, RankedPrediction, Recovery,
     SetMetrics,
@@ -238,11 +237,6 @@ fn described(paths: &[PathBuf]) -> Result<Vec<serde_json::Value>> {
             }))
         })
         .collect()
-}
-
-fn file_sha256(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(sha256_hex(&bytes))
 }
 
 fn join_paths(paths: &[PathBuf]) -> String {

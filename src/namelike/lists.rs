@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use crate::lang::Lang;
-use crate::vocab::{builtin, parse_list, VocabError};
+use crate::vocab::{invalid_utf8_line, parse_list, ListSources, VocabError};
 
 /// Which list a surface matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -29,15 +29,14 @@ impl NameLists {
     /// The built-in first-name and surname lists of all five languages. Fails closed when one is
     /// missing from the build.
     pub fn builtin() -> Result<Self, VocabError> {
+        let sources = ListSources::default();
         let mut lists = NameLists::default();
         for lang in Lang::ALL {
             for (name, set) in [
                 ("first_names", &mut lists.first),
                 ("surnames", &mut lists.surnames),
             ] {
-                let rel = format!("{}/{name}.txt", lang.code());
-                let text = builtin(&rel).ok_or(VocabError::MissingBuiltin(rel))?;
-                set.extend(parse_list(text).flat_map(words));
+                set.extend(sources.load(lang, name)?.iter().flat_map(|n| words(n)));
             }
         }
         Ok(lists)
@@ -51,10 +50,7 @@ impl NameLists {
         })?;
         let text = String::from_utf8(bytes).map_err(|e| VocabError::Bad {
             path: path.to_path_buf(),
-            line: 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count(),
+            line: invalid_utf8_line(&e),
             msg: "not UTF-8".into(),
         })?;
         let before = self.user.len();

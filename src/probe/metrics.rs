@@ -177,7 +177,7 @@ fn recovery_metrics(
         // With a smaller k the original counts only when it is a kept prediction; files
         // written before ranks were recorded count it at any k.
         let found = rec.in_top_k
-            && match (top_k, original_rank(r)) {
+            && match (top_k, rec.top_k_rank) {
                 (Some(k), Some(rank)) => rank <= k,
                 _ => true,
             };
@@ -234,11 +234,6 @@ fn compare_with_reference(
         ties: n - model_better - reference_better,
         sign_test_p: sign_test(model_better, reference_better),
     })
-}
-
-/// Rank of the original among the predictions, when `probe run` found it there.
-fn original_rank(r: &ProbeResult) -> Option<usize> {
-    r.recovery.as_ref().and_then(|rec| rec.top_k_rank)
 }
 
 fn median(values: &mut [f64]) -> Option<f64> {
