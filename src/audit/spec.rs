@@ -26,6 +26,8 @@ pub struct ModelSpec {
     pub dir: PathBuf,
     /// A reference model that never saw the members (for the likelihood ratio).
     pub reference: Option<PathBuf>,
+    /// The model before `vocab rewrite`: its held-out loss is the report's utility baseline.
+    pub original: Option<PathBuf>,
     #[serde(default = "default_device")]
     pub device: String,
 }
@@ -52,6 +54,8 @@ pub struct DataSpec {
     /// Or explicit sets (Document JSONL).
     pub members: Option<PathBuf>,
     pub non_members: Option<PathBuf>,
+    /// The protected canary file written by `mlm train --canaries` (never inside the model dir).
+    pub canaries: Option<PathBuf>,
     #[serde(default)]
     pub unit: Unit,
     /// Sentences sampled per set.
@@ -60,6 +64,10 @@ pub struct DataSpec {
     /// Sentences with fewer whitespace words are skipped.
     #[serde(default = "default_min_words")]
     pub min_words: usize,
+    /// Fewer examples than this on either side (at the decision's unit) make the result
+    /// INVALID: too few to tell an attack from chance.
+    #[serde(default = "default_min_per_set")]
+    pub min_per_set: usize,
     #[serde(default)]
     pub seed: u64,
 }
@@ -82,6 +90,12 @@ pub struct AttackSpec {
     /// Folds of the blind baseline's cross-validation.
     #[serde(default = "default_folds")]
     pub folds: usize,
+    /// Canary exposure (needs `data.canaries`).
+    #[serde(default = "yes")]
+    pub canaries: bool,
+    /// Never-inserted candidates each canary is ranked among.
+    #[serde(default = "default_canary_candidates")]
+    pub canary_candidates: usize,
 }
 
 impl Default for AttackSpec {
@@ -93,6 +107,8 @@ impl Default for AttackSpec {
             reference_ratio: true,
             mask_prob: default_mask_prob(),
             folds: default_folds(),
+            canaries: true,
+            canary_candidates: default_canary_candidates(),
         }
     }
 }
@@ -112,6 +128,10 @@ pub struct Thresholds {
     pub max_blind_auc: f64,
     #[serde(default = "default_max_name_like_share")]
     pub max_name_like_share: f64,
+    /// FAIL when a canary group's mean exposure (bits) is above; with no memorization the
+    /// mean is about 1.44 bits.
+    #[serde(default = "default_max_canary_exposure")]
+    pub max_mean_canary_exposure: f64,
 }
 
 impl Default for Thresholds {
@@ -122,6 +142,7 @@ impl Default for Thresholds {
             max_epsilon: default_max_epsilon(),
             max_blind_auc: default_max_blind_auc(),
             max_name_like_share: default_max_name_like_share(),
+            max_mean_canary_exposure: default_max_canary_exposure(),
         }
     }
 }
@@ -142,6 +163,15 @@ fn default_max_per_set() -> usize {
 }
 fn default_min_words() -> usize {
     5
+}
+fn default_min_per_set() -> usize {
+    30
+}
+fn default_canary_candidates() -> usize {
+    10_000
+}
+fn default_max_canary_exposure() -> f64 {
+    4.0
 }
 fn yes() -> bool {
     true
@@ -190,6 +220,8 @@ impl AuditSpec {
         fix(&mut self.model.dir);
         for p in [
             self.model.reference.as_mut(),
+            self.model.original.as_mut(),
+            self.data.canaries.as_mut(),
             self.data.corpus.as_mut(),
             self.data.manifest.as_mut(),
             self.data.members.as_mut(),
@@ -221,6 +253,9 @@ impl AuditSpec {
         if !(a.mask_prob > 0.0 && a.mask_prob < 1.0) {
             return Err("[attacks] mask_prob must lie between 0 and 1".into());
         }
+        if a.canary_candidates < 100 {
+            return Err("[attacks] canary_candidates must be at least 100".into());
+        }
         if a.folds < 2 {
             return Err("[attacks] folds must be at least 2".into());
         }
@@ -228,6 +263,11 @@ impl AuditSpec {
             return Err("[attacks] no attack on the model is switched on".into());
         }
         Ok(())
+    }
+
+    /// Whether canary exposure is measured.
+    pub fn runs_canaries(&self) -> bool {
+        self.attacks.canaries && self.data.canaries.is_some()
     }
 
     /// Whether the reference-ratio attack runs.
