@@ -1,6 +1,7 @@
 //! Metrics of a membership-inference attack from its scores on members and non-members (higher
 //! score = "member"): ROC curve, AUC with a DeLong 95% interval, TPR at fixed FPR with exact
-//! intervals, attacker advantage, and the empirical epsilon lower bound.
+//! intervals, attacker advantage, and the empirical epsilon lower bound. Examples may come in
+//! clusters (sentences of one document): the AUC interval then accounts for their correlation.
 
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
@@ -40,7 +41,12 @@ pub struct TprAtFpr {
 pub struct AttackMetrics {
     pub members: u64,
     pub non_members: u64,
-    /// Area under the ROC curve (ties count half), DeLong 95% interval clipped to [0, 1].
+    /// Distinct clusters (documents) behind the members and non-members, when the examples
+    /// were clustered; the AUC interval is then the clustered one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clusters: Option<[u64; 2]>,
+    /// Area under the ROC curve (ties count half), DeLong 95% interval clipped to [0, 1]
+    /// (Obuchowski's clustered form when `clusters` is set).
     pub auc: Estimate,
     pub tpr_at_fpr: Vec<TprAtFpr>,
     /// max over thresholds of TPR − FPR; the interval combines the two rates' 97.5% exact
@@ -90,8 +96,21 @@ pub fn roc_curve(members: &[f64], non_members: &[f64]) -> Vec<RocPoint> {
 }
 
 /// The metrics of an attack; `target_fprs` such as `[0.01, 0.001]`. Scores must be finite;
-/// both sets must be non-empty.
+/// both sets must be non-empty. Every example is taken as independent.
 pub fn attack_metrics(members: &[f64], non_members: &[f64], target_fprs: &[f64]) -> AttackMetrics {
+    attack_metrics_clustered(members, non_members, None, target_fprs)
+}
+
+/// As [`attack_metrics`], with `clusters` = (cluster of each member, cluster of each
+/// non-member), e.g. the document of each sentence: the AUC interval then follows
+/// Obuchowski (1997), so correlated sentences of one note do not narrow it. Clusters never
+/// hold both members and non-members (a document is one or the other).
+pub fn attack_metrics_clustered(
+    members: &[f64],
+    non_members: &[f64],
+    clusters: Option<(&[usize], &[usize])>,
+    target_fprs: &[f64],
+) -> AttackMetrics {
     assert!(!members.is_empty() && !non_members.is_empty());
     assert!(
         members.iter().chain(non_members).all(|s| s.is_finite()),
@@ -136,10 +155,19 @@ pub fn attack_metrics(members: &[f64], non_members: &[f64], target_fprs: &[f64])
         lower: (tpr_lo - fpr_hi).max(-1.0),
         upper: (tpr_hi - fpr_lo).min(1.0),
     };
+    let singletons = |k: usize| (0..k).collect::<Vec<usize>>();
+    let (cm, cn) = match clusters {
+        Some((cm, cn)) => {
+            assert!(cm.len() == members.len() && cn.len() == non_members.len());
+            (cm.to_vec(), cn.to_vec())
+        }
+        None => (singletons(members.len()), singletons(non_members.len())),
+    };
     AttackMetrics {
         members: m,
         non_members: n,
-        auc: delong_auc(members, non_members),
+        clusters: clusters.map(|_| [distinct(&cm), distinct(&cn)]),
+        auc: delong_auc(members, non_members, &cm, &cn),
         tpr_at_fpr,
         advantage,
         epsilon_lower_bound: epsilon_lower_bound(&curve, m, n),
@@ -167,8 +195,14 @@ fn epsilon_lower_bound(curve: &[RocPoint], m: u64, n: u64) -> f64 {
 }
 
 /// AUC (Mann-Whitney, ties half) with DeLong's variance: the structural components from
-/// mid-ranks, a normal 95% interval clipped to [0, 1].
-fn delong_auc(members: &[f64], non_members: &[f64]) -> Estimate {
+/// mid-ranks, summed per cluster (Obuchowski 1997; with one example per cluster this is
+/// DeLong's), a normal 95% interval clipped to [0, 1].
+fn delong_auc(
+    members: &[f64],
+    non_members: &[f64],
+    member_clusters: &[usize],
+    non_member_clusters: &[usize],
+) -> Estimate {
     let (m, n) = (members.len(), non_members.len());
     let combined: Vec<f64> = members.iter().chain(non_members).copied().collect();
     let r_all = midranks(&combined);
@@ -180,7 +214,8 @@ fn delong_auc(members: &[f64], non_members: &[f64]) -> Estimate {
         .map(|j| 1.0 - (r_all[m + j] - r_n[j]) / m as f64)
         .collect();
     let auc = v10.iter().sum::<f64>() / m as f64;
-    let var = sample_variance(&v10) / m as f64 + sample_variance(&v01) / n as f64;
+    let var = clustered_variance(&v10, member_clusters, auc)
+        + clustered_variance(&v01, non_member_clusters, auc);
     let z = Normal::new(0.0, 1.0)
         .expect("standard normal")
         .inverse_cdf(0.975);
@@ -212,13 +247,30 @@ fn midranks(values: &[f64]) -> Vec<f64> {
     ranks
 }
 
-/// Variance with n − 1 in the denominator; 0 for fewer than two values.
-fn sample_variance(values: &[f64]) -> f64 {
-    if values.len() < 2 {
+/// Variance of the mean of `components` around `theta` with clusters:
+/// K / ((K − 1) N²) Σ_k (S_k − N_k θ)², S_k the sum and N_k the count of cluster k. With
+/// singleton clusters it is the sample variance over N. 0 for fewer than two clusters.
+fn clustered_variance(components: &[f64], clusters: &[usize], theta: f64) -> f64 {
+    let mut sums: std::collections::HashMap<usize, (f64, f64)> = Default::default();
+    for (v, c) in components.iter().zip(clusters) {
+        let e = sums.entry(*c).or_default();
+        e.0 += v;
+        e.1 += 1.0;
+    }
+    let k = sums.len() as f64;
+    if k < 2.0 {
         return 0.0;
     }
-    let mean = values.iter().sum::<f64>() / values.len() as f64;
-    values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (values.len() - 1) as f64
+    let n = components.len() as f64;
+    let ss: f64 = sums.values().map(|(s, c)| (s - c * theta).powi(2)).sum();
+    k / ((k - 1.0) * n * n) * ss
+}
+
+fn distinct(clusters: &[usize]) -> u64 {
+    let mut c = clusters.to_vec();
+    c.sort_unstable();
+    c.dedup();
+    c.len() as u64
 }
 
 /// At most about `max` points, always keeping the first and last.
@@ -254,6 +306,52 @@ mod tests {
         let half = 1.959_963_984_540_054 * (1.0f64 / 27.0).sqrt();
         assert!(close(m.auc.lower, 7.5 / 9.0 - half, 1e-9), "{:?}", m.auc);
         assert_eq!(m.auc.upper, 1.0);
+    }
+
+    #[test]
+    fn clustered_auc_interval_by_hand() {
+        // As above, members in documents {0, 0, 1}, non-members in {0, 1, 1}.
+        // V10 = 1, 5/6, 2/3; θ = 5/6; cluster sums minus N_k θ: 1/6, −1/6 → (2/1) · (1/18) / 9.
+        // V01 = 1, 1/2, 1: 1/6, −1/6 → the same 1/81. Variance 2/81.
+        let m = attack_metrics_clustered(
+            &[0.9, 0.8, 0.7],
+            &[0.6, 0.8, 0.1],
+            Some((&[0, 0, 1], &[7, 9, 9])),
+            &[0.01],
+        );
+        assert!(close(m.auc.value, 7.5 / 9.0, 1e-12));
+        let half = 1.959_963_984_540_054 * (2.0f64 / 81.0).sqrt();
+        assert!(close(m.auc.lower, 7.5 / 9.0 - half, 1e-9), "{:?}", m.auc);
+        assert_eq!(m.clusters, Some([2, 2]));
+        // Singleton clusters give DeLong's interval.
+        let singles = attack_metrics_clustered(
+            &[0.9, 0.8, 0.7],
+            &[0.6, 0.8, 0.1],
+            Some((&[0, 1, 2], &[0, 1, 2])),
+            &[0.01],
+        );
+        let plain = attack_metrics(&[0.9, 0.8, 0.7], &[0.6, 0.8, 0.1], &[0.01]);
+        assert!(close(singles.auc.lower, plain.auc.lower, 1e-12));
+        assert_eq!(plain.clusters, None);
+    }
+
+    #[test]
+    fn correlated_sentences_widen_the_interval() {
+        // Ten documents a side, each sentence repeated five times: the same information as ten
+        // examples, so the clustered interval matches ten singletons, not fifty.
+        let m10: Vec<f64> = (0..10).map(|i| (i * 7 % 10) as f64 + 0.5).collect();
+        let n10: Vec<f64> = (0..10).map(|i| (i * 3 % 10) as f64).collect();
+        let rep = |xs: &[f64]| xs.iter().flat_map(|x| [*x; 5]).collect::<Vec<_>>();
+        let ids: Vec<usize> = (0..50).map(|i| i / 5).collect();
+        let clustered =
+            attack_metrics_clustered(&rep(&m10), &rep(&n10), Some((&ids, &ids)), &[0.01]);
+        let naive = attack_metrics(&rep(&m10), &rep(&n10), &[0.01]);
+        let ten = attack_metrics(&m10, &n10, &[0.01]);
+        let width = |e: Estimate| e.upper - e.lower;
+        assert!(close(clustered.auc.value, ten.auc.value, 1e-12));
+        assert!(width(naive.auc) < 0.6 * width(clustered.auc));
+        // K/(K−1) versus n/(n−1) aside, the clustered variance is the ten-document one.
+        assert!((width(clustered.auc) / width(ten.auc) - 1.0).abs() < 0.02);
     }
 
     #[test]

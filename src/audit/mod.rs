@@ -8,5 +8,8 @@ pub mod run;
 pub mod spec;
 
 pub use blind::blind_scores;
-pub use metrics::{attack_metrics, roc_curve, AttackMetrics, Estimate, RocPoint, TprAtFpr};
+pub use metrics::{
+    attack_metrics, attack_metrics_clustered, roc_curve, AttackMetrics, Estimate, RocPoint,
+    TprAtFpr,
+};
 pub use spec::{AuditSpec, Unit};

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::blind::blind_scores;
 use super::examples::{per_document, Example, Examples};
-use super::metrics::{attack_metrics, AttackMetrics};
+use super::metrics::{attack_metrics, attack_metrics_clustered, AttackMetrics};
 use super::spec::{AuditSpec, Unit};
 use crate::mlm::runtime::MlmRuntime;
 use crate::mlm::score::{masked_token_loss, pseudo_log_likelihood};
@@ -184,7 +184,9 @@ fn judge(
     };
     let (mx, ms) = keep(&examples.members, members);
     let (nx, ns) = keep(&examples.non_members, non_members);
-    let sentence = attack_metrics(&ms, &ns, &TARGET_FPRS);
+    // Sentences of one document are correlated: the AUC interval is clustered by document.
+    let (cm, cn) = document_clusters(&mx, &nx);
+    let sentence = attack_metrics_clustered(&ms, &ns, Some((&cm, &cn)), &TARGET_FPRS);
     let (metrics, sentence_metrics, (hm, hn)) = match spec.data.unit {
         Unit::Sentence => (sentence, None, (ms, ns)),
         Unit::Document => {
@@ -198,7 +200,17 @@ fn judge(
     };
     let t = &spec.thresholds;
     let mut reasons = Vec::new();
-    let outcome = if role == Role::Baseline {
+    let min = spec.data.min_per_set as u64;
+    let outcome = if metrics.members < min || metrics.non_members < min {
+        reasons.push(format!(
+            "{name}: {} members and {} non-members at the {} level, fewer than min_per_set {min}: \
+             too few to tell an attack from chance",
+            metrics.members,
+            metrics.non_members,
+            unit_name(spec.data.unit)
+        ));
+        Outcome::Invalid
+    } else if role == Role::Baseline {
         if metrics.auc.value > t.max_blind_auc {
             reasons.push(format!(
                 "blind baseline AUC {:.3} > {}: members and non-members differ in kind",
@@ -246,6 +258,25 @@ fn judge(
         outcome,
         reasons,
     }
+}
+
+fn unit_name(unit: Unit) -> &'static str {
+    match unit {
+        Unit::Sentence => "sentence",
+        Unit::Document => "document",
+    }
+}
+
+/// A cluster number per example: its document (members and non-members never share one).
+fn document_clusters(members: &[Example], non_members: &[Example]) -> (Vec<usize>, Vec<usize>) {
+    let mut ids: std::collections::HashMap<&str, usize> = Default::default();
+    let mut numbers = Vec::with_capacity(members.len() + non_members.len());
+    for x in members.iter().chain(non_members) {
+        let next = ids.len();
+        numbers.push(*ids.entry(x.doc_id.as_str()).or_insert(next));
+    }
+    let n = numbers.split_off(members.len());
+    (numbers, n)
 }
 
 fn histogram(members: &[f64], non_members: &[f64], bins: usize) -> Histogram {
