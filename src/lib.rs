@@ -26,6 +26,7 @@ pub mod opslog;
 pub mod probe;
 pub mod progress;
 pub mod recognize;
+pub mod release;
 pub mod report;
 pub mod span;
 pub mod stats;

@@ -1,5 +1,7 @@
-//! `anonlm audit` through the binary: sets of different kinds are INVALID by the blind baseline;
-//! the report holds no text; bad specs exit 2.
+//! `anonlm audit` through the binary: a model overfit on its members FAILS; members and
+//! non-members of one kind under a model that saw neither PASS with intervals covering 0.5;
+//! sets of different kinds are INVALID by the blind baseline; the report holds no text; bad
+//! specs exit 2.
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -14,7 +16,7 @@ fn ok(args: &[&str], dir: &Path) {
     anonlm().current_dir(dir).args(args).assert().success();
 }
 
-/// Runs an audit in `dir`; returns the exit code and audit.json.
+/// Runs an audit in `dir`; returns the exit code and report.json.
 fn audit(dir: &Path, spec: &str, out: &str) -> (Option<i32>, Value) {
     fs::write(dir.join("spec.toml"), spec).unwrap();
     let o = anonlm()
@@ -22,8 +24,133 @@ fn audit(dir: &Path, spec: &str, out: &str) -> (Option<i32>, Value) {
         .args(["audit", "--spec", "spec.toml", "--out", out])
         .output()
         .unwrap();
-    let text = fs::read_to_string(dir.join(out).join("audit.json")).unwrap();
+    let text = fs::read_to_string(dir.join(out).join("report.json"))
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
     (o.status.code(), serde_json::from_str(&text).unwrap())
+}
+
+fn auc(report: &Value, name: &str) -> (f64, f64, f64) {
+    let a = &attack(report, name)["metrics"]["auc"];
+    let f = |k: &str| a[k].as_f64().unwrap();
+    (f("value"), f("lower"), f("upper"))
+}
+
+/// Documents of random words from a made-up syllable inventory: nothing in one document tells
+/// anything about another, so only memorization separates members from non-members.
+fn random_word_documents(prefix: &str, docs: usize, seed: u64) -> String {
+    use rand::{Rng, SeedableRng};
+    let syllables = [
+        "ka", "lo", "mi", "ne", "su", "ta", "ri", "po", "de", "va", "lu", "ze", "bo", "fi", "ga",
+        "he",
+    ];
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let word = |rng: &mut rand_chacha::ChaCha8Rng| {
+        let endings = ["", "n", "s", "r"];
+        format!(
+            "{}{}{}",
+            syllables[rng.gen_range(0..syllables.len())],
+            syllables[rng.gen_range(0..syllables.len())],
+            endings[rng.gen_range(0..endings.len())]
+        )
+    };
+    let mut out = String::new();
+    for d in 0..docs {
+        let sentences: Vec<String> = (0..10)
+            .map(|_| {
+                let n = rng.gen_range(8..=12);
+                let words: Vec<String> = (0..n).map(|_| word(&mut rng)).collect();
+                format!("{}.", words.join(" "))
+            })
+            .collect();
+        let doc = serde_json::json!({"id": format!("{prefix}{d:02}"), "text": sentences.join(" ")});
+        out.push_str(&doc.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn a_model_overfit_on_its_members_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(d.join("members.jsonl"), random_word_documents("m", 8, 1)).unwrap();
+    fs::write(d.join("others.jsonl"), random_word_documents("n", 8, 2)).unwrap();
+    anonlm()
+        .current_dir(d)
+        .args([
+            "tokenizer",
+            "train",
+            "--kind",
+            "wordpiece",
+            "--vocab-size",
+            "300",
+            "-q",
+        ])
+        .args(["--corpus", "members.jsonl", "--out", "tok"])
+        .assert()
+        .success();
+    // A tiny BERT without dropout, 200 passes over its 8 documents: it learns them by heart.
+    fs::write(
+        d.join("config.json"),
+        r#"{"model_type": "bert", "vocab_size": 300, "hidden_size": 64, "num_hidden_layers": 2,
+            "num_attention_heads": 2, "intermediate_size": 256, "hidden_act": "gelu",
+            "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0,
+            "max_position_embeddings": 64, "type_vocab_size": 2, "layer_norm_eps": 1e-12,
+            "pad_token_id": 0, "initializer_range": 0.02}"#,
+    )
+    .unwrap();
+    anonlm()
+        .current_dir(d)
+        .args([
+            "mlm",
+            "train",
+            "--config",
+            "config.json",
+            "--steps",
+            "400",
+            "--batch",
+            "16",
+        ])
+        .args([
+            "--seq-len",
+            "32",
+            "--lr",
+            "5e-3",
+            "--held-out",
+            "0",
+            "--eval-every",
+            "0",
+            "-q",
+        ])
+        .args([
+            "--corpus",
+            "members.jsonl",
+            "--tokenizer",
+            "tok",
+            "--out",
+            "model",
+        ])
+        .assert()
+        .success();
+    // Scored in the blocks the model was trained on.
+    let (code, r) = audit(
+        d,
+        "[model]\ndir = \"model\"\n[data]\nmembers = \"members.jsonl\"\nnon_members = \"others.jsonl\"\n\
+         examples = \"blocks\"\nblock_tokens = 32\nmin_per_set = 20\n",
+        "overfit",
+    );
+    assert_eq!(r["decision"]["outcome"], "FAIL", "{r:#}");
+    assert_eq!(code, Some(1));
+    for name in ["masked_token_loss", "pseudo_log_likelihood"] {
+        let (value, lower, _) = auc(&r, name);
+        assert!(
+            value > 0.85 && lower > 0.75,
+            "{name}: {value} (lower {lower})"
+        );
+        assert_eq!(attack(&r, name)["outcome"], "FAIL");
+    }
+    // The text-only baseline finds nothing: the sets are of one kind.
+    assert!(auc(&r, "blind_baseline").0 < 0.55);
 }
 
 fn attack<'a>(report: &'a Value, name: &str) -> &'a Value {
@@ -36,18 +163,18 @@ fn attack<'a>(report: &'a Value, name: &str) -> &'a Value {
 }
 
 #[test]
-fn sets_of_different_kinds_are_invalid_and_bad_specs_exit_2() {
+fn one_kind_of_text_passes_other_kinds_are_invalid_and_bad_specs_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     ok(
         &[
-            "synth", "--lang", "nl", "--docs", "40", "--seed", "21", "--out", "a.jsonl",
+            "synth", "--lang", "nl", "--docs", "60", "--seed", "21", "--out", "a.jsonl",
         ],
         d,
     );
     ok(
         &[
-            "synth", "--lang", "nl", "--docs", "40", "--seed", "22", "--out", "b.jsonl",
+            "synth", "--lang", "nl", "--docs", "60", "--seed", "25", "--out", "b.jsonl",
         ],
         d,
     );
@@ -63,7 +190,7 @@ fn sets_of_different_kinds_are_invalid_and_bad_specs_exit_2() {
             "--lang",
             "nl",
             "--docs",
-            "40",
+            "60",
             "--seed",
             "24",
             "--out",
@@ -102,6 +229,31 @@ fn sets_of_different_kinds_are_invalid_and_bad_specs_exit_2() {
         ])
         .assert()
         .success();
+
+    // Members and non-members drawn alike, a model that saw neither: every interval covers 0.5.
+    let (code, r) = audit(
+        d,
+        "[model]\ndir = \"model\"\n[data]\nmembers = \"a.jsonl\"\nnon_members = \"b.jsonl\"\nmax_per_set = 400\n",
+        "null",
+    );
+    assert_eq!(r["decision"]["outcome"], "PASS", "{:#}", r["decision"]);
+    assert_eq!(code, Some(0));
+    for name in [
+        "blind_baseline",
+        "masked_token_loss",
+        "pseudo_log_likelihood",
+    ] {
+        let (value, lower, upper) = auc(&r, name);
+        assert!(
+            lower < 0.5 && upper > 0.5,
+            "{name}: {value} [{lower}, {upper}]"
+        );
+        // Sentences are clustered by document: the interval says how many documents there were.
+        assert_eq!(
+            attack(&r, name)["metrics"]["clusters"],
+            serde_json::json!([60, 60])
+        );
+    }
 
     // Dutch members, Spanish non-members: the blind baseline tells them apart.
     let (code, r) = audit(

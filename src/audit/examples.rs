@@ -1,10 +1,10 @@
-//! Member and non-member examples of an audit: sentences of the training and held-out documents
-//! (by the manifest, each text checked against its SHA-256) or of two given sets, sampled with a
-//! seed. Only ids and counts leave this module in reports.
+//! Member and non-member examples of an audit: sentences, or the documents' parts of the
+//! training blocks, of the training and held-out documents (by the manifest, each text checked
+//! against its SHA-256) or of two given sets, sampled with a seed. Only ids and counts leave
+//! this module in reports.
 
 use std::collections::BTreeMap;
 
-use rand::seq::index::sample;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -13,6 +13,21 @@ use crate::mlm::train::data::sha256_hex;
 use crate::mlm::train::manifest::Manifest;
 use crate::probe::sentences::{split, Abbreviations};
 use crate::probe::SetKind;
+
+/// How documents are cut into scored examples.
+pub enum Cut<'a> {
+    /// Sentences, as a probe or a person would quote them.
+    Sentences,
+    /// Each document's part of every block `mlm train` packed it into: the model saw exactly
+    /// that stretch at those positions, so memorized text is scored in the context it was
+    /// learned in. Documents are packed in the order given, `room` tokens a block (the
+    /// sequence length less the two specials), a separator between documents. `offsets`
+    /// gives the byte span of each token of a text (no specials).
+    Blocks {
+        room: usize,
+        offsets: &'a dyn Fn(&str) -> Result<Vec<(usize, usize)>, String>,
+    },
+}
 
 /// One scored example: a sentence and the document it comes from.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,92 +47,170 @@ pub struct Examples {
     pub skipped_documents: usize,
 }
 
-/// Members and non-members of `corpus` by the manifest.
+/// Members and non-members of `corpus` by the manifest, in the manifest's packing order.
 pub fn from_manifest(
     corpus: &[Document],
     manifest: &Manifest,
-    max_per_set: usize,
-    min_words: usize,
-    seed: u64,
+    cut: &Cut<'_>,
+    sampling: &Sampling,
 ) -> Result<Examples, String> {
     let sets = crate::probe::build::manifest_sets(manifest).map_err(|e| e.to_string())?;
-    let (mut members, mut non) = (Vec::new(), Vec::new());
+    let by_id: BTreeMap<&str, &Document> = corpus.iter().map(|d| (d.id.as_str(), d)).collect();
     let mut skipped = 0;
     for d in corpus {
         match sets.get(d.id.as_str()) {
-            Some((set, hash)) if *hash == sha256_hex(d.text.as_bytes()) => match set {
-                SetKind::Seen => members.push(d),
-                _ => non.push(d),
-            },
+            Some((_, hash)) if *hash == sha256_hex(d.text.as_bytes()) => {}
             _ => skipped += 1,
         }
     }
-    Ok(sample_both(
-        &members,
-        &non,
-        skipped,
-        max_per_set,
-        min_words,
-        seed,
-    ))
+    // Canonical documents in packing order, with the token counts training packed them by.
+    let listed =
+        |set: &crate::mlm::train::data::DocSet, kind: SetKind| -> Vec<(&Document, usize)> {
+            set.documents
+                .iter()
+                .filter_map(|e| {
+                    let d = by_id.get(e.doc_id.as_str())?;
+                    let fits = sets.get(e.doc_id.as_str()).map(|(k, _)| *k) == Some(kind)
+                        && e.sha256 == sha256_hex(d.text.as_bytes());
+                    fits.then_some((*d, e.n_tokens as usize))
+                })
+                .collect()
+        };
+    let members = listed(&manifest.train, SetKind::Seen);
+    let non = listed(&manifest.held_out, SetKind::Unseen);
+    sample_both(&members, &non, skipped, cut, sampling)
 }
 
-/// Members and non-members given as two sets.
+/// Members and non-members given as two sets (packed in file order for `Cut::Blocks`).
 pub fn from_sets(
     members: &[Document],
     non_members: &[Document],
-    max_per_set: usize,
-    min_words: usize,
-    seed: u64,
-) -> Examples {
-    let m: Vec<&Document> = members.iter().collect();
-    let n: Vec<&Document> = non_members.iter().collect();
-    sample_both(&m, &n, 0, max_per_set, min_words, seed)
+    cut: &Cut<'_>,
+    sampling: &Sampling,
+) -> Result<Examples, String> {
+    let m: Vec<(&Document, usize)> = members.iter().map(|d| (d, usize::MAX)).collect();
+    let n: Vec<(&Document, usize)> = non_members.iter().map(|d| (d, usize::MAX)).collect();
+    sample_both(&m, &n, 0, cut, sampling)
 }
 
+/// How many examples to draw and which to skip.
+#[derive(Clone, Copy, Debug)]
+pub struct Sampling {
+    pub max_per_set: usize,
+    pub min_words: usize,
+    pub seed: u64,
+}
+
+/// Documents with the token count they were packed by (`usize::MAX`: their own encoding's).
+type Packed<'a> = [(&'a Document, usize)];
+
 fn sample_both(
-    members: &[&Document],
-    non: &[&Document],
+    members: &Packed<'_>,
+    non: &Packed<'_>,
     skipped: usize,
-    max_per_set: usize,
-    min_words: usize,
-    seed: u64,
-) -> Examples {
-    let abbreviations = Abbreviations::builtin();
-    Examples {
-        members: sentences(members, &abbreviations, max_per_set, min_words, seed),
-        non_members: sentences(non, &abbreviations, max_per_set, min_words, seed ^ 0x5a5a),
+    cut: &Cut<'_>,
+    sampling: &Sampling,
+) -> Result<Examples, String> {
+    let s = sampling;
+    Ok(Examples {
+        members: sample(cut_all(members, cut)?, s.max_per_set, s.min_words, s.seed),
+        non_members: sample(
+            cut_all(non, cut)?,
+            s.max_per_set,
+            s.min_words,
+            s.seed ^ 0x5a5a,
+        ),
         member_documents: members.len(),
         non_member_documents: non.len(),
         skipped_documents: skipped,
+    })
+}
+
+/// Every example of `docs`, in order.
+fn cut_all(docs: &Packed<'_>, cut: &Cut<'_>) -> Result<Vec<Example>, String> {
+    let example = |d: &Document, text: &str| Example {
+        doc_id: d.id.clone(),
+        text: text.trim().to_string(),
+    };
+    match cut {
+        Cut::Sentences => {
+            let abbreviations = Abbreviations::builtin();
+            Ok(docs
+                .iter()
+                .flat_map(|(d, _)| {
+                    split(&d.text, &abbreviations)
+                        .into_iter()
+                        .map(|(s, e)| example(d, &d.text[s..e]))
+                })
+                .collect())
+        }
+        Cut::Blocks { room, offsets } => {
+            let spans = docs
+                .iter()
+                .map(|(d, _)| offsets(&d.text).map_err(|e| format!("document {}: {e}", d.id)))
+                .collect::<Result<Vec<_>, _>>()?;
+            let lengths: Vec<usize> = docs
+                .iter()
+                .zip(&spans)
+                .map(|((_, n), sp)| if *n == usize::MAX { sp.len() } else { *n })
+                .collect();
+            let mut out = Vec::new();
+            for (((d, _), sp), segments) in
+                docs.iter().zip(&spans).zip(block_segments(&lengths, *room))
+            {
+                for (a, b) in segments {
+                    // The manifest's counts define the blocks; this tokenizer's encoding maps
+                    // them back to text (after a vocabulary rewrite the two may differ slightly).
+                    let (a, b) = (a.min(sp.len()), b.min(sp.len()));
+                    if a < b {
+                        out.push(example(d, &d.text[sp[a].0..sp[b - 1].1]));
+                    }
+                }
+            }
+            Ok(out)
+        }
     }
 }
 
-/// Up to `max` sentences of at least `min_words` words, sampled with `seed`, in corpus order.
-fn sentences(
-    docs: &[&Document],
-    abbreviations: &Abbreviations,
-    max: usize,
-    min_words: usize,
-    seed: u64,
-) -> Vec<Example> {
-    let all: Vec<Example> = docs
-        .iter()
-        .flat_map(|d| {
-            split(&d.text, abbreviations)
-                .into_iter()
-                .map(move |(s, e)| (d, d.text[s..e].trim()))
-        })
-        .filter(|(_, t)| t.split_whitespace().count() >= min_words)
-        .map(|(d, t)| Example {
-            doc_id: d.id.clone(),
-            text: t.to_string(),
-        })
+/// Token ranges of each document inside the blocks `mlm train` packs documents of these
+/// lengths into (`room` tokens a block, a separator between documents, as its `pack`).
+pub fn block_segments(lengths: &[usize], room: usize) -> Vec<Vec<(usize, usize)>> {
+    assert!(room > 0);
+    let mut fill = 0;
+    let mut out = Vec::with_capacity(lengths.len());
+    for &len in lengths {
+        let mut segments = Vec::new();
+        if len > 0 {
+            if fill > 0 {
+                fill += 1;
+                if fill == room {
+                    fill = 0;
+                }
+            }
+            let mut start = 0;
+            while start < len {
+                let take = (room - fill).min(len - start);
+                segments.push((start, start + take));
+                start += take;
+                fill = (fill + take) % room;
+            }
+        }
+        out.push(segments);
+    }
+    out
+}
+
+/// Up to `max` examples of at least `min_words` words, sampled with `seed`, in order.
+fn sample(all: Vec<Example>, max: usize, min_words: usize, seed: u64) -> Vec<Example> {
+    let all: Vec<Example> = all
+        .into_iter()
+        .filter(|x| x.text.split_whitespace().count() >= min_words)
         .collect();
     if all.len() <= max {
         return all;
     }
-    let mut picked = sample(&mut ChaCha8Rng::seed_from_u64(seed), all.len(), max).into_vec();
+    let mut picked =
+        rand::seq::index::sample(&mut ChaCha8Rng::seed_from_u64(seed), all.len(), max).into_vec();
     picked.sort_unstable();
     picked.into_iter().map(|i| all[i].clone()).collect()
 }
@@ -150,16 +243,71 @@ mod tests {
         let docs: Vec<Document> = (0..20)
             .map(|i| doc(&format!("d{i}"), "Kort. Dit is een wat langere zin over de patiënt. Nog een zin met genoeg woorden erin."))
             .collect();
-        let e = from_sets(&docs[..10], &docs[10..], 8, 5, 3);
+        let sampling = |max| Sampling {
+            max_per_set: max,
+            min_words: 5,
+            seed: 3,
+        };
+        let e = from_sets(&docs[..10], &docs[10..], &Cut::Sentences, &sampling(8)).unwrap();
         assert_eq!((e.members.len(), e.non_members.len()), (8, 8));
         assert!(e
             .members
             .iter()
             .all(|x| x.text.split_whitespace().count() >= 5));
-        let again = from_sets(&docs[..10], &docs[10..], 8, 5, 3);
+        let again = from_sets(&docs[..10], &docs[10..], &Cut::Sentences, &sampling(8)).unwrap();
         assert_eq!(e.members, again.members);
-        let all = from_sets(&docs[..10], &docs[10..], 100, 5, 3);
+        let all = from_sets(&docs[..10], &docs[10..], &Cut::Sentences, &sampling(100)).unwrap();
         assert_eq!(all.members.len(), 20);
+    }
+
+    #[test]
+    fn block_segments_follow_the_packing() {
+        // As `pack`'s test: lengths 3, 0, 2, 1 with room 4 -> stream 10 11 12 SEP | 13 14 SEP 15.
+        assert_eq!(
+            block_segments(&[3, 0, 2, 1], 4),
+            vec![vec![(0, 3)], vec![], vec![(0, 2)], vec![(0, 1)]]
+        );
+        // A long document wraps; the next one starts after a separator in the same block.
+        assert_eq!(
+            block_segments(&[6, 3], 4),
+            vec![vec![(0, 4), (4, 6)], vec![(0, 1), (1, 3)]]
+        );
+        // A document that ends a block exactly: the next starts a block without a separator.
+        assert_eq!(block_segments(&[4, 2], 4), vec![vec![(0, 4)], vec![(0, 2)]]);
+    }
+
+    #[test]
+    fn blocks_cut_documents_at_the_packed_token_boundaries() {
+        // One token per word: offsets of whitespace-separated words.
+        let offsets = |t: &str| -> Result<Vec<(usize, usize)>, String> {
+            let mut out = Vec::new();
+            let mut start = None;
+            for (i, c) in t.char_indices().chain([(t.len(), ' ')]) {
+                match (c.is_whitespace(), start) {
+                    (false, None) => start = Some(i),
+                    (true, Some(s)) => {
+                        out.push((s, i));
+                        start = None;
+                    }
+                    _ => {}
+                }
+            }
+            Ok(out)
+        };
+        let docs = [doc("a", "w1 w2 w3 w4 w5 w6"), doc("b", "v1 v2 v3")];
+        let cut = Cut::Blocks {
+            room: 4,
+            offsets: &offsets,
+        };
+        let s = Sampling {
+            max_per_set: 100,
+            min_words: 1,
+            seed: 0,
+        };
+        let e = from_sets(&docs, &docs[..1], &cut, &s).unwrap();
+        let texts: Vec<&str> = e.members.iter().map(|x| x.text.as_str()).collect();
+        assert_eq!(texts, ["w1 w2 w3 w4", "w5 w6", "v1", "v2 v3"]);
+        assert_eq!(e.members[2].doc_id, "b");
     }
 
     #[test]

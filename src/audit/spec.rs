@@ -9,8 +9,15 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AuditSpec {
-    pub model: ModelSpec,
+    /// Required by `audit`; with `[release]` the chain fills in what it produced.
+    #[serde(default)]
+    pub model: Option<ModelSpec>,
+    #[serde(default)]
     pub data: DataSpec,
+    /// The chain `anonlm release` runs before the audit (corpus, de-identification,
+    /// tokenizer, training, probes).
+    #[serde(default)]
+    pub release: Option<crate::release::ReleaseSpec>,
     #[serde(default)]
     pub attacks: AttackSpec,
     #[serde(default)]
@@ -22,14 +29,23 @@ pub struct AuditSpec {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelSpec {
-    /// The model to audit (the one to be released).
-    pub dir: PathBuf,
+    /// The model to audit (the one to be released); produced by the chain under `[release]`.
+    pub dir: Option<PathBuf>,
     /// A reference model that never saw the members (for the likelihood ratio).
     pub reference: Option<PathBuf>,
     /// The model before `vocab rewrite`: its held-out loss is the report's utility baseline.
     pub original: Option<PathBuf>,
     #[serde(default = "default_device")]
     pub device: String,
+}
+
+/// The model section with its dir known.
+#[derive(Clone, Copy, Debug)]
+pub struct ResolvedModel<'a> {
+    pub dir: &'a Path,
+    pub reference: Option<&'a Path>,
+    pub original: Option<&'a Path>,
+    pub device: &'a str,
 }
 
 /// What is scored as one example.
@@ -41,6 +57,18 @@ pub enum Unit {
     Sentence,
     /// The mean score of a document's sampled sentences (per patient when a document is one).
     Document,
+}
+
+/// What is cut out of the documents and scored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Examples {
+    /// Sentences.
+    #[default]
+    Sentences,
+    /// Each document's part of the training blocks (`mlm train`'s packing replayed from the
+    /// manifest): the context the model learned the text in.
+    Blocks,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -58,6 +86,12 @@ pub struct DataSpec {
     pub canaries: Option<PathBuf>,
     #[serde(default)]
     pub unit: Unit,
+    /// What is scored: `sentences` (default) or `blocks`.
+    #[serde(default)]
+    pub examples: Examples,
+    /// Tokens per block for `blocks` with two explicit sets (default: the manifest's
+    /// sequence length).
+    pub block_tokens: Option<usize>,
     /// Sentences sampled per set.
     #[serde(default = "default_max_per_set")]
     pub max_per_set: usize,
@@ -153,6 +187,37 @@ impl Default for Thresholds {
 pub struct EvidenceSpec {
     /// `probe metrics --out` JSON of the model.
     pub probe_metrics: Option<PathBuf>,
+    /// `deid`'s stats file (`OUT.stats.json`) of the training corpus.
+    pub deid_stats: Option<PathBuf>,
+    /// `eval --gold G --ops-log OPS --deid OUT --json FILE` of a gold set: residual PII.
+    pub deid_eval: Option<PathBuf>,
+    /// The review file `vocab rewrite` was given.
+    pub review: Option<PathBuf>,
+    /// The protected old→new map `vocab rewrite` wrote: `vocab check --removed` is rerun.
+    pub vocab_map: Option<PathBuf>,
+    /// Name lists `vocab check` holds the vocabulary against (`builtin:<lang>`, `builtin:all`
+    /// or files, relative to the spec).
+    #[serde(default)]
+    pub names: Vec<String>,
+}
+
+impl Default for DataSpec {
+    fn default() -> Self {
+        DataSpec {
+            corpus: None,
+            manifest: None,
+            members: None,
+            non_members: None,
+            canaries: None,
+            unit: Unit::default(),
+            examples: Examples::default(),
+            block_tokens: None,
+            max_per_set: default_max_per_set(),
+            min_words: default_min_words(),
+            min_per_set: default_min_per_set(),
+            seed: 0,
+        }
+    }
 }
 
 fn default_device() -> String {
@@ -217,33 +282,85 @@ impl AuditSpec {
                 *p = base.join(&*p);
             }
         };
-        fix(&mut self.model.dir);
+        for n in &mut self.evidence.names {
+            if !n.starts_with("builtin:") && Path::new(n.as_str()).is_relative() {
+                *n = base.join(n.as_str()).display().to_string();
+            }
+        }
+        let model = self.model.as_mut();
+        let (dir, reference, original) = match model {
+            Some(m) => (m.dir.as_mut(), m.reference.as_mut(), m.original.as_mut()),
+            None => (None, None, None),
+        };
         for p in [
-            self.model.reference.as_mut(),
-            self.model.original.as_mut(),
-            self.data.canaries.as_mut(),
+            dir,
+            reference,
+            original,
             self.data.corpus.as_mut(),
             self.data.manifest.as_mut(),
             self.data.members.as_mut(),
             self.data.non_members.as_mut(),
+            self.data.canaries.as_mut(),
             self.evidence.probe_metrics.as_mut(),
+            self.evidence.deid_stats.as_mut(),
+            self.evidence.deid_eval.as_mut(),
+            self.evidence.review.as_mut(),
+            self.evidence.vocab_map.as_mut(),
         ]
         .into_iter()
         .flatten()
         {
             fix(p);
         }
+        if let Some(r) = self.release.as_mut() {
+            r.resolve(base);
+        }
     }
 
     fn check(&self) -> Result<(), String> {
         let d = &self.data;
-        match (&d.corpus, &d.members, &d.non_members) {
-            (Some(_), None, None) | (None, Some(_), Some(_)) => {}
-            _ => {
-                return Err(
-                    "[data] needs either `corpus` (with the manifest) or both `members` and `non_members`"
-                        .into(),
-                )
+        if self.release.is_some() {
+            // The chain produces these; a value here would be silently replaced.
+            let produced = [
+                (
+                    "[model] dir",
+                    self.model.as_ref().is_some_and(|m| m.dir.is_some()),
+                ),
+                (
+                    "[model] original",
+                    self.model.as_ref().is_some_and(|m| m.original.is_some()),
+                ),
+                ("[data] corpus", d.corpus.is_some()),
+                ("[data] manifest", d.manifest.is_some()),
+                ("[data] members", d.members.is_some()),
+                ("[data] non_members", d.non_members.is_some()),
+                ("[data] canaries", d.canaries.is_some()),
+                (
+                    "[evidence] probe_metrics",
+                    self.evidence.probe_metrics.is_some(),
+                ),
+                ("[evidence] deid_stats", self.evidence.deid_stats.is_some()),
+                ("[evidence] deid_eval", self.evidence.deid_eval.is_some()),
+                ("[evidence] review", self.evidence.review.is_some()),
+                ("[evidence] vocab_map", self.evidence.vocab_map.is_some()),
+            ];
+            if let Some((key, _)) = produced.iter().find(|(_, set)| *set) {
+                return Err(format!(
+                    "{key} is produced by the [release] chain: leave it out of a release spec"
+                ));
+            }
+        } else {
+            if self.model.as_ref().and_then(|m| m.dir.as_ref()).is_none() {
+                return Err("[model] dir is missing (the model to audit)".into());
+            }
+            match (&d.corpus, &d.members, &d.non_members) {
+                (Some(_), None, None) | (None, Some(_), Some(_)) => {}
+                _ => {
+                    return Err(
+                        "[data] needs either `corpus` (with the manifest) or both `members` and `non_members`"
+                            .into(),
+                    )
+                }
             }
         }
         if d.max_per_set < 2 {
@@ -259,10 +376,34 @@ impl AuditSpec {
         if a.folds < 2 {
             return Err("[attacks] folds must be at least 2".into());
         }
-        if !(a.loss || a.pll || (a.reference_ratio && self.model.reference.is_some())) {
+        if !(a.loss || a.pll || (a.reference_ratio && self.reference().is_some())) {
             return Err("[attacks] no attack on the model is switched on".into());
         }
+        if let Some(r) = &self.release {
+            r.check()?;
+        }
         Ok(())
+    }
+
+    /// The model section of an audit (checked to name a dir when the spec was loaded).
+    pub fn model(&self) -> anyhow::Result<ResolvedModel<'_>> {
+        let m = self
+            .model
+            .as_ref()
+            .ok_or_else(|| anyhow::anyhow!("the spec has no [model] section"))?;
+        Ok(ResolvedModel {
+            dir: m
+                .dir
+                .as_deref()
+                .ok_or_else(|| anyhow::anyhow!("[model] dir is missing"))?,
+            reference: m.reference.as_deref(),
+            original: m.original.as_deref(),
+            device: &m.device,
+        })
+    }
+
+    fn reference(&self) -> Option<&Path> {
+        self.model.as_ref().and_then(|m| m.reference.as_deref())
     }
 
     /// Whether canary exposure is measured.
@@ -272,7 +413,7 @@ impl AuditSpec {
 
     /// Whether the reference-ratio attack runs.
     pub fn runs_reference_ratio(&self) -> bool {
-        self.attacks.reference_ratio && self.model.reference.is_some()
+        self.attacks.reference_ratio && self.reference().is_some()
     }
 }
 
@@ -294,7 +435,7 @@ mod tests {
             "[model]\ndir = \"m\"\n[data]\ncorpus = \"c.jsonl\"\nunit = \"document\"\n",
         );
         let s = AuditSpec::load(&p).unwrap();
-        assert_eq!(s.model.dir, dir.path().join("m"));
+        assert_eq!(s.model().unwrap().dir, dir.path().join("m"));
         assert_eq!(s.data.corpus, Some(dir.path().join("c.jsonl")));
         assert_eq!(s.data.unit, Unit::Document);
         assert_eq!(s.thresholds.max_blind_auc, 0.55);

@@ -1,94 +1,170 @@
-//! `anonlm audit`: loads the spec, the model (and reference), picks members and non-members,
-//! runs the attacks, reads the probe evidence, writes `audit.json` (schema `anonlm.audit/1`,
-//! no text) and exits 1 unless the gate passes.
+//! `anonlm audit`: loads the spec, the model (and reference, and the model before the rewrite),
+//! picks members and non-members, runs the attacks, gathers the evidence of the other stages,
+//! writes the report (`report.json`, schema `anonlm.report/1`, no text) and exits 1 unless the
+//! gate passes.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
-use serde_json::{json, Value};
 
+use super::audit_evidence::{deid_summary, file_hash, probe_evidence, utility, vocabulary_summary};
 use super::common::{file_sha256, write_bytes_atomic};
 use super::eval::read_all;
 use super::mlm::open_runtime;
-use crate::audit::examples::{from_manifest, from_sets, Examples};
+use crate::audit::examples::{from_manifest, from_sets, Cut, Examples, Sampling};
 use crate::audit::run::{decide, run_attacks, Outcome};
+use crate::audit::spec::Examples as ExampleKind;
 use crate::audit::AuditSpec;
 use crate::cli::AuditArgs;
-use crate::mlm::train::data::sha256_hex;
+use crate::mlm::runtime::MlmRuntime;
+use crate::mlm::train::manifest::Manifest;
+use crate::report::model::{
+    DataSummary, Identity, ModelIdentity, Report, Reproducibility, SignOff, REPORT_SCHEMA,
+};
 
-/// Version of audit.json; bump on any incompatible change.
-pub const SCHEMA: &str = "anonlm.audit/1";
+/// The report file inside `--out`.
+pub const REPORT_FILE: &str = "report.json";
 
 pub fn run(args: AuditArgs) -> Result<ExitCode> {
     let spec = AuditSpec::load(&args.spec).map_err(|e| anyhow!(e))?;
-    let out_file = args.out.join("audit.json");
+    let out_file = args.out.join(REPORT_FILE);
     if out_file.exists() && !args.overwrite {
         bail!(
             "{} exists (pass --overwrite to replace it)",
             out_file.display()
         );
     }
-    let examples = load_examples(&spec)?;
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let report = audit(&spec, &args.spec, "Leakage audit", &command)?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    let mut text = serde_json::to_string_pretty(&report)?;
+    text.push('\n');
+    write_bytes_atomic(&out_file, text.as_bytes(), args.overwrite)?;
+    print_summary(&report, &out_file);
+    Ok(exit_code(report.decision.outcome))
+}
+
+/// 0 PASS, 1 FAIL or INVALID.
+pub(crate) fn exit_code(outcome: Outcome) -> ExitCode {
+    if outcome == Outcome::Pass {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// Runs the audit of `spec` (read from `spec_path`) and returns its report.
+pub(crate) fn audit(
+    spec: &AuditSpec,
+    spec_path: &Path,
+    title: &str,
+    command: &str,
+) -> Result<Report> {
+    let model_spec = spec.model()?;
+    let model = open_runtime(&model_spec.dir.display().to_string(), model_spec.device)?;
+    let examples = load_examples(spec, &model)?;
     if examples.members.len() < 2 || examples.non_members.len() < 2 {
         bail!(
-            "too few sentences to audit: {} members, {} non-members (at least 2 each, of {}+ words)",
+            "too few examples to audit: {} members, {} non-members (at least 2 each, of {}+ words)",
             examples.members.len(),
             examples.non_members.len(),
             spec.data.min_words
         );
     }
     eprintln!(
-        "audit: {} member and {} non-member sentences from {} and {} documents",
+        "audit: {} member and {} non-member examples from {} and {} documents",
         examples.members.len(),
         examples.non_members.len(),
         examples.member_documents,
         examples.non_member_documents
     );
-    let model = open_runtime(&spec.model.dir.display().to_string(), &spec.model.device)?;
-    let reference = match (&spec.model.reference, spec.runs_reference_ratio()) {
-        (Some(dir), true) => Some(open_runtime(
-            &dir.display().to_string(),
-            &spec.model.device,
-        )?),
+    let open = |dir: &Path| open_runtime(&dir.display().to_string(), model_spec.device);
+    let reference = match (model_spec.reference, spec.runs_reference_ratio()) {
+        (Some(dir), true) => Some(open(dir)?),
         _ => None,
     };
-    let attacks = run_attacks(&spec, &examples, &model, reference.as_ref())?;
-    let (probe, probe_failures) = probe_evidence(&spec)?;
-    let decision = decide(&attacks, &probe_failures);
+    let attacks = run_attacks(spec, &examples, &model, reference.as_ref())?;
 
-    let report = json!({
-        "schema": SCHEMA,
-        "tool": format!("anonlm {}", env!("CARGO_PKG_VERSION")),
-        "identity": {
-            "spec": {"path": args.spec.display().to_string(), "sha256": file_sha256(&args.spec)?},
-            "model": model_identity(&spec.model.dir)?,
-            "reference": spec.model.reference.as_deref().map(model_identity).transpose()?,
-        },
-        "data": {
-            "unit": spec.data.unit,
-            "member_sentences": examples.members.len(),
-            "non_member_sentences": examples.non_members.len(),
-            "member_documents": examples.member_documents,
-            "non_member_documents": examples.non_member_documents,
-            "skipped_documents": examples.skipped_documents,
-        },
-        "attacks": attacks,
-        "probe_evidence": probe,
-        "thresholds": spec.thresholds,
-        "decision": decision,
-        "reproducibility": {
-            "seed": spec.data.seed,
-            "settings": {"data": spec.data, "attacks": spec.attacks, "device": spec.model.device},
-        },
-    });
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
-    let mut text = serde_json::to_string_pretty(&report)?;
-    text.push('\n');
-    write_bytes_atomic(&out_file, text.as_bytes(), args.overwrite)?;
+    let t = &spec.thresholds;
+    let probe = spec
+        .evidence
+        .probe_metrics
+        .as_deref()
+        .map(|p| probe_evidence(p, t.max_name_like_share))
+        .transpose()?;
+    let vocabulary = vocabulary_summary(&spec.evidence, model_spec.dir)?;
+    let original = model_spec.original.map(open).transpose()?;
+    let utility = utility(
+        &model,
+        original.as_ref().zip(model_spec.original),
+        &examples.non_members,
+        spec.data.seed,
+        spec.attacks.mask_prob,
+    )?;
 
-    for a in &attacks {
+    let mut failures: Vec<String> = probe.iter().flat_map(|p| p.reasons.clone()).collect();
+    if let Some(v) = &vocabulary {
+        failures.extend(
+            v.checks
+                .iter()
+                .filter(|c| !c.passed)
+                .map(|c| format!("vocab check failed: {} ({})", c.name, c.detail)),
+        );
+    }
+    let decision = decide(&attacks, &failures);
+
+    Ok(Report {
+        schema: REPORT_SCHEMA.into(),
+        tool: format!("anonlm {}", env!("CARGO_PKG_VERSION")),
+        title: title.into(),
+        identity: Identity {
+            spec: file_hash(spec_path)?,
+            model: model_identity(model_spec.dir)?,
+            reference: model_spec.reference.map(model_identity).transpose()?,
+            data_files: [
+                &spec.data.corpus,
+                &spec.data.members,
+                &spec.data.non_members,
+            ]
+            .into_iter()
+            .flatten()
+            .map(|p| file_hash(p))
+            .collect::<Result<_>>()?,
+        },
+        data: DataSummary {
+            unit: spec.data.unit,
+            member_sentences: examples.members.len(),
+            non_member_sentences: examples.non_members.len(),
+            member_documents: examples.member_documents,
+            non_member_documents: examples.non_member_documents,
+            skipped_documents: examples.skipped_documents,
+        },
+        deid: deid_summary(&spec.evidence)?,
+        vocabulary,
+        attacks,
+        canaries: None,
+        probe,
+        utility: Some(utility),
+        thresholds: spec.thresholds.clone(),
+        decision,
+        reproducibility: Reproducibility {
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            seed: spec.data.seed,
+            settings: serde_json::json!({
+                "data": spec.data,
+                "attacks": spec.attacks,
+                "device": model_spec.device,
+            }),
+            command: command.into(),
+        },
+        sign_off: SignOff::blank(),
+    })
+}
+
+fn print_summary(report: &Report, out_file: &Path) {
+    for a in &report.attacks {
         eprintln!(
             "  {:<28} AUC {:.3} [{:.3}, {:.3}]  ε ≥ {:.2}  {:?}",
             a.name,
@@ -99,93 +175,79 @@ pub fn run(args: AuditArgs) -> Result<ExitCode> {
             a.outcome
         );
     }
-    let outcome = match decision.outcome {
+    let outcome = match report.decision.outcome {
         Outcome::Pass => "PASS",
         Outcome::Fail => "FAIL",
         Outcome::Invalid => "INVALID",
     };
     eprintln!("decision: {outcome}; {}", out_file.display());
-    for r in &decision.reasons {
+    for r in &report.decision.reasons {
         eprintln!("  - {r}");
     }
-    Ok(if decision.outcome == Outcome::Pass {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
 }
 
-fn load_examples(spec: &AuditSpec) -> Result<Examples> {
+fn load_examples(spec: &AuditSpec, model: &MlmRuntime) -> Result<Examples> {
     let d = &spec.data;
-    match (&d.corpus, &d.members, &d.non_members) {
-        (Some(corpus), _, _) => {
-            let manifest_path = d
-                .manifest
-                .clone()
-                .unwrap_or_else(|| spec.model.dir.join("manifest.json"));
-            let manifest = crate::probe::read_manifest(&manifest_path)?;
-            let docs = read_all(corpus, "jsonl", None, None)?;
-            from_manifest(&docs, &manifest, d.max_per_set, d.min_words, d.seed)
-                .map_err(|e| anyhow!("{}: {e}", manifest_path.display()))
+    let sampling = Sampling {
+        max_per_set: d.max_per_set,
+        min_words: d.min_words,
+        seed: d.seed,
+    };
+    let manifest = match &d.corpus {
+        Some(_) => {
+            let path = match &d.manifest {
+                Some(p) => p.clone(),
+                None => spec.model()?.dir.join("manifest.json"),
+            };
+            Some((crate::probe::read_manifest(&path)?, path))
         }
-        (None, Some(m), Some(n)) => {
+        None => None,
+    };
+    let offsets = |text: &str| -> Result<Vec<(usize, usize)>, String> {
+        model
+            .tokenizer
+            .inner
+            .encode(text, false)
+            .map(|e| e.get_offsets().to_vec())
+            .map_err(|e| e.to_string())
+    };
+    let cut = match d.examples {
+        ExampleKind::Sentences => Cut::Sentences,
+        ExampleKind::Blocks => {
+            let seq_len = d
+                .block_tokens
+                .or(manifest.as_ref().map(|(m, _): &(Manifest, _)| m.seq_len))
+                .ok_or_else(|| {
+                    anyhow!("[data] examples = \"blocks\" with two sets needs block_tokens")
+                })?;
+            if seq_len < 3 || seq_len > model.max_tokens() {
+                bail!(
+                    "[data] block_tokens {seq_len} must lie between 3 and the model's {}",
+                    model.max_tokens()
+                );
+            }
+            Cut::Blocks {
+                room: seq_len - 2,
+                offsets: &offsets,
+            }
+        }
+    };
+    match (&d.corpus, &manifest, &d.members, &d.non_members) {
+        (Some(corpus), Some((manifest, path)), _, _) => {
+            let docs = read_all(corpus, "jsonl", None, None)?;
+            from_manifest(&docs, manifest, &cut, &sampling)
+                .map_err(|e| anyhow!("{}: {e}", path.display()))
+        }
+        (None, _, Some(m), Some(n)) => {
             let members = read_all(m, "jsonl", None, None)?;
             let non = read_all(n, "jsonl", None, None)?;
-            Ok(from_sets(
-                &members,
-                &non,
-                d.max_per_set,
-                d.min_words,
-                d.seed,
-            ))
+            from_sets(&members, &non, &cut, &sampling).map_err(|e| anyhow!(e))
         }
         _ => unreachable!("checked when the spec was loaded"),
     }
 }
 
-/// The probe metrics JSON named by the spec, and the sets above the name-like threshold.
-fn probe_evidence(spec: &AuditSpec) -> Result<(Option<Value>, Vec<String>)> {
-    let Some(path) = &spec.evidence.probe_metrics else {
-        return Ok((None, Vec::new()));
-    };
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let v: Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
-    if v["schema"] != "anonlm.probe-metrics/1" {
-        bail!("{}: not the output of probe metrics --out", path.display());
-    }
-    let max = spec.thresholds.max_name_like_share;
-    let failures = v["sets"]
-        .as_array()
-        .map(|sets| {
-            sets.iter()
-                .filter(|s| {
-                    s["name_like_predictions"]["estimate"]
-                        .as_f64()
-                        .is_some_and(|e| e > max)
-                })
-                .map(|s| {
-                    format!(
-                        "probe set {}: name-like share {:.4} > {max}",
-                        s["set"].as_str().unwrap_or("?"),
-                        s["name_like_predictions"]["estimate"]
-                            .as_f64()
-                            .unwrap_or(f64::NAN)
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    Ok((
-        Some(
-            json!({"path": path.display().to_string(), "sha256": sha256_hex(text.as_bytes()), "sets": v["sets"]}),
-        ),
-        failures,
-    ))
-}
-
-fn model_identity(dir: &Path) -> Result<Value> {
+fn model_identity(dir: &Path) -> Result<ModelIdentity> {
     let hash = |name: &str| -> Result<Option<String>> {
         let p = dir.join(name);
         if p.is_file() {
@@ -194,10 +256,12 @@ fn model_identity(dir: &Path) -> Result<Value> {
             Ok(None)
         }
     };
-    Ok(json!({
-        "dir": dir.display().to_string(),
-        "weights_sha256": hash("model.safetensors")?,
-        "tokenizer_sha256": hash("tokenizer.json")?,
-        "manifest_sha256": hash("manifest.json")?,
-    }))
+    let corpus_digest = Manifest::read(dir).ok().map(|m| m.corpus_digest);
+    Ok(ModelIdentity {
+        dir: dir.display().to_string(),
+        weights_sha256: hash("model.safetensors")?,
+        tokenizer_sha256: hash("tokenizer.json")?,
+        manifest_sha256: hash("manifest.json")?,
+        corpus_digest,
+    })
 }

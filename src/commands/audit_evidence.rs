@@ -1,0 +1,250 @@
+//! Evidence from the other stages that an audit report carries and gates on: the
+//! de-identification stats and residual PII, the vocabulary review and `vocab check`, the probe
+//! metrics, and the utility of the released model against the one before the rewrite.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use serde_json::Value;
+
+use super::common::file_sha256;
+use crate::anonymize::{self, CheckOptions, Decision, Reason};
+use crate::audit::examples::Example;
+use crate::audit::run::Outcome;
+use crate::audit::spec::EvidenceSpec;
+use crate::mlm::runtime::MlmRuntime;
+use crate::mlm::score::masked_token_loss;
+use crate::probe::metrics::SetMetrics;
+use crate::report::model::{
+    DeidSummary, FileHash, LabelCount, NamedCheck, ProbeEvidence, Utility, VocabularySummary,
+};
+use crate::stats::Proportion;
+
+pub(crate) fn file_hash(path: &Path) -> Result<FileHash> {
+    Ok(FileHash {
+        path: path.display().to_string(),
+        sha256: file_sha256(path)?,
+    })
+}
+
+fn read_json(path: &Path) -> Result<Value> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))
+}
+
+/// `deid`'s stats file, and the residual PII of `eval --json` when given.
+pub(crate) fn deid_summary(e: &EvidenceSpec) -> Result<Option<DeidSummary>> {
+    let Some(stats_path) = &e.deid_stats else {
+        return Ok(None);
+    };
+    let v = read_json(stats_path)?;
+    let Some(by_category) = v["stats"]["by_category"].as_object() else {
+        bail!(
+            "{}: not a deid stats file (no stats.by_category)",
+            stats_path.display()
+        );
+    };
+    let recall = match &e.deid_eval {
+        None => None,
+        Some(p) => {
+            let overall = &read_json(p)?["report"]["residual"]["coverage"]["overall"];
+            match (
+                overall["entities"].as_u64(),
+                overall["with_residue"].as_u64(),
+            ) {
+                (Some(n), Some(left)) if left <= n => Some(Proportion::new(n - left, n)),
+                _ => bail!(
+                    "{}: not the JSON of eval --ops-log --deid (no residual coverage)",
+                    p.display()
+                ),
+            }
+        }
+    };
+    Ok(Some(DeidSummary {
+        stats_file: file_hash(stats_path)?,
+        documents: v["documents"].as_u64().unwrap_or(0),
+        replaced_by_label: by_category
+            .iter()
+            .map(|(label, n)| LabelCount {
+                label: label.clone(),
+                count: n.as_u64().unwrap_or(0),
+            })
+            .collect(),
+        passes: v["passes"].as_u64().unwrap_or(1),
+        policy: v["policy"].as_str().unwrap_or("?").to_string(),
+        recall,
+    }))
+}
+
+/// The review file's counts and `vocab check` rerun on the released model.
+pub(crate) fn vocabulary_summary(
+    e: &EvidenceSpec,
+    model_dir: &Path,
+) -> Result<Option<VocabularySummary>> {
+    if e.review.is_none() && e.vocab_map.is_none() && e.names.is_empty() {
+        return Ok(None);
+    }
+    let rows = e
+        .review
+        .as_deref()
+        .map(anonymize::read_review)
+        .transpose()
+        .context("reading the review file")?
+        .unwrap_or_default();
+    let removed_map = e
+        .vocab_map
+        .as_deref()
+        .map(anonymize::read_map)
+        .transpose()
+        .context("reading the vocabulary map")?;
+    let names = e
+        .names
+        .iter()
+        .map(|s| anonymize::load_name_list(s))
+        .collect::<Result<Vec<_>, _>>()
+        .context("reading the name lists")?;
+    let derived = removed_map
+        .iter()
+        .flatten()
+        .filter(|m| m.reason == Reason::Derived)
+        .count() as u64;
+    let report = anonymize::check_model(
+        model_dir,
+        &CheckOptions {
+            names,
+            removed: removed_map,
+            show: false,
+        },
+    )
+    .with_context(|| format!("checking {}", model_dir.display()))?;
+    let mut checks = vec![
+        NamedCheck {
+            name: "merges consistent".into(),
+            passed: report.merges.passed,
+            detail: format!(
+                "{} merges, {} with a part or result missing",
+                report.merges.merges, report.merges.broken
+            ),
+        },
+        NamedCheck {
+            name: "tokenizer loads".into(),
+            passed: report.loads.passed,
+            detail: if report.loads.passed {
+                "loads".into()
+            } else {
+                "does not load".into()
+            },
+        },
+    ];
+    if let Some(r) = &report.removed {
+        checks.push(NamedCheck {
+            name: "removed tokens gone".into(),
+            passed: r.passed,
+            detail: format!(
+                "{} renamed; {} still in the vocabulary, {} still produced by encoding",
+                r.entries, r.still_in_vocab, r.encodable
+            ),
+        });
+    }
+    if let Some(n) = &report.names {
+        checks.push(NamedCheck {
+            name: "no vocabulary entry is a listed name".into(),
+            passed: n.passed,
+            detail: format!(
+                "{} entries equal a name of {} lists",
+                n.matches,
+                n.lists.len()
+            ),
+        });
+    }
+    Ok(Some(VocabularySummary {
+        reviewed: rows.len() as u64,
+        removed: rows
+            .iter()
+            .filter(|r| r.decision == Decision::Remove)
+            .count() as u64,
+        derived,
+        checks,
+    }))
+}
+
+/// The probe metrics JSON named by the spec, gated on the name-like share of each set.
+pub(crate) fn probe_evidence(path: &Path, max_share: f64) -> Result<ProbeEvidence> {
+    let v = read_json(path)?;
+    if v["schema"] != "anonlm.probe-metrics/1" {
+        bail!("{}: not the output of probe metrics --out", path.display());
+    }
+    let sets: Vec<SetMetrics> = serde_json::from_value(v["sets"].clone())
+        .with_context(|| format!("{}: unexpected sets", path.display()))?;
+    let reasons: Vec<String> = sets
+        .iter()
+        .filter_map(|s| {
+            let share = s.name_like_predictions.estimate?;
+            (share > max_share).then(|| {
+                format!(
+                    "probe set {}: name-like share {:.4} > {max_share}",
+                    s.set, share
+                )
+            })
+        })
+        .collect();
+    Ok(ProbeEvidence {
+        file: file_hash(path)?,
+        top_k: sets.first().map_or(0, |s| s.top_k),
+        sets,
+        outcome: if reasons.is_empty() {
+            Outcome::Pass
+        } else {
+            Outcome::Fail
+        },
+        reasons,
+    })
+}
+
+/// Mean masked-token loss of the non-member examples under the released model and under the
+/// model before the rewrite, with the unigram baseline of the original's training log.
+pub(crate) fn utility(
+    released: &MlmRuntime,
+    original: Option<(&MlmRuntime, &Path)>,
+    held_out: &[Example],
+    seed: u64,
+    mask_prob: f64,
+) -> Result<Utility> {
+    let texts: Vec<&str> = held_out.iter().map(|x| x.text.as_str()).collect();
+    let mean_loss = |rt: &MlmRuntime| -> Result<Option<f64>> {
+        let losses: Vec<f64> = masked_token_loss(rt, &texts, seed, mask_prob)?
+            .into_iter()
+            .map(|l| l.loss)
+            .filter(|l| l.is_finite())
+            .collect();
+        Ok((!losses.is_empty()).then(|| losses.iter().sum::<f64>() / losses.len() as f64))
+    };
+    let documents = {
+        let mut ids: Vec<&str> = held_out.iter().map(|x| x.doc_id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.len() as u64
+    };
+    let (before, baseline) = match original {
+        Some((rt, dir)) => (mean_loss(rt)?, unigram_baseline(dir)),
+        None => (None, None),
+    };
+    Ok(Utility {
+        held_out_documents: documents,
+        loss_before_rewrite: before,
+        loss_after_rewrite: mean_loss(released)?,
+        unigram_baseline: baseline,
+    })
+}
+
+/// The unigram baseline from the closing summary line of `train_log.jsonl`, if any.
+fn unigram_baseline(model_dir: &Path) -> Option<f64> {
+    let text = std::fs::read_to_string(model_dir.join("train_log.jsonl")).ok()?;
+    text.lines().rev().find_map(|line| {
+        let v: Value = serde_json::from_str(line).ok()?;
+        (v["type"] == "summary")
+            .then(|| v["unigram_baseline"].as_f64())
+            .flatten()
+    })
+}
