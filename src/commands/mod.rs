@@ -14,6 +14,7 @@ mod name_evidence;
 mod probe;
 mod probe_metrics;
 mod recognize;
+mod release;
 mod synth;
 mod tokenizer;
 mod vocab;
@@ -36,5 +37,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Vocab(c) => vocab::run(c),
         Command::Probe(c) => probe::run(c),
         Command::Audit(a) => audit::run(a),
+        Command::Release(a) => release::run(a),
     }
 }

@@ -1,0 +1,506 @@
+//! `anonlm release`: the whole chain on a corpus — deid, tokenizer, mlm train (with canaries),
+//! reference model, probe build, probe run, vocab harvest, vocab rewrite, the final probe,
+//! probe metrics, audit and report — through the same code as the single commands, resumable
+//! stage by stage (`release.state.json`); exit 1 when the gate does not pass. `--demo` runs it on
+//! built-in synthetic notes with the settings of `audits/demo.toml`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Context, Result};
+
+use super::audit::{audit, exit_code};
+use super::audit_evidence::file_hash;
+use super::{deid, eval, mlm, probe, probe_metrics, synth, tokenizer, vocab};
+use crate::audit::run::Outcome;
+use crate::audit::spec::ModelSpec;
+use crate::audit::AuditSpec;
+use crate::cli::{
+    DeidArgs, EvalArgs, InputArgs, MlmCommand, MlmTrainArgs, NameEvidenceArgs, OutputArgs,
+    ProbeBuildArgs, ProbeCommand, ProbeMetricsArgs, ProbeRunArgs, ReleaseArgs, SynthArgs,
+    TokenizerCommand, TokenizerTrainArgs, VocabCommand, VocabHarvestArgs, VocabRewriteArgs,
+};
+use crate::release::state::{fingerprint, StageRecord, State};
+use crate::release::ReleaseSpec;
+use crate::report::Report;
+
+/// The spec `release --demo` runs (embedded; also written into the demo's output).
+const DEMO_SPEC: &str = include_str!("../../audits/demo.toml");
+
+pub fn run(args: ReleaseArgs) -> Result<ExitCode> {
+    let out = &args.out;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let spec_path = if args.demo {
+        write_demo_inputs(out, args.seed)?
+    } else {
+        args.spec
+            .clone()
+            .ok_or_else(|| anyhow!("give --spec FILE or --demo"))?
+    };
+    let spec = AuditSpec::load(&spec_path).map_err(|e| anyhow!(e))?;
+    let release = spec.release.clone().ok_or_else(|| {
+        anyhow!(
+            "{}: no [release] section (the chain's corpus and settings)",
+            spec_path.display()
+        )
+    })?;
+    let mut chain = Chain {
+        dir: out.clone(),
+        state: State::load(out).map_err(|e| anyhow!(e))?,
+        previous: fingerprint(&[&serde_json::to_string(&release)?]),
+        quiet: args.quiet,
+    };
+    let report = chain.run_all(&spec, &release, &spec_path)?;
+    let outcome = match report.decision.outcome {
+        Outcome::Pass => "PASS",
+        Outcome::Fail => "FAIL",
+        Outcome::Invalid => "INVALID",
+    };
+    eprintln!(
+        "release: {outcome}; report in {}",
+        out.join("report").display()
+    );
+    for r in &report.decision.reasons {
+        eprintln!("  - {r}");
+    }
+    Ok(exit_code(report.decision.outcome))
+}
+
+/// Where the stages write, relative to the release dir.
+mod paths {
+    pub const DEID: &str = "deid.jsonl";
+    pub const DEID_OPS: &str = "deid.ops.jsonl";
+    pub const DEID_STATS: &str = "deid.stats.json";
+    pub const DEID_EVAL: &str = "deid.eval.json";
+    pub const REFERENCE_DEID: &str = "reference.deid.jsonl";
+    pub const TOKENIZER: &str = "tokenizer";
+    pub const MODEL: &str = "model";
+    pub const REFERENCE: &str = "reference";
+    pub const PROBES: &str = "probes";
+    pub const PROBE_HARVEST: &str = "probe.harvest.jsonl";
+    pub const REVIEW: &str = "review.tsv";
+    pub const RELEASED: &str = "released";
+    /// Holds the names of the removed tokens: mode 0600, never released.
+    pub const VOCAB_MAP: &str = "private/vocab_map.json";
+    pub const PROBE_FINAL: &str = "probe.final.jsonl";
+    pub const PROBE_METRICS: &str = "probe_metrics.json";
+    pub const REPORT: &str = "report";
+}
+
+struct Chain {
+    dir: PathBuf,
+    state: State,
+    /// Fingerprint of the last stage run or skipped: each stage's fingerprint includes it, so a
+    /// change early in the chain reruns everything after it.
+    previous: String,
+    quiet: bool,
+}
+
+impl Chain {
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.join(rel)
+    }
+
+    /// Runs `work` unless the stage finished with the same fingerprint (its settings `settings`,
+    /// the chain so far and `extra` hashes) and its outputs exist. Outputs of a stage whose
+    /// fingerprint changed are removed first; an interrupted stage with the same fingerprint is
+    /// run again over its outputs (training resumes from its checkpoint).
+    fn stage(
+        &mut self,
+        name: &str,
+        settings: &serde_json::Value,
+        extra: &[String],
+        outputs: &[&str],
+        work: impl FnOnce(&Self) -> Result<()>,
+    ) -> Result<()> {
+        let settings = serde_json::to_string(settings)?;
+        let mut parts = vec![name, settings.as_str(), self.previous.as_str()];
+        parts.extend(extra.iter().map(String::as_str));
+        let fp = fingerprint(&parts);
+        if self.state.done(&self.dir, name, &fp).is_some() {
+            eprintln!("release: {name}: up to date");
+            self.previous = fp;
+            return Ok(());
+        }
+        let interrupted = self
+            .state
+            .stages
+            .get(name)
+            .is_some_and(|r| r.fingerprint == fp && r.exit == u8::MAX);
+        if !interrupted {
+            for o in outputs {
+                remove(&self.path(o))?;
+            }
+        }
+        self.state
+            .finish(
+                &self.dir,
+                name,
+                StageRecord {
+                    fingerprint: fp.clone(),
+                    outputs: outputs.iter().map(PathBuf::from).collect(),
+                    exit: u8::MAX,
+                },
+            )
+            .map_err(|e| anyhow!(e))?;
+        eprintln!("release: {name} ...");
+        work(self).with_context(|| format!("release stage {name}"))?;
+        self.state
+            .finish(
+                &self.dir,
+                name,
+                StageRecord {
+                    fingerprint: fp.clone(),
+                    outputs: outputs.iter().map(PathBuf::from).collect(),
+                    exit: 0,
+                },
+            )
+            .map_err(|e| anyhow!(e))?;
+        self.previous = fp;
+        Ok(())
+    }
+
+    fn run_all(&mut self, spec: &AuditSpec, r: &ReleaseSpec, spec_path: &Path) -> Result<Report> {
+        let corpus_hash = file_hash(&r.corpus)?.sha256;
+        let key_hash = r
+            .key_file
+            .as_deref()
+            .map(|k| file_hash(k).map(|h| h.sha256))
+            .transpose()?
+            .unwrap_or_default();
+        let deid_settings = serde_json::json!({
+            "format": r.format, "lang": r.lang, "policy": r.policy, "passes": r.passes, "gold": r.gold,
+        });
+        self.stage(
+            "deid",
+            &deid_settings,
+            &[corpus_hash, key_hash.clone()],
+            &[paths::DEID, paths::DEID_OPS, paths::DEID_STATS],
+            |c| {
+                must(deid::run(deid_args(
+                    r,
+                    &r.corpus,
+                    c.path(paths::DEID),
+                )?))
+            },
+        )?;
+        if r.gold {
+            self.stage(
+                "deid-eval",
+                &serde_json::json!({}),
+                &[],
+                &[paths::DEID_EVAL],
+                |c| {
+                    must(eval::run(EvalArgs {
+                        gold: r.corpus.clone(),
+                        pred: None,
+                        format: "jsonl".into(),
+                        pred_format: None,
+                        label_map: None,
+                        pred_label_map: None,
+                        exclude: Vec::new(),
+                        ops_log: Some(c.path(paths::DEID_OPS)),
+                        deid: Some(c.path(paths::DEID)),
+                        json: Some(c.path(paths::DEID_EVAL)),
+                        max_doc_bytes: None,
+                    }))
+                },
+            )?;
+        }
+        self.stage(
+            "tokenizer",
+            &serde_json::to_value(&r.tokenizer)?,
+            &[],
+            &[paths::TOKENIZER],
+            |c| {
+                must(tokenizer::run(TokenizerCommand::Train(TokenizerTrainArgs {
+                    corpus: c.path(paths::DEID),
+                    kind: r.tokenizer.kind.clone(),
+                    vocab_size: r.tokenizer.vocab_size,
+                    out: c.path(paths::TOKENIZER),
+                    min_frequency: None,
+                    specials: None,
+                    lowercase: false,
+                    format: "jsonl".into(),
+                    overwrite: true,
+                    max_doc_bytes: crate::corpus::ReadOptions::DEFAULT_MAX_DOC_BYTES,
+                    quiet: true,
+                })))
+            },
+        )?;
+        self.stage(
+            "train",
+            &serde_json::to_value(&r.train)?,
+            &[],
+            &[paths::MODEL],
+            |c| must(mlm::run(MlmCommand::Train(c.train_args(r, paths::DEID, paths::MODEL)))),
+        )?;
+        if let Some(reference_corpus) = &r.reference_corpus {
+            let hash = file_hash(reference_corpus)?.sha256;
+            self.stage(
+                "reference",
+                &serde_json::json!({"deid": deid_settings, "train": r.train}),
+                &[hash, key_hash],
+                &[paths::REFERENCE_DEID, paths::REFERENCE],
+                |c| {
+                    must(deid::run(deid_args(
+                        r,
+                        reference_corpus,
+                        c.path(paths::REFERENCE_DEID),
+                    )?))?;
+                    let mut args = c.train_args(r, paths::REFERENCE_DEID, paths::REFERENCE);
+                    // Every document is a non-member of the released model: train on all.
+                    args.held_out = 0.0;
+                    must(mlm::run(MlmCommand::Train(args)))
+                },
+            )?;
+        }
+        let p = &r.probe;
+        self.stage(
+            "probe-build",
+            &serde_json::to_value(p)?,
+            &[],
+            &[paths::PROBES],
+            |c| {
+                must(probe::run(ProbeCommand::Build(ProbeBuildArgs {
+                    corpus: c.path(paths::DEID),
+                    ops_log: c.path(paths::DEID_OPS),
+                    manifest: c.path(paths::MODEL).join("manifest.json"),
+                    out: c.path(paths::PROBES),
+                    original: None,
+                    labels: vec![crate::labels::Category::Name],
+                    max_per_set: Some(p.max_per_set),
+                    seed: r.train.seed,
+                    max_words: 250,
+                    overwrite: true,
+                    max_doc_bytes: crate::corpus::ReadOptions::DEFAULT_MAX_DOC_BYTES,
+                })))
+            },
+        )?;
+        self.stage("probe-harvest", &serde_json::json!({}), &[], &[paths::PROBE_HARVEST], |c| {
+            c.probe_run(paths::MODEL, p.harvest_top_k, paths::PROBE_HARVEST, r)
+        })?;
+        self.stage("harvest", &serde_json::json!({}), &[], &[paths::REVIEW], |c| {
+            must(vocab::run(VocabCommand::Harvest(VocabHarvestArgs {
+                probe: vec![c.path(paths::PROBE_HARVEST)],
+                model: c.path(paths::MODEL),
+                out: c.path(paths::REVIEW),
+                evidence: c.name_evidence(r),
+                all_tokens: false,
+                gold: None,
+                summary: None,
+                overwrite: true,
+            })))
+        })?;
+        // The review file may be edited by a person between runs: its content is an input.
+        let review_hash = file_hash(&self.path(paths::REVIEW))?.sha256;
+        self.stage(
+            "rewrite",
+            &serde_json::json!({}),
+            &[review_hash],
+            &[paths::RELEASED, paths::VOCAB_MAP],
+            |c| {
+                std::fs::create_dir_all(c.path("private"))?;
+                must(vocab::run(VocabCommand::Rewrite(VocabRewriteArgs {
+                    model: c.path(paths::MODEL),
+                    tokens: c.path(paths::REVIEW),
+                    out: c.path(paths::RELEASED),
+                    map: c.path(paths::VOCAB_MAP),
+                    overwrite: true,
+                })))
+            },
+        )?;
+        self.stage("probe-final", &serde_json::json!({}), &[], &[paths::PROBE_FINAL], |c| {
+            c.probe_run(paths::RELEASED, p.top_k, paths::PROBE_FINAL, r)
+        })?;
+        self.stage("probe-metrics", &serde_json::json!({}), &[], &[paths::PROBE_METRICS], |c| {
+            must(probe_metrics::run(ProbeMetricsArgs {
+                probe: vec![c.path(paths::PROBE_FINAL)],
+                model: c.path(paths::RELEASED),
+                review: Some(c.path(paths::REVIEW)),
+                evidence: c.name_evidence(r),
+                reference_probe: Vec::new(),
+                top_k: Some(p.top_k),
+                out: Some(c.path(paths::PROBE_METRICS)),
+                overwrite: true,
+                max_name_like_share: None,
+                show_tokens: false,
+            }))
+        })?;
+
+        // The audit always runs: it is quick next to training, and its report is the point.
+        let audit_spec = self.audit_spec(spec, r);
+        let command = std::env::args().collect::<Vec<_>>().join(" ");
+        let report = audit(&audit_spec, spec_path, "Release audit", &command)?;
+        crate::report::write_report(&report, &self.path(paths::REPORT), true)?;
+        Ok(report)
+    }
+
+    /// The spec's audit sections with the chain's products filled in.
+    fn audit_spec(&self, spec: &AuditSpec, r: &ReleaseSpec) -> AuditSpec {
+        let mut a = spec.clone();
+        let given = spec.model.clone();
+        let reference = given
+            .as_ref()
+            .and_then(|m| m.reference.clone())
+            .or_else(|| r.reference_corpus.as_ref().map(|_| self.path(paths::REFERENCE)));
+        a.model = Some(ModelSpec {
+            dir: Some(self.path(paths::RELEASED)),
+            reference,
+            original: Some(self.path(paths::MODEL)),
+            device: given.map_or_else(|| r.train.device.clone(), |m| m.device),
+        });
+        a.data.corpus = Some(self.path(paths::DEID));
+        a.data.manifest = Some(self.path(paths::MODEL).join("manifest.json"));
+        let e = &mut a.evidence;
+        e.probe_metrics = Some(self.path(paths::PROBE_METRICS));
+        e.deid_stats = Some(self.path(paths::DEID_STATS));
+        e.deid_eval = r.gold.then(|| self.path(paths::DEID_EVAL));
+        e.review = Some(self.path(paths::REVIEW));
+        e.vocab_map = Some(self.path(paths::VOCAB_MAP));
+        a.release = None;
+        a
+    }
+
+    fn train_args(&self, r: &ReleaseSpec, corpus: &str, out: &str) -> MlmTrainArgs {
+        let t = &r.train;
+        MlmTrainArgs {
+            corpus: self.path(corpus),
+            format: "jsonl".into(),
+            tokenizer: Some(self.path(paths::TOKENIZER)),
+            config: t.config.clone(),
+            arch: None,
+            init: None,
+            out: self.path(out),
+            overwrite: false,
+            device: t.device.clone(),
+            steps: Some(t.steps),
+            epochs: None,
+            batch: t.batch,
+            grad_accum: 1,
+            seq_len: t.seq_len,
+            lr: t.lr,
+            warmup: 0.06,
+            weight_decay: 0.01,
+            clip_norm: 1.0,
+            held_out: t.held_out,
+            eval_every: (t.steps / 5).max(1),
+            patience: 0,
+            checkpoint_every: (t.steps / 4).max(1),
+            seed: t.seed,
+            max_doc_bytes: crate::corpus::ReadOptions::DEFAULT_MAX_DOC_BYTES,
+            quiet: self.quiet,
+        }
+    }
+
+    fn probe_run(&self, model: &str, top_k: usize, out: &str, r: &ReleaseSpec) -> Result<()> {
+        must(probe::run(ProbeCommand::Run(ProbeRunArgs {
+            model: self.path(model).display().to_string(),
+            set: self.path(paths::PROBES),
+            top_k,
+            out: self.path(out),
+            originals: None,
+            candidates: None,
+            max_candidates: 1000,
+            lang: None,
+            seed: r.train.seed,
+            batch: 32,
+            device: r.train.device.clone(),
+            overwrite: true,
+        })))
+    }
+
+    fn name_evidence(&self, r: &ReleaseSpec) -> NameEvidenceArgs {
+        NameEvidenceArgs {
+            corpus: Some(r.corpus.clone()),
+            format: r.format.clone(),
+            ops_log: Some(self.path(paths::DEID_OPS)),
+            labels: vec!["NAME".into()],
+            names: Vec::new(),
+            no_builtin_lists: false,
+            threshold: r.probe.threshold,
+        }
+    }
+}
+
+fn deid_args(r: &ReleaseSpec, input: &Path, out: PathBuf) -> Result<DeidArgs> {
+    Ok(DeidArgs {
+        input: InputArgs {
+            input: input.to_path_buf(),
+            format: r.format.clone(),
+            lang: r
+                .lang
+                .parse()
+                .map_err(|e| anyhow!("[release] lang: {e}"))?,
+            fallback_lang: crate::lang::Lang::En,
+            lists: None,
+            label_map: None,
+            max_doc_bytes: crate::corpus::ReadOptions::DEFAULT_MAX_DOC_BYTES,
+            threads: None,
+            quiet: true,
+        },
+        output: OutputArgs {
+            out,
+            out_format: Some("jsonl".into()),
+            overwrite: true,
+        },
+        policy: r.policy.clone(),
+        operator: None,
+        ops: Vec::new(),
+        tag_style: None,
+        key_file: r.key_file.clone(),
+        seed: r.train.seed,
+        passes: r.passes,
+        ops_log: None,
+        stats: None,
+        patient_key: None,
+        use_input_spans: false,
+    })
+}
+
+/// A sub-command's exit must be 0 inside the chain.
+fn must(result: Result<ExitCode>) -> Result<()> {
+    let code = result?;
+    if code == ExitCode::SUCCESS {
+        Ok(())
+    } else {
+        bail!("the stage did not finish cleanly")
+    }
+}
+
+fn remove(path: &Path) -> Result<()> {
+    let result = if path.is_dir() {
+        std::fs::remove_dir_all(path)
+    } else {
+        std::fs::remove_file(path)
+    };
+    match result {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("removing {}", path.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Synthetic Dutch notes (the corpus and a reference corpus of other patients) and the demo
+/// spec, under `out/input/`; returns the spec's path.
+fn write_demo_inputs(out: &Path, seed: u64) -> Result<PathBuf> {
+    let input = out.join("input");
+    std::fs::create_dir_all(&input)?;
+    let spec_path = input.join("demo.toml");
+    std::fs::write(&spec_path, DEMO_SPEC)?;
+    for (name, docs, s) in [("notes.jsonl", 240, seed), ("reference.jsonl", 120, seed + 1000)] {
+        let path = input.join(name);
+        if !path.exists() {
+            must(synth::run(SynthArgs {
+                lang: "nl".into(),
+                docs,
+                seed: s,
+                out: path,
+                format: "jsonl".into(),
+                overwrite: false,
+            }))?;
+        }
+    }
+    Ok(spec_path)
+}
