@@ -13,6 +13,7 @@ mod name_evidence;
 mod probe;
 mod probe_metrics;
 mod recognize;
+mod report;
 mod synth;
 mod tokenizer;
 mod vocab;
@@ -35,5 +36,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Vocab(c) => vocab::run(c),
         Command::Probe(c) => probe::run(c),
         Command::Audit(a) => audit::run(a),
+        Command::Report(c) => report::run(c),
     }
 }
