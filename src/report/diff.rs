@@ -66,7 +66,9 @@ pub enum Kind {
     Rate,
     /// A share: percent.
     Share,
-    /// Epsilon, bits, nats: two decimals.
+    /// A loss in nats: three decimals.
+    Loss,
+    /// Epsilon, bits: two decimals.
     Plain,
 }
 
@@ -444,17 +446,17 @@ pub fn diff(old: &Report, new: &Report, old_file: &str, new_file: &str) -> Repor
             ),
             (
                 "loss_before_rewrite",
-                Kind::Plain,
+                Kind::Loss,
                 f(u.and_then(|u| u.loss_before_rewrite)),
             ),
             (
                 "loss_after_rewrite",
-                Kind::Plain,
+                Kind::Loss,
                 f(u.and_then(|u| u.loss_after_rewrite)),
             ),
             (
                 "unigram_baseline",
-                Kind::Plain,
+                Kind::Loss,
                 f(u.and_then(|u| u.unigram_baseline)),
             ),
         ]
@@ -505,7 +507,7 @@ fn value(kind: Kind, v: Option<f64>) -> String {
     };
     match kind {
         Kind::Count => format!("{v:.0}"),
-        Kind::Rate => format!("{v:.3}"),
+        Kind::Rate | Kind::Loss => format!("{v:.3}"),
         Kind::Share => format!("{:.2}%", 100.0 * v),
         Kind::Plain => format!("{v:.2}"),
     }
@@ -529,7 +531,7 @@ fn delta(kind: Kind, d: Option<f64>) -> String {
     };
     match kind {
         Kind::Count => format!("{d:+.0}"),
-        Kind::Rate => format!("{d:+.3}"),
+        Kind::Rate | Kind::Loss => format!("{d:+.3}"),
         Kind::Share => format!("{:+.2} pp", 100.0 * d),
         Kind::Plain => format!("{d:+.2}"),
     }
@@ -565,6 +567,25 @@ fn columns(out: &mut String, head: &[&str], rows: &[Vec<String>]) {
     }
 }
 
+/// Words on lines of at most `width` characters (a longer word gets its own line).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 /// A short hash for the text table.
 fn short(h: &Option<String>) -> String {
     match h {
@@ -585,7 +606,10 @@ pub fn to_text(d: &ReportDiff) -> String {
             s.file, s.title, s.tool, s.outcome
         );
     }
-    let _ = writeln!(out, "{} change(s). {}", d.changes, d.rule);
+    let _ = writeln!(out, "{} change(s).", d.changes);
+    for l in wrap(&format!("Rule: {}", d.rule), 96) {
+        let _ = writeln!(out, "  {l}");
+    }
     out.push_str("\nOutcomes\n");
     let rows: Vec<Vec<String>> = d
         .outcomes

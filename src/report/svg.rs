@@ -411,7 +411,7 @@ pub fn histogram(a: &AttackResult) -> String {
     for &v in &y_ticks {
         y_tick(&mut svg, ya.pos(v), &tick_label(v, y_step));
     }
-    let x_ticks = nice_ticks(low, high, 6);
+    let x_ticks = nice_ticks(low, high, 8);
     let x_step = if x_ticks.len() > 1 {
         x_ticks[1] - x_ticks[0]
     } else {
@@ -521,13 +521,19 @@ pub fn name_like(p: &ProbeEvidence, threshold: f64) -> String {
             (BOTTOM - y).max(0.0),
             escape(&format!("{}: {}", s.set, share.describe()))
         );
+        text(
+            &mut svg,
+            cx + bar / 2.0 + 4.0,
+            y + 4.0,
+            "start",
+            &percent(est),
+        );
         if let (Some(lo), Some(hi)) = (share.lower, share.upper) {
             let (ylo, yhi) = (ya.pos(lo), ya.pos(hi));
             let style = "stroke=\"#222222\" stroke-width=\"1.5\"";
             line(&mut svg, (cx, ylo), (cx, yhi), style);
             line(&mut svg, (cx - 8.0, ylo), (cx + 8.0, ylo), style);
             line(&mut svg, (cx - 8.0, yhi), (cx + 8.0, yhi), style);
-            text(&mut svg, cx + 12.0, yhi + 4.0, "start", &percent(est));
         }
     }
     let yt = ya.pos(threshold);
