@@ -76,11 +76,16 @@ fn section(out: &mut String, s: &Section, r: &Report) {
         classes.push("signoff".into());
     }
     let _ = writeln!(out, "<section class=\"{}\">", classes.join(" "));
+    let mut title = s.title.as_str();
     let badge = s.outcome.map_or(String::new(), |o: Outcome| {
         let w = outcome_word(o);
+        // "Decision: FAIL" reads "Decision" and the badge.
+        if let Some(t) = title.strip_suffix(&format!(": {w}")) {
+            title = t;
+        }
         format!(" <span class=\"badge badge-{w}\">{w}</span>")
     });
-    let _ = writeln!(out, "<h{l}>{}{badge}</h{l}>", escape(&s.title), l = s.level);
+    let _ = writeln!(out, "<h{l}>{}{badge}</h{l}>", escape(title), l = s.level);
     for b in &s.blocks {
         block(out, b, r);
     }
@@ -211,7 +216,7 @@ mod tests {
         for a in &r.attacks {
             assert!(html.contains(&format!("Attack: {}", a.name)));
         }
-        assert!(html.contains("Decision: FAIL"));
+        assert!(html.contains("<h2>Decision <span class=\"badge badge-FAIL\">FAIL</span></h2>"));
         // The sign-off block is the last section.
         let signoff = html.find("<h2>Sign-off</h2>").expect("sign-off");
         assert!(html[signoff..].matches("<section").count() == 0);
