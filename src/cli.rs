@@ -44,11 +44,15 @@ pub enum Command {
     #[command(subcommand)]
     Probe(ProbeCommand),
     /// Leakage audit of a model by a spec (audits/*.toml): blind baseline, membership attacks,
-    /// probe evidence; writes audit.json; exit 1 when the gate fails or the result is invalid.
+    /// probe, vocabulary and utility evidence; writes report.json, report.md and report.html;
+    /// exit 1 when the gate fails or the result is invalid.
     Audit(AuditArgs),
     /// The whole chain on a corpus: deid, tokenizer, mlm train, probe, harvest, rewrite, audit,
     /// report; resumable stage by stage; exit 1 when the gate fails.
     Release(ReleaseArgs),
+    /// Audit reports (schema anonlm.report/1): render as Markdown and HTML, diff two reports.
+    #[command(subcommand)]
+    Report(ReportCommand),
 }
 
 #[derive(Args, Debug)]
@@ -80,6 +84,44 @@ pub struct AuditArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// Replace an existing audit.json in --out.
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ReportCommand {
+    /// Write report.md and report.html from a report JSON.
+    Render(ReportRenderArgs),
+    /// What changed between two reports, metric by metric (exit 0 whenever both parse).
+    Diff(ReportDiffArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ReportRenderArgs {
+    /// The report JSON (schema anonlm.report/1).
+    #[arg(long)]
+    pub report: PathBuf,
+    /// Output folder (report.md, report.html).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Replace existing report.md and report.html in --out.
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportDiffArgs {
+    /// The earlier report JSON.
+    pub old: PathBuf,
+    /// The later report JSON.
+    pub new: PathBuf,
+    /// Versioned JSON (anonlm.report-diff/1) instead of a text table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the diff to this file instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Replace an existing --out file.
     #[arg(long)]
     pub overwrite: bool,
 }

@@ -3,7 +3,7 @@
 //! intervals, attacker advantage, and the empirical epsilon lower bound. Examples may come in
 //! clusters (sentences of one document): the AUC interval then accounts for their correlation.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
 
 use crate::stats::{clopper_pearson, Proportion};
@@ -19,6 +19,8 @@ pub struct Estimate {
 /// One operating point: predict "member" when the score is at least `threshold`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RocPoint {
+    /// +∞ at the curve's first point (JSON `null`).
+    #[serde(deserialize_with = "null_as_infinity")]
     pub threshold: f64,
     pub fpr: f64,
     pub tpr: f64,
@@ -29,6 +31,8 @@ pub struct RocPoint {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TprAtFpr {
     pub target_fpr: f64,
+    /// +∞ when only the empty prediction keeps the FPR low enough (JSON `null`).
+    #[serde(deserialize_with = "null_as_infinity")]
     pub threshold: f64,
     pub tpr: Proportion,
     pub fpr: Proportion,
@@ -58,6 +62,11 @@ pub struct AttackMetrics {
     pub epsilon_lower_bound: f64,
     /// The ROC curve, thinned to at most a few hundred points for plots.
     pub roc: Vec<RocPoint>,
+}
+
+/// JSON has no infinity: serde_json writes +∞ as `null`; read it back as +∞.
+fn null_as_infinity<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
 }
 
 /// Points of the ROC curve at every distinct score, from (0, 0) to (1, 1).

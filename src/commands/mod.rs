@@ -15,6 +15,7 @@ mod probe;
 mod probe_metrics;
 mod recognize;
 mod release;
+mod report;
 mod synth;
 mod tokenizer;
 mod vocab;
@@ -38,5 +39,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Probe(c) => probe::run(c),
         Command::Audit(a) => audit::run(a),
         Command::Release(a) => release::run(a),
+        Command::Report(c) => report::run(c),
     }
 }

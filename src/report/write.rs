@@ -1,0 +1,117 @@
+//! Reading a report JSON (refusing any other schema) and writing a report folder:
+//! `report.json`, `report.md` and `report.html`, each staged and renamed into place.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+use super::model::{Report, REPORT_SCHEMA};
+use super::{html::to_html, markdown::to_markdown};
+use crate::corpus::{OutputOptions, OutputTarget};
+
+/// Names of the files [`write_report`] writes.
+pub const JSON_FILE: &str = "report.json";
+pub const MARKDOWN_FILE: &str = "report.md";
+pub const HTML_FILE: &str = "report.html";
+
+/// Reads a report; errors name the file, and a `schema` other than [`REPORT_SCHEMA`] is refused.
+pub fn read_report(path: &Path) -> Result<Report> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+    match value.get("schema").and_then(|s| s.as_str()) {
+        Some(REPORT_SCHEMA) => {}
+        Some(other) => bail!(
+            "{}: schema is '{other}', expected '{REPORT_SCHEMA}'",
+            path.display()
+        ),
+        None => bail!(
+            "{}: no schema string (expected '{REPORT_SCHEMA}')",
+            path.display()
+        ),
+    }
+    serde_json::from_value(value)
+        .with_context(|| format!("{}: not a valid {REPORT_SCHEMA} report", path.display()))
+}
+
+/// The report as pretty JSON with a trailing newline.
+pub fn to_json(r: &Report) -> Result<String> {
+    let mut text = serde_json::to_string_pretty(r)?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// Writes `report.json`, `report.md` and `report.html` into `dir` (created when missing). Without
+/// `overwrite`, nothing is written when any of the three exists.
+pub fn write_report(r: &Report, dir: &Path, overwrite: bool) -> Result<()> {
+    write_files(dir, &[(JSON_FILE, to_json(r)?)], r, overwrite)
+}
+
+/// Writes `report.md` and `report.html` (not the JSON) into `dir`.
+pub fn write_renderings(r: &Report, dir: &Path, overwrite: bool) -> Result<()> {
+    write_files(dir, &[], r, overwrite)
+}
+
+fn write_files(dir: &Path, extra: &[(&str, String)], r: &Report, overwrite: bool) -> Result<()> {
+    let mut files: Vec<(&str, String)> = extra.to_vec();
+    files.push((MARKDOWN_FILE, to_markdown(r)));
+    files.push((HTML_FILE, to_html(r)));
+    if !overwrite {
+        if let Some((name, _)) = files.iter().find(|(n, _)| dir.join(n).exists()) {
+            bail!(
+                "{} exists (pass --overwrite to replace it)",
+                dir.join(name).display()
+            );
+        }
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for (name, text) in files {
+        let path = dir.join(name);
+        let mut target = OutputTarget::file(&path, &OutputOptions { overwrite })?;
+        target
+            .stream()
+            .expect("a file target has a stream")
+            .write_all(text.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+        target.commit()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixture::example;
+
+    #[test]
+    fn writes_three_files_and_reads_the_json_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("report");
+        let r = example();
+        write_report(&r, &out, false).unwrap();
+        let json = std::fs::read_to_string(out.join(JSON_FILE)).unwrap();
+        assert!(json.ends_with("}\n"));
+        assert!(out.join(MARKDOWN_FILE).is_file() && out.join(HTML_FILE).is_file());
+        let back = read_report(&out.join(JSON_FILE)).unwrap();
+        assert_eq!(back.title, r.title);
+        // No overwrite without asking; with it, fine.
+        let err = write_report(&r, &out, false).unwrap_err().to_string();
+        assert!(err.contains("--overwrite"), "{err}");
+        write_report(&r, &out, true).unwrap();
+    }
+
+    #[test]
+    fn another_schema_is_refused_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("old.json");
+        let mut v = serde_json::to_value(example()).unwrap();
+        v["schema"] = "anonlm.audit/1".into();
+        std::fs::write(&p, v.to_string()).unwrap();
+        let err = format!("{:#}", read_report(&p).unwrap_err());
+        assert!(
+            err.contains("old.json") && err.contains("anonlm.audit/1"),
+            "{err}"
+        );
+    }
+}
