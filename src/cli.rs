@@ -380,6 +380,26 @@ pub struct MlmTrainArgs {
     /// Largest document accepted, in bytes.
     #[arg(long, default_value_t = 16 << 20)]
     pub max_doc_bytes: usize,
+    /// Insert N fake-PII canaries per --canary-repeats value into the training set (for the
+    /// audit's exposure test); 0: none.
+    #[arg(long, default_value_t = 0)]
+    pub canaries: usize,
+    /// How many copies of each canary are inserted: comma-separated values, N canaries each.
+    #[arg(long, value_delimiter = ',', default_value = "1,4,16")]
+    pub canary_repeats: Vec<u64>,
+    /// Seed of the canaries' secrets (default: --seed).
+    #[arg(long)]
+    pub canary_seed: Option<u64>,
+    /// The protected canary file (mode 0600; default: <out>.canaries.json beside the model
+    /// dir; never inside --out, which gets released).
+    #[arg(long)]
+    pub canary_file: Option<PathBuf>,
+    /// Language of the built-in canary templates: nl, hu, es, it, en, or auto (from the corpus).
+    #[arg(long, default_value = "auto")]
+    pub canary_lang: String,
+    /// Canary templates file instead of the built-in ones (format: see testsets/canaries/).
+    #[arg(long)]
+    pub canary_templates: Option<PathBuf>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
