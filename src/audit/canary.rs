@@ -15,9 +15,6 @@ use crate::mlm::score::slot_pseudo_log_likelihood;
 use crate::report::model::{CanaryEvidence, CanaryGroup};
 use crate::stats::Proportion;
 
-/// Masked copies per forward pass when scoring candidates (rows are short, all one length).
-const BATCH_ROWS: usize = 256;
-
 /// What the attacker of the exposure test can do and wants.
 pub const THREAT_MODEL: &str = "The attacker can query the released model's token likelihoods, \
 knows the canary's template and the format of its secret (e.g. nine digits), and wants the \
@@ -67,6 +64,7 @@ pub fn candidate_secrets(
 /// summed (the masked-LM analogue of Carlini et al.'s log-perplexity). The rest of the sentence
 /// is the same for every candidate, so scoring it would add nearly the same terms to all of
 /// them; and it costs one forward pass per secret token instead of one per sentence token.
+/// The masked copies of all candidates go `model.batch_rows` to a forward pass.
 pub fn canary_exposure(
     model: &MlmRuntime,
     file: &Path,
@@ -94,7 +92,7 @@ pub fn canary_exposure(
             template.before(),
             template.after(),
             &refs,
-            BATCH_ROWS,
+            model.batch_rows,
         )
         .map_err(|e| anyhow::anyhow!("{}: {}: scoring: {e}", file.display(), canary.id))?;
         let pll: Vec<f64> = scores.iter().map(|s| s.pll).collect();
