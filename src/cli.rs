@@ -298,7 +298,7 @@ pub struct TokenizerTrainArgs {
 #[derive(Subcommand, Debug)]
 pub enum MlmCommand {
     /// Pretrain a BERT/RoBERTa masked LM from scratch, or continue pretraining one (--init).
-    Train(MlmTrainArgs),
+    Train(Box<MlmTrainArgs>),
     /// Fill-mask: top-k tokens with probabilities at each <mask> / [MASK].
     Fill(MlmFillArgs),
     /// Per-sentence masked-token loss (fixed masking seed) or pseudo-log-likelihood.
