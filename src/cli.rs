@@ -363,7 +363,7 @@ pub struct TokenizerTrainArgs {
 #[derive(Subcommand, Debug)]
 pub enum MlmCommand {
     /// Pretrain a BERT/RoBERTa masked LM from scratch, or continue pretraining one (--init).
-    Train(MlmTrainArgs),
+    Train(Box<MlmTrainArgs>),
     /// Fill-mask: top-k tokens with probabilities at each <mask> / [MASK].
     Fill(MlmFillArgs),
     /// Per-sentence masked-token loss (fixed masking seed) or pseudo-log-likelihood.
@@ -445,6 +445,26 @@ pub struct MlmTrainArgs {
     /// Largest document accepted, in bytes.
     #[arg(long, default_value_t = 16 << 20)]
     pub max_doc_bytes: usize,
+    /// Insert N fake-PII canaries per --canary-repeats value into the training set (for the
+    /// audit's exposure test); 0: none.
+    #[arg(long, default_value_t = 0)]
+    pub canaries: usize,
+    /// How many copies of each canary are inserted: comma-separated values, N canaries each.
+    #[arg(long, value_delimiter = ',', default_value = "1,4,16")]
+    pub canary_repeats: Vec<u64>,
+    /// Seed of the canaries' secrets (default: --seed).
+    #[arg(long)]
+    pub canary_seed: Option<u64>,
+    /// The protected canary file (mode 0600; default: <out>.canaries.json beside the model
+    /// dir; never inside --out, which gets released).
+    #[arg(long)]
+    pub canary_file: Option<PathBuf>,
+    /// Language of the built-in canary templates: nl, hu, es, it, en, or auto (from the corpus).
+    #[arg(long, default_value = "auto")]
+    pub canary_lang: String,
+    /// Canary templates file instead of the built-in ones (format: see testsets/canaries/).
+    #[arg(long)]
+    pub canary_templates: Option<PathBuf>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,

@@ -7,6 +7,7 @@
 
 pub mod anonymize;
 pub mod audit;
+pub mod canary;
 pub mod checksum;
 pub mod cli;
 pub mod commands;

@@ -1,7 +1,9 @@
 //! Leakage audit of a masked LM: the spec, member and non-member examples, the attacks (blind
-//! baseline, loss, pseudo-log-likelihood, reference ratio), their metrics and the gate.
+//! baseline, loss, pseudo-log-likelihood, reference ratio), canary exposure, their metrics and
+//! the gate.
 
 pub mod blind;
+pub mod canary;
 pub mod examples;
 pub mod metrics;
 pub mod run;

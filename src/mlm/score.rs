@@ -140,6 +140,82 @@ pub fn pseudo_log_likelihood(
     Ok(out)
 }
 
+/// Token ids of `before candidate after` (with specials) and the positions of the candidate's
+/// pieces, found by offsets (so multi-piece candidates and leading spaces come out right).
+fn slot_pieces(
+    rt: &MlmRuntime,
+    specials: &[u32],
+    index: usize,
+    before: &str,
+    candidate: &str,
+    after: &str,
+) -> Result<(Vec<u32>, Vec<usize>), InferError> {
+    let filled = format!("{before}{candidate}{after}");
+    let (ids, offsets) = rt.encode(index, &filled)?;
+    let (start, end) = (before.len(), before.len() + candidate.len());
+    let pieces: Vec<usize> = (0..ids.len())
+        .filter(|&p| offsets[p].0 < end && offsets[p].1 > start && offsets[p].1 > offsets[p].0)
+        .filter(|&p| specials.binary_search(&ids[p]).is_err())
+        .collect();
+    if pieces.is_empty() {
+        return Err(InferError::Input {
+            index,
+            msg: "candidate encodes to no tokens".into(),
+        });
+    }
+    Ok((ids, pieces))
+}
+
+/// Pseudo-log-likelihood of the slot only, for each candidate written between `before` and
+/// `after`: each of the candidate's pieces masked in turn with the rest of the sentence
+/// visible, log-probabilities summed (`n_tokens`: the pieces). One masked copy per piece,
+/// `batch_rows` copies per forward pass; nothing else of the sentence is scored.
+pub fn slot_pseudo_log_likelihood(
+    rt: &MlmRuntime,
+    before: &str,
+    after: &str,
+    candidates: &[&str],
+    batch_rows: usize,
+) -> Result<Vec<PseudoLogLikelihood>, InferError> {
+    let mask_id = rt.tokenizer.specials.mask;
+    let specials = rt.tokenizer.special_ids();
+    let mut rows = Vec::new();
+    let mut wanted = Vec::new();
+    let mut owner = Vec::new();
+    let mut targets = Vec::new();
+    for (index, candidate) in candidates.iter().enumerate() {
+        let (ids, pieces) = slot_pieces(rt, &specials, index, before, candidate, after)?;
+        for p in pieces {
+            let mut copy = ids.clone();
+            targets.push(copy[p]);
+            copy[p] = mask_id;
+            wanted.push((rows.len(), p));
+            owner.push(index);
+            rows.push(copy);
+        }
+    }
+    let mut out = vec![
+        PseudoLogLikelihood {
+            pll: 0.0,
+            n_tokens: 0
+        };
+        candidates.len()
+    ];
+    crate::mlm::runtime::visit_log_probs(
+        &rt.model,
+        rt.tokenizer.specials.pad,
+        batch_rows,
+        &rows,
+        &wanted,
+        |k, log_probs| {
+            let entry = &mut out[owner[k]];
+            entry.pll += f64::from(log_probs[targets[k] as usize]);
+            entry.n_tokens += 1;
+        },
+    )?;
+    Ok(out)
+}
+
 /// Scores each candidate string at the single mask of `template` (`<mask>`, `[MASK]` or the
 /// model's own token). The candidate is written into the text and its pieces found by offsets,
 /// so multi-piece candidates and byte-level BPE's leading spaces come out right.
@@ -175,19 +251,7 @@ pub fn candidate_scores(
     let mut targets = Vec::new();
     let mut n_pieces = Vec::with_capacity(candidates.len());
     for (index, candidate) in candidates.iter().enumerate() {
-        let filled = format!("{before}{candidate}{after}");
-        let (ids, offsets) = rt.encode(index, &filled)?;
-        let (start, end) = (before.len(), before.len() + candidate.len());
-        let pieces: Vec<usize> = (0..ids.len())
-            .filter(|&p| offsets[p].0 < end && offsets[p].1 > start && offsets[p].1 > offsets[p].0)
-            .filter(|&p| specials.binary_search(&ids[p]).is_err())
-            .collect();
-        if pieces.is_empty() {
-            return Err(InferError::Input {
-                index,
-                msg: "candidate encodes to no tokens".into(),
-            });
-        }
+        let (ids, pieces) = slot_pieces(rt, &specials, index, before, candidate, after)?;
         n_pieces.push(pieces.len());
         // One copy per piece (its PLL term) and one copy with all pieces masked.
         let mut all_masked = ids.clone();

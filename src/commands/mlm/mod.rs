@@ -1,6 +1,7 @@
 //! `anonlm mlm ...`: masked language models — train, fill-mask, score, benchmark.
 
 mod bench;
+mod canaries;
 mod fill;
 mod score;
 mod train;
@@ -16,7 +17,7 @@ use std::process::ExitCode;
 
 pub fn run(command: MlmCommand) -> Result<ExitCode> {
     match command {
-        MlmCommand::Train(a) => train::run(a),
+        MlmCommand::Train(a) => train::run(*a),
         MlmCommand::Fill(a) => fill::run(a),
         MlmCommand::Score(a) => score::run(a),
         MlmCommand::Bench(a) => bench::run(a),

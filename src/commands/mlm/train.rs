@@ -10,8 +10,8 @@ use crate::mlm::init::seeded_var_builder;
 use crate::mlm::loss::{cross_entropy, labelled_positions};
 use crate::mlm::model::MaskedLm;
 use crate::mlm::train::{
-    self, AdamWParams, Block, DataSettings, Decay, MaskedBatch, PackSpec, PreparedData, Progress,
-    TrainOptions, TrainSettings, Warmup,
+    self, AdamWParams, Block, CanaryInsert, DataSettings, Decay, MaskedBatch, PackSpec,
+    PreparedData, Progress, TrainOptions, TrainSettings, Warmup,
 };
 use crate::mlm::{hub, weights};
 use crate::tokenizer::{self, ModelTokenizer, SpecialStyle};
@@ -43,6 +43,7 @@ pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
     let tok = tokenizer::load_dir(&tokenizer_dir)
         .with_context(|| format!("tokenizer {}", tokenizer_dir.display()))?;
     guard_output(&args.out, &args, init_dir.as_deref())?;
+    let canary_path = super::canaries::canary_path(&args)?;
 
     // The model: loaded (continued pretraining) or new from a preset / config file.
     let (config, varmap, model) = match &init_dir {
@@ -82,9 +83,22 @@ pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
     if docs.is_empty() {
         bail!("{}: no documents", args.corpus.display());
     }
+    let canaries = match &canary_path {
+        Some(path) => Some(super::canaries::write_canaries(&args, path, &docs)?),
+        None => None,
+    };
+    let insert = canaries.as_ref().map(|file| CanaryInsert {
+        canaries: file
+            .canaries
+            .iter()
+            .map(|c| (c.id.as_str(), c.text.as_str(), c.repeats))
+            .collect(),
+        file_sha256: file.sha256(),
+    });
     let spec = pack_spec(&tok, config.vocab_size)?;
-    let data = train::prepare(
+    let data = train::prepare_with_canaries(
         &docs,
+        insert.as_ref(),
         spec,
         DataSettings {
             seq_len: args.seq_len,
@@ -103,6 +117,17 @@ pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
         data.held_out.n_documents,
         data.held_out_blocks.len()
     );
+    if let (Some(c), Some(path)) = (&data.canaries, &canary_path) {
+        eprintln!(
+            "canaries: {} ({} per repeat value {:?}), {} copies in the training set; secrets in \
+             {} (mode 0600: keep it out of the release)",
+            c.n_canaries,
+            args.canaries,
+            c.repeats,
+            c.n_copies,
+            path.display()
+        );
+    }
 
     let settings = TrainSettings {
         max_steps: args.steps,
@@ -311,6 +336,7 @@ pub(super) fn bench_training(
         held_out: Default::default(),
         corpus_digest: "bench".into(),
         n_input_documents: 0,
+        canaries: None,
     };
     let settings = TrainSettings {
         max_steps: Some((args.warmup + args.train_steps) as u64),

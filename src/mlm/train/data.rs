@@ -121,6 +121,34 @@ pub struct PreparedData {
     pub corpus_digest: String,
     /// Number of input documents, duplicates included.
     pub n_input_documents: usize,
+    /// Canaries inserted into the training blocks, if any (non-secret facts only).
+    pub canaries: Option<CanarySummary>,
+}
+
+/// Canaries to insert into the training set (see [`prepare_with_canaries`]).
+#[derive(Debug, Clone)]
+pub struct CanaryInsert<'a> {
+    /// Each canary's id, text and number of copies.
+    pub canaries: Vec<(&'a str, &'a str, u64)>,
+    /// SHA-256 of the protected canary file they come from.
+    pub file_sha256: String,
+}
+
+/// What the manifest and the resume check record about inserted canaries: counts, repeats and
+/// the canary file's hash, never a canary's text, secret or per-canary hash (a hash of a short
+/// sentence with a low-entropy secret can be brute-forced from the template).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CanarySummary {
+    /// Distinct canaries.
+    pub n_canaries: usize,
+    /// The distinct repeat values, ascending.
+    pub repeats: Vec<u64>,
+    /// Copies inserted in all (each canary's repeats, summed).
+    pub n_copies: u64,
+    /// Tokens of all inserted copies.
+    pub n_tokens: u64,
+    /// SHA-256 of the protected canary file.
+    pub file_sha256: String,
 }
 
 /// Lower-case hex SHA-256 of `bytes`.
@@ -215,6 +243,24 @@ pub fn prepare<F, E>(
     docs: &[Document],
     spec: PackSpec,
     settings: DataSettings,
+    tokenize: F,
+) -> Result<PreparedData>
+where
+    F: FnMut(&str) -> std::result::Result<Vec<u32>, E>,
+    E: std::fmt::Display,
+{
+    prepare_with_canaries(docs, None, spec, settings, tokenize)
+}
+
+/// [`prepare`], and with `canaries` each canary's copies inserted among the training documents
+/// (never the held-out ones) at places drawn from the data seed, before packing: every copy is
+/// packed and masked like an ordinary document. Copies are not deduplicated, and canaries are
+/// not listed in the training [`DocSet`] (see [`CanarySummary`]).
+pub fn prepare_with_canaries<F, E>(
+    docs: &[Document],
+    canaries: Option<&CanaryInsert<'_>>,
+    spec: PackSpec,
+    settings: DataSettings,
     mut tokenize: F,
 ) -> Result<PreparedData>
 where
@@ -291,6 +337,16 @@ where
         }
         tokens[is_held as usize].push(ids);
     }
+    let canaries = match canaries {
+        Some(insert) => Some(insert_canaries(
+            &mut tokens[0],
+            insert,
+            &spec,
+            settings.seed,
+            &mut tokenize,
+        )?),
+        None => None,
+    };
     let train_blocks = pack(&tokens[0], &spec, settings.seq_len);
     let held_out_blocks = pack(&tokens[1], &spec, settings.seq_len);
     let [mut train, mut held_out] = sets;
@@ -311,7 +367,58 @@ where
         held_out,
         corpus_digest,
         n_input_documents: docs.len(),
+        canaries,
     })
+}
+
+/// Tokenizes each canary and inserts its copies into `train` (token lists of the training
+/// documents) at uniformly drawn places, from a stream keyed by the data seed.
+fn insert_canaries<F, E>(
+    train: &mut Vec<Vec<u32>>,
+    insert: &CanaryInsert<'_>,
+    spec: &PackSpec,
+    seed: u64,
+    tokenize: &mut F,
+) -> Result<CanarySummary>
+where
+    F: FnMut(&str) -> std::result::Result<Vec<u32>, E>,
+    E: std::fmt::Display,
+{
+    use rand::Rng;
+    let mut rng = seeds::rng(Purpose::Canary, &[seed]);
+    let mut summary = CanarySummary {
+        n_canaries: insert.canaries.len(),
+        repeats: Vec::new(),
+        n_copies: 0,
+        n_tokens: 0,
+        file_sha256: insert.file_sha256.clone(),
+    };
+    for &(id, text, repeats) in &insert.canaries {
+        let ids = tokenize(text).map_err(|e| TrainError::Tokenize {
+            doc_id: id.to_string(),
+            message: e.to_string(),
+        })?;
+        if let Some(&bad) = ids.iter().find(|&&t| t >= spec.vocab_size) {
+            return Err(TrainError::TokenOutOfRange {
+                doc_id: id.to_string(),
+                id: bad,
+                vocab_size: spec.vocab_size,
+            });
+        }
+        if ids.is_empty() {
+            return Err(TrainError::NoData(format!("canary {id} has no tokens")));
+        }
+        for _ in 0..repeats {
+            let at = rng.gen_range(0..=train.len());
+            train.insert(at, ids.clone());
+        }
+        summary.repeats.push(repeats);
+        summary.n_copies += repeats;
+        summary.n_tokens += repeats * ids.len() as u64;
+    }
+    summary.repeats.sort_unstable();
+    summary.repeats.dedup();
+    Ok(summary)
 }
 
 impl PreparedData {
@@ -353,6 +460,11 @@ impl PreparedData {
         h.update(serde_json::to_vec(&self.spec).expect("spec serializes"));
         h.update(serde_json::to_vec(&self.settings).expect("settings serialize"));
         h.update(self.corpus_digest.as_bytes());
+        // Only with canaries, so the digests of runs without them are unchanged.
+        if let Some(c) = &self.canaries {
+            h.update(b"C");
+            h.update(serde_json::to_vec(c).expect("canary summary serializes"));
+        }
         for (tag, blocks) in [(b'T', &self.train_blocks), (b'H', &self.held_out_blocks)] {
             h.update([tag]);
             h.update((blocks.len() as u64).to_le_bytes());
@@ -459,6 +571,69 @@ mod tests {
         let mut s = a.clone();
         s.sort();
         assert_eq!(s, (0..100).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn canary_copies_go_to_training_blocks_only_and_change_the_digest() {
+        let docs: Vec<Document> = (0..30)
+            .map(|i| Document::new(format!("d{i}"), format!("w{i} some words here {i}")))
+            .collect();
+        let tokenize = |t: &str| -> std::result::Result<Vec<u32>, String> {
+            Ok(t.split_whitespace()
+                .map(|w| {
+                    if w == "CANARY" {
+                        45
+                    } else {
+                        10 + w.len() as u32 % 30
+                    }
+                })
+                .collect())
+        };
+        let settings = DataSettings {
+            seq_len: 8,
+            held_out_fraction: 0.2,
+            seed: 3,
+        };
+        let plain = prepare(&docs, spec(), settings.clone(), tokenize).unwrap();
+        let insert = CanaryInsert {
+            canaries: vec![
+                ("canary-000", "CANARY CANARY", 5),
+                ("canary-001", "CANARY", 2),
+            ],
+            file_sha256: "ab".repeat(32),
+        };
+        let with = prepare_with_canaries(&docs, Some(&insert), spec(), settings.clone(), tokenize)
+            .unwrap();
+        let count = |blocks: &[Block]| {
+            blocks
+                .iter()
+                .flat_map(|b| &b.ids[..b.len])
+                .filter(|&&id| id == 45)
+                .count()
+        };
+        assert_eq!(count(&with.train_blocks), 12);
+        assert_eq!(count(&with.held_out_blocks), 0);
+        assert_eq!(with.held_out_blocks, plain.held_out_blocks);
+        assert_eq!(
+            (
+                &with.train.documents,
+                with.train.n_documents,
+                with.train.n_tokens
+            ),
+            (
+                &plain.train.documents,
+                plain.train.n_documents,
+                plain.train.n_tokens
+            ),
+            "canaries are not listed as documents"
+        );
+        let c = with.canaries.as_ref().unwrap();
+        assert_eq!((c.n_canaries, c.n_copies, c.n_tokens), (2, 7, 12));
+        assert_eq!(c.repeats, vec![2, 5]);
+        assert_ne!(with.digest(), plain.digest());
+        let again =
+            prepare_with_canaries(&docs, Some(&insert), spec(), settings, tokenize).unwrap();
+        assert_eq!(again.digest(), with.digest(), "placement is seeded");
     }
 
     #[test]

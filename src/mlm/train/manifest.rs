@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::atomic;
-use super::data::{DocSet, PackSpec, PreparedData};
+use super::data::{CanarySummary, DocSet, PackSpec, PreparedData};
 use super::error::{Result, TrainError};
 
 /// File name of the manifest inside the model directory.
@@ -36,6 +36,12 @@ pub struct Manifest {
     pub data_digest: String,
     pub train: DocSet,
     pub held_out: DocSet,
+    /// Canaries inserted into the training set (`mlm train --canaries`): counts, repeats and
+    /// the protected canary file's SHA-256 only. Canary copies are not listed among the
+    /// training documents: a hash of a short sentence whose only unknown is a low-entropy
+    /// secret can be brute-forced from the template. Absent in older manifests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canaries: Option<CanarySummary>,
 }
 
 impl Manifest {
@@ -55,6 +61,7 @@ impl Manifest {
             data_digest: data.digest(),
             train: data.train.clone(),
             held_out: data.held_out.clone(),
+            canaries: data.canaries.clone(),
         }
     }
 

@@ -18,7 +18,10 @@ pub mod trainer;
 mod tests;
 
 pub use collate::{MaskedBatch, MaskingParams, IGNORE_INDEX};
-pub use data::{prepare, Block, DataSettings, DocEntry, DocSet, Duplicate, PackSpec, PreparedData};
+pub use data::{
+    prepare, prepare_with_canaries, Block, CanaryInsert, CanarySummary, DataSettings, DocEntry,
+    DocSet, Duplicate, PackSpec, PreparedData,
+};
 pub use error::TrainError;
 pub use manifest::Manifest;
 pub use optim::{AdamW, AdamWParams};

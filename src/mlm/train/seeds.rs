@@ -13,6 +13,8 @@ pub enum Purpose {
     Dropout,
     Shuffle,
     HeldOut,
+    /// Where canary copies go among the training documents.
+    Canary,
 }
 
 impl Purpose {
@@ -23,6 +25,7 @@ impl Purpose {
             Purpose::Dropout => b"anonlm.dropout",
             Purpose::Shuffle => b"anonlm.shuffle",
             Purpose::HeldOut => b"anonlm.held-out",
+            Purpose::Canary => b"anonlm.canary-placement",
         }
     }
 }

@@ -194,7 +194,14 @@ where
         return Err(TrainError::Settings("the run has zero steps".into()));
     }
     let schedule = Schedule::new(settings.lr, settings.warmup, total_steps, settings.decay);
-    let fingerprint = settings.fingerprint();
+    // Canary settings (counts, repeats, file hash) are compared on resume like the others.
+    let mut fingerprint = settings.fingerprint();
+    if let (Some(c), Some(o)) = (&data.canaries, fingerprint.as_object_mut()) {
+        o.insert(
+            "canaries".into(),
+            serde_json::to_value(c).expect("canary summary serializes"),
+        );
+    }
     let data_digest = data.digest();
     let settings_hash = sha256_hex(
         format!(
@@ -203,13 +210,6 @@ where
         )
         .as_bytes(),
     );
-
-    Manifest::new(
-        data,
-        settings.seed,
-        serde_json::to_value(settings).expect("json"),
-    )
-    .write(out)?;
 
     let mut opt = AdamW::new(varmap, settings.adamw)?;
     let mut best: Option<HashMap<String, Tensor>> = None;
@@ -262,6 +262,15 @@ where
             (state, TrainLog::create(&log_path)?, None)
         }
     };
+
+    // Written once the checkpoint (if any) is known to match: a refused resume must not
+    // replace the manifest of the model already in `out`.
+    Manifest::new(
+        data,
+        settings.seed,
+        serde_json::to_value(settings).expect("json"),
+    )
+    .write(out)?;
 
     let ordinary = data.spec.ordinary_ids();
     let mut stream = BlockStream::new(n_blocks as usize, settings.seed);
@@ -499,7 +508,7 @@ fn differing_fields(
         }
     }
     if state.data_digest != data_digest {
-        fields.push("training data (tokenized corpus, split or packing)".into());
+        fields.push("training data (tokenized corpus, split, packing or canaries)".into());
     }
     if state.total_steps != total_steps {
         fields.push(format!(

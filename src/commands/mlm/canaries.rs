@@ -1,0 +1,143 @@
+//! `mlm train --canaries`: where the protected canary file goes (beside, never inside, the model
+//! dir), which templates fill it, and writing it before training. Nothing secret is printed.
+
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+
+use crate::canary::{template, CanaryFile, Template};
+use crate::cli::MlmTrainArgs;
+use crate::{Document, Lang};
+
+/// The canary file of this run (`None` without `--canaries`), checked before any work: by
+/// default `<out>.canaries.json` beside the model dir; refused inside `--out` (the model dir is
+/// what gets released) and on the corpus.
+pub(super) fn canary_path(args: &MlmTrainArgs) -> Result<Option<PathBuf>> {
+    if args.canaries == 0 {
+        let given = [
+            (args.canary_file.is_some(), "--canary-file"),
+            (args.canary_templates.is_some(), "--canary-templates"),
+            (args.canary_seed.is_some(), "--canary-seed"),
+        ];
+        if let Some((_, flag)) = given.iter().find(|(on, _)| *on) {
+            bail!("{flag} needs --canaries N");
+        }
+        return Ok(None);
+    }
+    let path = match &args.canary_file {
+        Some(p) => p.clone(),
+        None => {
+            let name = args.out.file_name().ok_or_else(|| {
+                anyhow!(
+                    "--out {} has no name to put the canary file beside; give --canary-file",
+                    args.out.display()
+                )
+            })?;
+            let mut name = name.to_os_string();
+            name.push(".canaries.json");
+            args.out.with_file_name(name)
+        }
+    };
+    let (at, out) = (resolve(&path), resolve(&args.out));
+    if at.starts_with(&out) {
+        bail!(
+            "--canary-file {} is inside --out {}: the model dir gets released and the canary \
+             file holds the secrets; put it elsewhere",
+            path.display(),
+            args.out.display()
+        );
+    }
+    if at == resolve(&args.corpus) {
+        bail!("--canary-file {} is the corpus", path.display());
+    }
+    Ok(Some(path))
+}
+
+/// Generates the canaries and writes the protected file (mode 0600, atomically). An existing
+/// file with other canaries belongs to another run, whose audit needs it: it is replaced only
+/// with `--overwrite`.
+pub(super) fn write_canaries(
+    args: &MlmTrainArgs,
+    path: &Path,
+    docs: &[Document],
+) -> Result<CanaryFile> {
+    let templates = templates(args, docs)?;
+    let seed = args.canary_seed.unwrap_or(args.seed);
+    let file = CanaryFile::generate(&templates, args.canaries, &args.canary_repeats, seed)
+        .context("--canaries")?;
+    if path.exists() && !args.overwrite {
+        let old = std::fs::read(path).with_context(|| path.display().to_string())?;
+        if old != file.to_bytes() {
+            bail!(
+                "{} already holds other canaries (another run's, needed to audit its model); \
+                 give --overwrite to replace them or choose another --canary-file",
+                path.display()
+            );
+        }
+    }
+    file.write(path)?;
+    Ok(file)
+}
+
+/// The user's template file, or the built-in templates of `--canary-lang` (auto: the language
+/// most documents are detected as).
+fn templates(args: &MlmTrainArgs, docs: &[Document]) -> Result<Vec<Template>> {
+    if let Some(p) = &args.canary_templates {
+        return Ok(template::read_templates(p)?);
+    }
+    let lang = if args.canary_lang.eq_ignore_ascii_case("auto") {
+        let mut counts = [0usize; Lang::ALL.len()];
+        for d in docs.iter().take(200) {
+            if let Some(l) = Lang::detect(&d.text) {
+                counts[Lang::ALL.iter().position(|&x| x == l).expect("known")] += 1;
+            }
+        }
+        let (best, &n) = counts
+            .iter()
+            .enumerate()
+            .max_by_key(|&(i, n)| (*n, std::cmp::Reverse(i)))
+            .expect("five languages");
+        if n == 0 {
+            bail!("cannot tell the corpus language for the canary templates; give --canary-lang");
+        }
+        Lang::ALL[best]
+    } else {
+        args.canary_lang
+            .parse::<Lang>()
+            .map_err(|e| anyhow!("--canary-lang: {e}"))?
+    };
+    Ok(template::builtin(lang))
+}
+
+/// `path` made absolute, `.` and `..` removed, and its longest existing ancestor resolved
+/// through symlinks, so two spellings of one place compare equal before it exists.
+fn resolve(path: &Path) -> PathBuf {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut norm = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                norm.pop();
+            }
+            other => norm.push(other),
+        }
+    }
+    let mut rest = Vec::new();
+    let mut existing = norm.as_path();
+    loop {
+        if let Ok(mut real) = existing.canonicalize() {
+            for part in rest.iter().rev() {
+                real.push(part);
+            }
+            return real;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return norm,
+        }
+    }
+}
