@@ -452,7 +452,8 @@ pub struct MlmTrainArgs {
     /// How many copies of each canary are inserted: comma-separated values, N canaries each.
     #[arg(long, value_delimiter = ',', default_value = "1,4,16")]
     pub canary_repeats: Vec<u64>,
-    /// Seed of the canaries' secrets (default: --seed).
+    /// Seed of the canaries' secrets (default: drawn from the operating system and kept only in
+    /// the protected canary file; never --seed, which the released manifest records).
     #[arg(long)]
     pub canary_seed: Option<u64>,
     /// The protected canary file (mode 0600; default: <out>.canaries.json beside the model

@@ -255,6 +255,38 @@ fn one_kind_of_text_passes_other_kinds_are_invalid_and_bad_specs_exit_2() {
         );
     }
 
+    // The same audit with another sampling and masking seed: `report diff` finds every change
+    // inside the intervals.
+    let (_, again) = audit(
+        d,
+        "[model]\ndir = \"model\"\n[data]\nmembers = \"a.jsonl\"\nnon_members = \"b.jsonl\"\nmax_per_set = 400\nseed = 7\n",
+        "null-seed-7",
+    );
+    assert_eq!(again["decision"]["outcome"], "PASS");
+    let o = anonlm()
+        .current_dir(d)
+        .args([
+            "report",
+            "diff",
+            "null/report.json",
+            "null-seed-7/report.json",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let diff: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let metrics = diff["metrics"].as_array().unwrap();
+    let with_interval: Vec<&Value> = metrics
+        .iter()
+        .filter(|m| !m["old_interval"].is_null())
+        .collect();
+    assert!(
+        with_interval.iter().any(|m| m["change"] == "inside"),
+        "{diff:#}"
+    );
+    assert!(metrics.iter().all(|m| m["change"] != "outside"), "{diff:#}");
+
     // Dutch members, Spanish non-members: the blind baseline tells them apart.
     let (code, r) = audit(
         d,

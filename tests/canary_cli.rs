@@ -68,7 +68,14 @@ fn train(notes: &Path, tok: &Path, out: &Path, extra: &[&str]) -> Command {
     cmd
 }
 
-const CANARY_FLAGS: [&str; 4] = ["--canaries", "3", "--canary-repeats", "1,32"];
+const CANARY_FLAGS: [&str; 6] = [
+    "--canaries",
+    "3",
+    "--canary-repeats",
+    "1,32",
+    "--canary-seed",
+    "5",
+];
 
 /// Every file under `dir`, recursively.
 fn files_under(dir: &Path) -> Vec<PathBuf> {

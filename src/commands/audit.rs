@@ -12,6 +12,7 @@ use super::audit_evidence::{deid_summary, file_hash, probe_evidence, utility, vo
 use super::common::{file_sha256, write_bytes_atomic};
 use super::eval::read_all;
 use super::mlm::open_runtime;
+use crate::audit::canary::canary_exposure;
 use crate::audit::examples::{from_manifest, from_sets, Cut, Examples, Sampling};
 use crate::audit::run::{decide, run_attacks, Outcome};
 use crate::audit::spec::Examples as ExampleKind;
@@ -104,7 +105,25 @@ pub(crate) fn audit(
         spec.attacks.mask_prob,
     )?;
 
-    let mut failures: Vec<String> = probe.iter().flat_map(|p| p.reasons.clone()).collect();
+    let canaries = match (&spec.data.canaries, spec.runs_canaries()) {
+        (Some(file), true) => {
+            eprintln!(
+                "audit: canary exposure among {} candidates each",
+                spec.attacks.canary_candidates
+            );
+            Some(canary_exposure(
+                &model,
+                file,
+                spec.attacks.canary_candidates,
+                spec.data.seed,
+                t.max_mean_canary_exposure,
+            )?)
+        }
+        _ => None,
+    };
+
+    let mut failures: Vec<String> = canaries.iter().flat_map(|c| c.reasons.clone()).collect();
+    failures.extend(probe.iter().flat_map(|p| p.reasons.clone()));
     if let Some(v) = &vocabulary {
         failures.extend(
             v.checks
@@ -144,7 +163,7 @@ pub(crate) fn audit(
         deid: deid_summary(&spec.evidence)?,
         vocabulary,
         attacks,
-        canaries: None,
+        canaries,
         probe,
         utility: Some(utility),
         thresholds: spec.thresholds.clone(),

@@ -75,6 +75,8 @@ mod paths {
     pub const REFERENCE_DEID: &str = "reference.deid.jsonl";
     pub const TOKENIZER: &str = "tokenizer";
     pub const MODEL: &str = "model";
+    /// The canaries' secrets: mode 0600, never released.
+    pub const CANARIES: &str = "private/model.canaries.json";
     pub const REFERENCE: &str = "reference";
     pub const PROBES: &str = "probes";
     pub const PROBE_HARVEST: &str = "probe.harvest.jsonl";
@@ -144,7 +146,12 @@ impl Chain {
             )
             .map_err(|e| anyhow!(e))?;
         eprintln!("release: {name} ...");
+        let started = std::time::Instant::now();
         work(self).with_context(|| format!("release stage {name}"))?;
+        eprintln!(
+            "release: {name} done in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
         self.state
             .finish(
                 &self.dir,
@@ -176,13 +183,7 @@ impl Chain {
             &deid_settings,
             &[corpus_hash, key_hash.clone()],
             &[paths::DEID, paths::DEID_OPS, paths::DEID_STATS],
-            |c| {
-                must(deid::run(deid_args(
-                    r,
-                    &r.corpus,
-                    c.path(paths::DEID),
-                )?))
-            },
+            |c| must(deid::run(deid_args(r, &r.corpus, c.path(paths::DEID))?)),
         )?;
         if r.gold {
             self.stage(
@@ -213,27 +214,40 @@ impl Chain {
             &[],
             &[paths::TOKENIZER],
             |c| {
-                must(tokenizer::run(TokenizerCommand::Train(TokenizerTrainArgs {
-                    corpus: c.path(paths::DEID),
-                    kind: r.tokenizer.kind.clone(),
-                    vocab_size: r.tokenizer.vocab_size,
-                    out: c.path(paths::TOKENIZER),
-                    min_frequency: None,
-                    specials: None,
-                    lowercase: false,
-                    format: "jsonl".into(),
-                    overwrite: true,
-                    max_doc_bytes: crate::corpus::ReadOptions::DEFAULT_MAX_DOC_BYTES,
-                    quiet: true,
-                })))
+                must(tokenizer::run(TokenizerCommand::Train(
+                    TokenizerTrainArgs {
+                        corpus: c.path(paths::DEID),
+                        kind: r.tokenizer.kind.clone(),
+                        vocab_size: r.tokenizer.vocab_size,
+                        out: c.path(paths::TOKENIZER),
+                        min_frequency: None,
+                        specials: None,
+                        lowercase: false,
+                        format: "jsonl".into(),
+                        overwrite: true,
+                        max_doc_bytes: crate::corpus::ReadOptions::DEFAULT_MAX_DOC_BYTES,
+                        quiet: true,
+                    },
+                )))
             },
         )?;
         self.stage(
             "train",
             &serde_json::to_value(&r.train)?,
             &[],
-            &[paths::MODEL],
-            |c| must(mlm::run(MlmCommand::Train(c.train_args(r, paths::DEID, paths::MODEL)))),
+            if r.train.canaries > 0 {
+                &[paths::MODEL, paths::CANARIES]
+            } else {
+                &[paths::MODEL]
+            },
+            |c| {
+                std::fs::create_dir_all(c.path("private"))?;
+                must(mlm::run(MlmCommand::Train(Box::new(c.train_args(
+                    r,
+                    paths::DEID,
+                    paths::MODEL,
+                )))))
+            },
         )?;
         if let Some(reference_corpus) = &r.reference_corpus {
             let hash = file_hash(reference_corpus)?.sha256;
@@ -249,9 +263,11 @@ impl Chain {
                         c.path(paths::REFERENCE_DEID),
                     )?))?;
                     let mut args = c.train_args(r, paths::REFERENCE_DEID, paths::REFERENCE);
-                    // Every document is a non-member of the released model: train on all.
+                    // Every document is a non-member of the released model: train on all, and
+                    // no canaries (the reference must not have seen them).
                     args.held_out = 0.0;
-                    must(mlm::run(MlmCommand::Train(args)))
+                    args.canaries = 0;
+                    must(mlm::run(MlmCommand::Train(Box::new(args))))
                 },
             )?;
         }
@@ -277,21 +293,32 @@ impl Chain {
                 })))
             },
         )?;
-        self.stage("probe-harvest", &serde_json::json!({}), &[], &[paths::PROBE_HARVEST], |c| {
-            c.probe_run(paths::MODEL, p.harvest_top_k, paths::PROBE_HARVEST, r)
-        })?;
-        self.stage("harvest", &serde_json::json!({}), &[], &[paths::REVIEW], |c| {
-            must(vocab::run(VocabCommand::Harvest(VocabHarvestArgs {
-                probe: vec![c.path(paths::PROBE_HARVEST)],
-                model: c.path(paths::MODEL),
-                out: c.path(paths::REVIEW),
-                evidence: c.name_evidence(r),
-                all_tokens: false,
-                gold: None,
-                summary: None,
-                overwrite: true,
-            })))
-        })?;
+        self.stage(
+            "probe-harvest",
+            &serde_json::json!({}),
+            &[],
+            &[paths::PROBE_HARVEST],
+            |c| c.probe_run(paths::MODEL, p.harvest_top_k, paths::PROBE_HARVEST, r),
+        )?;
+        self.stage(
+            "harvest",
+            &serde_json::json!({}),
+            &[],
+            &[paths::REVIEW],
+            |c| {
+                must(vocab::run(VocabCommand::Harvest(VocabHarvestArgs {
+                    probe: vec![c.path(paths::PROBE_HARVEST)],
+                    model: c.path(paths::MODEL),
+                    out: c.path(paths::REVIEW),
+                    evidence: c.name_evidence(r),
+                    // A release sweeps the whole vocabulary, not only what the probes brought up.
+                    all_tokens: true,
+                    gold: None,
+                    summary: None,
+                    overwrite: true,
+                })))
+            },
+        )?;
         // The review file may be edited by a person between runs: its content is an input.
         let review_hash = file_hash(&self.path(paths::REVIEW))?.sha256;
         self.stage(
@@ -310,23 +337,33 @@ impl Chain {
                 })))
             },
         )?;
-        self.stage("probe-final", &serde_json::json!({}), &[], &[paths::PROBE_FINAL], |c| {
-            c.probe_run(paths::RELEASED, p.top_k, paths::PROBE_FINAL, r)
-        })?;
-        self.stage("probe-metrics", &serde_json::json!({}), &[], &[paths::PROBE_METRICS], |c| {
-            must(probe_metrics::run(ProbeMetricsArgs {
-                probe: vec![c.path(paths::PROBE_FINAL)],
-                model: c.path(paths::RELEASED),
-                review: Some(c.path(paths::REVIEW)),
-                evidence: c.name_evidence(r),
-                reference_probe: Vec::new(),
-                top_k: Some(p.top_k),
-                out: Some(c.path(paths::PROBE_METRICS)),
-                overwrite: true,
-                max_name_like_share: None,
-                show_tokens: false,
-            }))
-        })?;
+        self.stage(
+            "probe-final",
+            &serde_json::json!({}),
+            &[],
+            &[paths::PROBE_FINAL],
+            |c| c.probe_run(paths::RELEASED, p.top_k, paths::PROBE_FINAL, r),
+        )?;
+        self.stage(
+            "probe-metrics",
+            &serde_json::json!({}),
+            &[],
+            &[paths::PROBE_METRICS],
+            |c| {
+                must(probe_metrics::run(ProbeMetricsArgs {
+                    probe: vec![c.path(paths::PROBE_FINAL)],
+                    model: c.path(paths::RELEASED),
+                    review: Some(c.path(paths::REVIEW)),
+                    evidence: c.name_evidence(r),
+                    reference_probe: Vec::new(),
+                    top_k: Some(p.top_k),
+                    out: Some(c.path(paths::PROBE_METRICS)),
+                    overwrite: true,
+                    max_name_like_share: None,
+                    show_tokens: false,
+                }))
+            },
+        )?;
 
         // The audit always runs: it is quick next to training, and its report is the point.
         let audit_spec = self.audit_spec(spec, r);
@@ -343,7 +380,11 @@ impl Chain {
         let reference = given
             .as_ref()
             .and_then(|m| m.reference.clone())
-            .or_else(|| r.reference_corpus.as_ref().map(|_| self.path(paths::REFERENCE)));
+            .or_else(|| {
+                r.reference_corpus
+                    .as_ref()
+                    .map(|_| self.path(paths::REFERENCE))
+            });
         a.model = Some(ModelSpec {
             dir: Some(self.path(paths::RELEASED)),
             reference,
@@ -352,6 +393,7 @@ impl Chain {
         });
         a.data.corpus = Some(self.path(paths::DEID));
         a.data.manifest = Some(self.path(paths::MODEL).join("manifest.json"));
+        a.data.canaries = (r.train.canaries > 0).then(|| self.path(paths::CANARIES));
         let e = &mut a.evidence;
         e.probe_metrics = Some(self.path(paths::PROBE_METRICS));
         e.deid_stats = Some(self.path(paths::DEID_STATS));
@@ -389,6 +431,12 @@ impl Chain {
             checkpoint_every: (t.steps / 4).max(1),
             seed: t.seed,
             max_doc_bytes: crate::corpus::ReadOptions::DEFAULT_MAX_DOC_BYTES,
+            canaries: t.canaries,
+            canary_repeats: t.canary_repeats.iter().map(|&n| n as u64).collect(),
+            canary_seed: None,
+            canary_file: (t.canaries > 0).then(|| self.path(paths::CANARIES)),
+            canary_lang: r.lang.clone(),
+            canary_templates: None,
             quiet: self.quiet,
         }
     }
@@ -428,10 +476,7 @@ fn deid_args(r: &ReleaseSpec, input: &Path, out: PathBuf) -> Result<DeidArgs> {
         input: InputArgs {
             input: input.to_path_buf(),
             format: r.format.clone(),
-            lang: r
-                .lang
-                .parse()
-                .map_err(|e| anyhow!("[release] lang: {e}"))?,
+            lang: r.lang.parse().map_err(|e| anyhow!("[release] lang: {e}"))?,
             fallback_lang: crate::lang::Lang::En,
             lists: None,
             label_map: None,
@@ -489,7 +534,10 @@ fn write_demo_inputs(out: &Path, seed: u64) -> Result<PathBuf> {
     std::fs::create_dir_all(&input)?;
     let spec_path = input.join("demo.toml");
     std::fs::write(&spec_path, DEMO_SPEC)?;
-    for (name, docs, s) in [("notes.jsonl", 240, seed), ("reference.jsonl", 120, seed + 1000)] {
+    for (name, docs, s) in [
+        ("notes.jsonl", 240, seed),
+        ("reference.jsonl", 120, seed + 1000),
+    ] {
         let path = input.join(name);
         if !path.exists() {
             must(synth::run(SynthArgs {

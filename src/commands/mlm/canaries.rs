@@ -62,7 +62,14 @@ pub(super) fn write_canaries(
     docs: &[Document],
 ) -> Result<CanaryFile> {
     let templates = templates(args, docs)?;
-    let seed = args.canary_seed.unwrap_or(args.seed);
+    // The secrets' seed is as secret as the secrets: the training seed is recorded in the
+    // released manifest, so it is never the default. Without --canary-seed a run draws one from
+    // the operating system, or, resuming, takes the one its protected file holds.
+    let seed = match args.canary_seed {
+        Some(s) => s,
+        None if path.exists() && !args.overwrite => CanaryFile::read(path)?.seed,
+        None => rand::Rng::gen(&mut rand::rngs::OsRng),
+    };
     let file = CanaryFile::generate(&templates, args.canaries, &args.canary_repeats, seed)
         .context("--canaries")?;
     if path.exists() && !args.overwrite {

@@ -1,0 +1,175 @@
+//! `anonlm release` through the binary on a small synthetic corpus: every stage runs, the
+//! report (JSON, Markdown, HTML) is written without document text, a second run skips every
+//! stage, an edited review file reruns the stages after it, and a release spec that names a
+//! produced path is refused with exit 2.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::fs;
+use std::path::Path;
+
+fn anonlm() -> Command {
+    Command::cargo_bin("anonlm").unwrap()
+}
+
+const SPEC: &str = r#"
+[release]
+corpus = "notes.jsonl"
+lang = "nl"
+policy = "medroberta"
+gold = true
+reference_corpus = "reference.jsonl"
+[release.tokenizer]
+kind = "wordpiece"
+vocab_size = 400
+[release.train]
+config = "tiny"
+steps = 40
+batch = 16
+seq_len = 32
+lr = 3e-3
+held_out = 0.3
+canaries = 1
+canary_repeats = [1, 8]
+[release.probe]
+max_per_set = 10
+[data]
+examples = "blocks"
+max_per_set = 120
+min_per_set = 10
+[attacks]
+canary_candidates = 200
+[evidence]
+names = ["builtin:nl"]
+"#;
+
+/// Runs the release; returns the exit code and stderr.
+fn release(d: &Path) -> (Option<i32>, String) {
+    let o = anonlm()
+        .current_dir(d)
+        .args(["release", "--spec", "spec.toml", "--out", "rel", "-q"])
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_chain_runs_resumes_and_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (name, docs, seed) in [("notes.jsonl", "40", "3"), ("reference.jsonl", "20", "4")] {
+        anonlm()
+            .current_dir(d)
+            .args([
+                "synth", "--lang", "nl", "--docs", docs, "--seed", seed, "--out", name,
+            ])
+            .assert()
+            .success();
+    }
+    fs::write(d.join("spec.toml"), SPEC).unwrap();
+
+    let (code, err) = release(d);
+    assert!(matches!(code, Some(0 | 1)), "{err}");
+    for stage in [
+        "deid",
+        "tokenizer",
+        "train",
+        "reference",
+        "rewrite",
+        "probe-metrics",
+    ] {
+        assert!(
+            err.contains(&format!("release: {stage} done")),
+            "{stage}: {err}"
+        );
+    }
+    let report_dir = d.join("rel/report");
+    let json = fs::read_to_string(report_dir.join("report.json")).unwrap();
+    let report: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["schema"], "anonlm.report/1");
+    let outcome = report["decision"]["outcome"].as_str().unwrap().to_string();
+    assert_eq!(code == Some(0), outcome == "PASS", "{outcome}");
+    let names: Vec<&str> = report["attacks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "blind_baseline",
+            "masked_token_loss",
+            "pseudo_log_likelihood",
+            "reference_likelihood_ratio"
+        ]
+    );
+    assert!(report["deid"]["recall"]["trials"].as_u64().unwrap() > 0);
+    assert!(report["probe"]["sets"].as_array().unwrap().len() >= 2);
+    assert!(report["utility"]["loss_before_rewrite"].is_number());
+    let groups = report["canaries"]["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2);
+    assert_eq!(report["canaries"]["candidates"], 200);
+    // The canaries' secrets stay in the protected file, outside the released model.
+    let canaries = d.join("rel/private/model.canaries.json");
+    assert!(canaries.is_file() && !d.join("rel/released/model.canaries.json").exists());
+    let md = fs::read_to_string(report_dir.join("report.md")).unwrap();
+    let html = fs::read_to_string(report_dir.join("report.html")).unwrap();
+    assert!(html.contains("<svg") && !html.contains("<script"));
+
+    // No gold PHI string of the corpus appears in any rendering of the report.
+    let notes = fs::read_to_string(d.join("notes.jsonl")).unwrap();
+    for line in notes.lines() {
+        let doc: Value = serde_json::from_str(line).unwrap();
+        let text: Vec<char> = doc["text"].as_str().unwrap().chars().collect();
+        for e in doc["entities"].as_array().unwrap() {
+            let (s, t) = (e["start"].as_u64().unwrap(), e["end"].as_u64().unwrap());
+            let value: String = text[s as usize..t as usize].iter().collect();
+            if value.chars().count() >= 6 {
+                for (name, body) in [("json", &json), ("md", &md), ("html", &html)] {
+                    assert!(!body.contains(&value), "report.{name} holds a PHI string");
+                }
+            }
+        }
+    }
+
+    // Nothing changed: every stage is skipped and the report is the same.
+    let (code2, err2) = release(d);
+    assert_eq!(code2, code, "{err2}");
+    assert!(!err2.contains(" done in "), "{err2}");
+    assert!(err2.contains("release: train: up to date"), "{err2}");
+    let again: Value =
+        serde_json::from_str(&fs::read_to_string(report_dir.join("report.json")).unwrap()).unwrap();
+    assert_eq!(again["attacks"], report["attacks"]);
+
+    // A person edits the review file: the rewrite and everything after it run again.
+    let review = d.join("rel/review.tsv");
+    let mut text = fs::read_to_string(&review).unwrap();
+    text.push_str("# reviewed by hand\n");
+    fs::write(&review, text).unwrap();
+    let (_, err3) = release(d);
+    assert!(err3.contains("release: train: up to date"), "{err3}");
+    assert!(err3.contains("release: rewrite done"), "{err3}");
+    assert!(err3.contains("release: probe-metrics done"), "{err3}");
+
+    // The chain's products may not be named in a release spec.
+    fs::write(
+        d.join("bad.toml"),
+        format!("{SPEC}\n[model]\ndir = \"elsewhere\"\n"),
+    )
+    .unwrap();
+    let o = anonlm()
+        .current_dir(d)
+        .args(["release", "--spec", "bad.toml", "--out", "rel2"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("bad.toml") && err.contains("[model] dir"),
+        "{err}"
+    );
+}
