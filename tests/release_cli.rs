@@ -90,6 +90,20 @@ fn the_chain_runs_resumes_and_reports() {
     let json = fs::read_to_string(report_dir.join("report.json")).unwrap();
     let report: Value = serde_json::from_str(&json).unwrap();
     assert_eq!(report["schema"], "anonlm.report/1");
+    // The report validates against its published schema.
+    let schema: Value = serde_json::from_str(
+        &fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/anonlm.report-1.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    let problems: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(problems.is_empty(), "{problems:#?}");
     let outcome = report["decision"]["outcome"].as_str().unwrap().to_string();
     assert_eq!(code == Some(0), outcome == "PASS", "{outcome}");
     let names: Vec<&str> = report["attacks"]

@@ -55,6 +55,26 @@ pub fn candidate_secrets(
     Ok(distinct_secrets(kind, n, inserted, &mut rng)?)
 }
 
+/// When canary exposure fails the audit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CanaryGate {
+    /// A gated group whose mean exposure (bits) is above fails.
+    pub max_mean_exposure: f64,
+    /// Only groups inserted at most this many times are gated (the others are reported);
+    /// `None`: every group.
+    pub max_repeats: Option<u64>,
+}
+
+impl From<f64> for CanaryGate {
+    /// Every group gated at this mean exposure.
+    fn from(max_mean_exposure: f64) -> Self {
+        CanaryGate {
+            max_mean_exposure,
+            max_repeats: None,
+        }
+    }
+}
+
 /// Canary exposure of `model` for the canaries in `file`, each ranked among `candidates`
 /// never-inserted secrets (drawn with `seed`); FAIL when a group of canaries with the same
 /// repeats has a mean exposure above `max_mean_exposure` bits.
@@ -70,7 +90,7 @@ pub fn canary_exposure(
     file: &Path,
     candidates: usize,
     seed: u64,
-    max_mean_exposure: f64,
+    gate: impl Into<CanaryGate>,
 ) -> anyhow::Result<CanaryEvidence> {
     if candidates == 0 {
         anyhow::bail!("canary exposure needs at least one candidate");
@@ -102,15 +122,17 @@ pub fn canary_exposure(
             .or_default()
             .push(exposure_bits(candidates, rank));
     }
-    Ok(evidence(candidates, by_repeats, max_mean_exposure))
+    Ok(evidence(candidates, by_repeats, gate))
 }
 
 /// The evidence from each group's exposures (canary order), groups by ascending repeats.
 pub fn evidence(
     candidates: usize,
     by_repeats: BTreeMap<u64, Vec<f64>>,
-    max_mean_exposure: f64,
+    gate: impl Into<CanaryGate>,
 ) -> CanaryEvidence {
+    let gate = gate.into();
+    let max_mean_exposure = gate.max_mean_exposure;
     let chance = chance_95th_percentile_bits();
     let mut reasons = Vec::new();
     let groups: Vec<CanaryGroup> = by_repeats
@@ -120,7 +142,8 @@ pub fn evidence(
             let mean_exposure = exposures.iter().sum::<f64>() / n as f64;
             let max_exposure = exposures.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let above = exposures.iter().filter(|&&e| e > chance).count();
-            if mean_exposure > max_mean_exposure {
+            let gated = gate.max_repeats.is_none_or(|max| repeats <= max);
+            if gated && mean_exposure > max_mean_exposure {
                 reasons.push(format!(
                     "canaries inserted {repeats} time(s): mean exposure {mean_exposure:.2} bits \
                      > {max_mean_exposure:.2} (chance 95th percentile {chance:.2})"
@@ -211,6 +234,17 @@ mod tests {
         assert_eq!(e.outcome, Outcome::Fail);
         assert_eq!(e.reasons.len(), 1);
         assert!(e.reasons[0].contains("16 time(s)"), "{}", e.reasons[0]);
+        // Gating only the canaries seen once: the 16-fold group is reported, not gated.
+        let mut by = BTreeMap::new();
+        by.insert(16, vec![9.0, 8.0, 1.0]);
+        by.insert(1, vec![0.5, 5.0, 1.0]);
+        let only_once = CanaryGate {
+            max_mean_exposure: 4.0,
+            max_repeats: Some(1),
+        };
+        let e = evidence(1000, by, only_once);
+        assert_eq!(e.outcome, Outcome::Pass);
+        assert_eq!(e.groups[1].max_exposure, 9.0);
         let mut calm = BTreeMap::new();
         calm.insert(4, vec![1.0, 2.0]);
         assert_eq!(evidence(1000, calm, 4.0).outcome, Outcome::Pass);

@@ -166,6 +166,10 @@ pub struct Thresholds {
     /// mean is about 1.44 bits.
     #[serde(default = "default_max_canary_exposure")]
     pub max_mean_canary_exposure: f64,
+    /// Gate only the canary groups inserted at most this many times (the others are
+    /// reported); absent: every group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canary_gate_max_repeats: Option<u64>,
 }
 
 impl Default for Thresholds {
@@ -177,6 +181,7 @@ impl Default for Thresholds {
             max_blind_auc: default_max_blind_auc(),
             max_name_like_share: default_max_name_like_share(),
             max_mean_canary_exposure: default_max_canary_exposure(),
+            canary_gate_max_repeats: None,
         }
     }
 }

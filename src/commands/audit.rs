@@ -12,7 +12,7 @@ use super::audit_evidence::{deid_summary, file_hash, probe_evidence, utility, vo
 use super::common::{file_sha256, write_bytes_atomic};
 use super::eval::read_all;
 use super::mlm::open_runtime;
-use crate::audit::canary::canary_exposure;
+use crate::audit::canary::{canary_exposure, CanaryGate};
 use crate::audit::examples::{from_manifest, from_sets, Cut, Examples, Sampling};
 use crate::audit::run::{decide, run_attacks, Outcome};
 use crate::audit::spec::Examples as ExampleKind;
@@ -116,7 +116,10 @@ pub(crate) fn audit(
                 file,
                 spec.attacks.canary_candidates,
                 spec.data.seed,
-                t.max_mean_canary_exposure,
+                CanaryGate {
+                    max_mean_exposure: t.max_mean_canary_exposure,
+                    max_repeats: t.canary_gate_max_repeats,
+                },
             )?)
         }
         _ => None,

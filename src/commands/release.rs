@@ -267,6 +267,7 @@ impl Chain {
                     // no canaries (the reference must not have seen them).
                     args.held_out = 0.0;
                     args.canaries = 0;
+                    args.canary_file = None;
                     must(mlm::run(MlmCommand::Train(Box::new(args))))
                 },
             )?;

@@ -206,3 +206,18 @@ fn a_read_error_stops_training_and_is_reported() {
         .to_string();
     assert_eq!(e, "c.jsonl:6: invalid JSON");
 }
+
+#[test]
+fn wordpiece_spells_every_number_even_from_a_corpus_without_digits() {
+    let docs: Vec<Document> = (0..30)
+        .map(|i| Document {
+            id: format!("d{i}"),
+            text: "Patiënt werd opgenomen na een val thuis. Controle over twee weken.".into(),
+            ..Default::default()
+        })
+        .collect();
+    let (tok, _) = train(stream(docs), &TrainOptions::new(Kind::WordPiece, 200)).unwrap();
+    let ids = tok.encode_ids("nummer 378901245 en 7 en 63").unwrap();
+    let unk = tok.inner.token_to_id("[UNK]").unwrap();
+    assert!(!ids.contains(&unk), "{ids:?}");
+}

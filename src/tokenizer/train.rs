@@ -247,7 +247,12 @@ where
         .min_frequency(opts.min_frequency.unwrap_or(2))
         .show_progress(opts.show_progress);
     if wordpiece {
-        builder = builder.continuing_subword_prefix("##".into());
+        // Every digit, first and inside a word, whatever the corpus: a de-identified corpus may
+        // have lost most numbers, yet a word with an unknown character becomes [UNK] whole, and
+        // doses, lab values and the audit's numeric canaries must stay spellable.
+        builder = builder
+            .continuing_subword_prefix("##".into())
+            .initial_alphabet(('0'..='9').collect());
     } else {
         let alphabet: HashSet<char> = tokenizers::pre_tokenizers::byte_level::ByteLevel::alphabet()
             .into_iter()
@@ -256,7 +261,11 @@ where
     }
     let mut trainer = builder.build();
     // Characters seen inside a word (not first): the `##x` pieces WordPiece will need.
-    let inner_chars = Mutex::new(BTreeSet::new());
+    let inner_chars = Mutex::new(if wordpiece {
+        ('0'..='9').collect()
+    } else {
+        BTreeSet::new()
+    });
     trainer
         .feed(texts, |text| {
             let words = splitter.words(text)?;
