@@ -448,6 +448,15 @@ mod tests {
     }
 
     #[test]
+    fn the_committed_specs_load() {
+        for f in ["audits/release.toml", "audits/demo.toml"] {
+            let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(f);
+            let s = AuditSpec::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            assert!(s.release.is_some(), "{f}");
+        }
+    }
+
+    #[test]
     fn bad_specs_name_the_file_and_the_problem() {
         let dir = tempfile::tempdir().unwrap();
         let p = write(

@@ -413,10 +413,16 @@ fn canaries(c: Option<&CanaryEvidence>, r: &Report) -> Section {
         "Each canary is ranked among {} never-inserted candidates. A model that memorized \
          nothing exceeds {} bits with probability 5% (chance 95th percentile); the mean \
          exposure of such a model is about 1.44 bits. Threshold: mean exposure per group ≤ {} \
-         bits.",
+         bits{}.",
         c.candidates,
         num2(c.chance_95th_percentile_bits),
-        num2(r.thresholds.max_mean_canary_exposure)
+        num2(r.thresholds.max_mean_canary_exposure),
+        match r.thresholds.canary_gate_max_repeats {
+            Some(n) => format!(
+                ", gated for the groups inserted at most {n} time(s); the others are reported only"
+            ),
+            None => String::new(),
+        }
     ));
     s.push(Block::Table(Table {
         head: [
