@@ -14,6 +14,9 @@ use crate::mlm::train::manifest::Manifest;
 use crate::probe::sentences::{split, Abbreviations};
 use crate::probe::SetKind;
 
+/// The byte span of each token of a text (no specials), or why it cannot be tokenized.
+pub type TokenOffsets<'a> = &'a dyn Fn(&str) -> Result<Vec<(usize, usize)>, String>;
+
 /// How documents are cut into scored examples.
 pub enum Cut<'a> {
     /// Sentences, as a probe or a person would quote them.
@@ -25,7 +28,7 @@ pub enum Cut<'a> {
     /// gives the byte span of each token of a text (no specials).
     Blocks {
         room: usize,
-        offsets: &'a dyn Fn(&str) -> Result<Vec<(usize, usize)>, String>,
+        offsets: TokenOffsets<'a>,
     },
 }
 
