@@ -80,10 +80,10 @@ pub struct AuditArgs {
     /// The audit spec (TOML; see audits/release.toml).
     #[arg(long)]
     pub spec: PathBuf,
-    /// Output folder (audit.json).
+    /// Output folder (report.json, report.md, report.html).
     #[arg(long)]
     pub out: PathBuf,
-    /// Replace an existing audit.json in --out.
+    /// Replace an existing report.json in --out.
     #[arg(long)]
     pub overwrite: bool,
 }
