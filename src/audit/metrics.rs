@@ -260,7 +260,9 @@ fn midranks(values: &[f64]) -> Vec<f64> {
 /// K / ((K − 1) N²) Σ_k (S_k − N_k θ)², S_k the sum and N_k the count of cluster k. With
 /// singleton clusters it is the sample variance over N. 0 for fewer than two clusters.
 fn clustered_variance(components: &[f64], clusters: &[usize], theta: f64) -> f64 {
-    let mut sums: std::collections::HashMap<usize, (f64, f64)> = Default::default();
+    // Ordered, so the sum is taken in the same order on every run: the report must not change
+    // in its last digits when nothing else did.
+    let mut sums: std::collections::BTreeMap<usize, (f64, f64)> = Default::default();
     for (v, c) in components.iter().zip(clusters) {
         let e = sums.entry(*c).or_default();
         e.0 += v;
