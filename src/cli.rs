@@ -53,6 +53,85 @@ pub enum Command {
     /// Audit reports (schema anonlm.report/1): render as Markdown and HTML, diff two reports.
     #[command(subcommand)]
     Report(ReportCommand),
+    /// Learned NER for de-identification: train a BiLSTM-CRF or transformer tagger.
+    #[command(subcommand)]
+    Ner(NerCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum NerCommand {
+    /// Train a tagger on annotated documents, early-stopping on dev strict entity F1; writes a
+    /// model directory that `recognize`, `deid` and `eval --risk` take with --model.
+    Train(Box<NerTrainArgs>),
+}
+
+#[derive(Args, Debug)]
+pub struct NerTrainArgs {
+    /// bilstm-crf (Lample et al. 2016) or transformer (token classification on an anonlm MLM).
+    #[arg(long, default_value = "bilstm-crf")]
+    pub arch: String,
+    /// Format of --train and --dev: brat, conll, jsonl, or auto (from the path).
+    #[arg(long, default_value = "auto")]
+    pub format: String,
+    /// Annotated training documents.
+    #[arg(long)]
+    pub train: PathBuf,
+    /// Annotated development documents (early stopping and the reported score).
+    #[arg(long)]
+    pub dev: PathBuf,
+    /// Model directory to write (replaced as a whole at the end).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Replace an existing model directory.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Label map for the annotation scheme (built-in name such as meddocan or hungarian, or a
+    /// TOML file); without it labels must be canonical.
+    #[arg(long)]
+    pub label_map: Option<String>,
+    /// Labels not to learn (e.g. OTHER/SEX), repeatable.
+    #[arg(long)]
+    pub exclude: Vec<String>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Longest training run in epochs.
+    #[arg(long, default_value_t = 30)]
+    pub epochs: usize,
+    /// Sentences per batch.
+    #[arg(long, default_value_t = 16)]
+    pub batch_size: usize,
+    #[arg(long, default_value_t = 2e-3)]
+    pub lr: f64,
+    #[arg(long, default_value_t = 0.5)]
+    pub dropout: f32,
+    /// Evaluate on dev every N optimizer steps (and after every epoch).
+    #[arg(long, default_value_t = 500)]
+    pub eval_every: usize,
+    /// Stop after this many evaluations without a better dev F1.
+    #[arg(long, default_value_t = 4)]
+    pub patience: usize,
+    /// Keep an exponential moving average of the weights with this decay (e.g. 0.999) and
+    /// evaluate and save the average.
+    #[arg(long)]
+    pub ema: Option<f64>,
+    /// Stop after this many minutes, keeping the best weights so far.
+    #[arg(long)]
+    pub max_minutes: Option<f64>,
+    /// Word embedding size (BiLSTM-CRF).
+    #[arg(long, default_value_t = 100)]
+    pub word_dim: usize,
+    /// Word-level LSTM size per direction (BiLSTM-CRF).
+    #[arg(long, default_value_t = 100)]
+    pub hidden: usize,
+    /// Largest document (or line) accepted, in bytes.
+    #[arg(long, default_value_t = 16 << 20)]
+    pub max_doc_bytes: usize,
+    /// Training threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// No progress lines.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Args, Debug)]
@@ -146,6 +225,13 @@ pub struct InputArgs {
     /// Label map (built-in name such as meddocan, or a TOML file) for scheme labels in the input.
     #[arg(long)]
     pub label_map: Option<String>,
+    /// A trained NER model directory (`anonlm ner train`): its spans are joined with the rules'
+    /// (union, overlaps resolved so every flagged character stays covered).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Only the model of --model, without the rules (to score the model alone).
+    #[arg(long, requires = "model")]
+    pub no_rules: bool,
     /// Largest document (or line) accepted, in bytes.
     #[arg(long, default_value_t = 16 << 20)]
     pub max_doc_bytes: usize,

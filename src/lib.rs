@@ -22,6 +22,7 @@ pub mod labels;
 pub mod lang;
 pub mod mlm;
 pub mod namelike;
+pub mod ner;
 pub mod offsets;
 pub mod opslog;
 pub mod probe;

@@ -84,7 +84,9 @@ pub fn merge_adjacent(text: &str, spans: Vec<Entity>) -> Vec<Entity> {
                 last.label.category == Category::Name && e.label.category == Category::Name;
             let same_location = last.label == e.label && e.label.category == Category::Location;
             let same_kind = both_names || same_location;
-            if joinable_gap && same_kind && e.start >= last.end {
+            // A learned tagger decided where its entities end: two of its spans stay apart.
+            let both_learned = last.source.starts_with("ner:") && e.source.starts_with("ner:");
+            if joinable_gap && same_kind && !both_learned && e.start >= last.end {
                 last.end = e.end;
                 if (e.score, e.len()) > (last.score, last.len()) {
                     last.label = e.label;
@@ -120,6 +122,18 @@ mod tests {
         assert_eq!(r.len(), 2);
         assert_eq!((r[0].start, r[0].end, r[0].label), (0, 10, DATE));
         assert_eq!((r[1].start, r[1].end), (20, 25));
+    }
+
+    #[test]
+    fn spans_of_a_learned_tagger_are_not_merged() {
+        let text = "Ana Ruiz";
+        let tagged = |s, e| Entity::new(s, e, NAME, "ner:bilstm-crf", 0.9);
+        assert_eq!(
+            merge_adjacent(text, vec![tagged(0, 3), tagged(4, 8)]).len(),
+            2
+        );
+        let mixed = vec![tagged(0, 3), ent(4, 8, NAME, 0.5)];
+        assert_eq!(merge_adjacent(text, mixed).len(), 1);
     }
 
     #[test]

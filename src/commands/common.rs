@@ -94,7 +94,13 @@ pub fn pipeline(args: &InputArgs) -> Result<Pipeline> {
     if let Some(dir) = &args.lists {
         anyhow::ensure!(dir.is_dir(), "--lists {}: not a directory", dir.display());
     }
-    build_pipeline(args.lang, args.fallback_lang, &lists).context("building the recognizers")
+    let mut pipeline = build_pipeline(args.lang, args.fallback_lang, &lists)
+        .context("building the recognizers")?;
+    if let Some(dir) = &args.model {
+        crate::ner::attach(&mut pipeline, dir, args.no_rules)
+            .with_context(|| format!("loading the NER model {}", dir.display()))?;
+    }
+    Ok(pipeline)
 }
 
 /// Total bytes of a file or of the files directly inside a directory (for the progress bar).

@@ -17,6 +17,8 @@ fn input(path: &Path) -> InputArgs {
         fallback_lang: Lang::En,
         lists: None,
         label_map: None,
+        model: None,
+        no_rules: false,
         max_doc_bytes: crate::corpus::ReadOptions::DEFAULT_MAX_DOC_BYTES,
         threads: None,
         quiet: true,

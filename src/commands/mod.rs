@@ -11,6 +11,7 @@ mod harvest;
 mod keygen;
 mod mlm;
 mod name_evidence;
+mod ner;
 mod probe;
 mod probe_metrics;
 mod recognize;
@@ -40,5 +41,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Audit(a) => audit::run(a),
         Command::Release(a) => release::run(a),
         Command::Report(c) => report::run(c),
+        Command::Ner(c) => ner::run(c),
     }
 }

@@ -481,6 +481,8 @@ fn deid_args(r: &ReleaseSpec, input: &Path, out: PathBuf) -> Result<DeidArgs> {
             fallback_lang: crate::lang::Lang::En,
             lists: None,
             label_map: None,
+            model: None,
+            no_rules: false,
             max_doc_bytes: crate::corpus::ReadOptions::DEFAULT_MAX_DOC_BYTES,
             threads: None,
             quiet: true,

@@ -59,6 +59,11 @@ impl Pipeline {
             .expect("the pipeline holds every language its LangChoice can return")
     }
 
+    /// Lets a caller add or remove recognizers of every language (e.g. a learned model).
+    pub fn for_each_lang(&mut self, mut f: impl FnMut(&mut LangPipeline)) {
+        self.langs.iter_mut().for_each(&mut f);
+    }
+
     pub fn recognize_as(&self, text: &str, lang: Lang) -> Vec<Entity> {
         let mut cands = Vec::new();
         let lp = self.for_lang(lang);

@@ -1,0 +1,8 @@
+//! The BiLSTM-CRF tagger: vocabulary, layers, training and tagging.
+
+pub mod crf;
+pub mod lstm;
+pub mod model;
+pub mod tagger;
+pub mod train;
+pub mod vocab;

@@ -1,0 +1,146 @@
+//! Tagging with a BiLSTM-CRF: sentences batched by length, emissions, constrained Viterbi,
+//! spans; and loading a saved model directory.
+
+use super::crf::CrfScores;
+use super::model::{Batch, BiLstmCrf, Dims};
+use super::vocab::Vocab;
+use crate::labels::Label;
+use crate::ner::config::NerConfig;
+use crate::ner::data::segment;
+use crate::ner::tags::TagSet;
+use crate::ner::Tagger;
+use anyhow::{Context, Result};
+use candle_core::{DType, Device};
+use std::path::Path;
+
+pub const VOCAB_FILE: &str = "vocab.json";
+pub const WEIGHTS_FILE: &str = "model.safetensors";
+
+/// Sentences per forward pass when tagging.
+const TAG_BATCH: usize = 64;
+
+/// Entity spans (byte offsets, sorted) of `text` under `model`.
+pub fn tag_text(
+    model: &BiLstmCrf,
+    vocab: &Vocab,
+    tagset: &TagSet,
+    scores: &CrfScores,
+    text: &str,
+    device: &Device,
+) -> Result<Vec<(usize, usize, Label)>> {
+    let seg = segment(text);
+    let words: Vec<Vec<String>> = seg
+        .sentences
+        .iter()
+        .map(|r| {
+            seg.tokens[r.clone()]
+                .iter()
+                .map(|&(s, e)| text[s..e].to_string())
+                .collect()
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..words.len()).collect();
+    order.sort_by_key(|&i| words[i].len());
+    let k = tagset.len();
+    let mut spans = Vec::new();
+    for chunk in length_buckets(&order, |i| words[i].len()) {
+        let sentences: Vec<&[String]> = chunk.iter().map(|&i| words[i].as_slice()).collect();
+        let batch = Batch::new(vocab, &model.dims, &sentences, None, device)?;
+        let emissions: Vec<f32> = model.emissions(&batch, None)?.flatten_all()?.to_vec1()?;
+        let row_size = batch.width * k;
+        for (row, &i) in chunk.iter().enumerate() {
+            let len = words[i].len();
+            let e = &emissions[row * row_size..row * row_size + len * k];
+            let path = scores.viterbi(e, len);
+            spans.extend(tagset.spans(&seg.tokens[seg.sentences[i].clone()], &path));
+        }
+    }
+    spans.sort_by_key(|s| (s.0, s.1));
+    Ok(spans)
+}
+
+/// Cuts `order` (sorted by length) into batches of at most `TAG_BATCH` sentences whose
+/// lengths differ little, so padding costs little: a batch closes when the next sentence is
+/// more than a quarter (and two tokens) longer than its first.
+fn length_buckets(order: &[usize], len: impl Fn(usize) -> usize) -> Vec<&[usize]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=order.len() {
+        let close = i == order.len()
+            || i - start == TAG_BATCH
+            || len(order[i]) > len(order[start]) + len(order[start]) / 4 + 2;
+        if close {
+            out.push(&order[start..i]);
+            start = i;
+        }
+    }
+    out
+}
+
+/// A saved BiLSTM-CRF, ready to tag.
+pub struct BiLstmTagger {
+    model: BiLstmCrf,
+    vocab: Vocab,
+    tagset: TagSet,
+    scores: CrfScores,
+    device: Device,
+}
+
+#[derive(serde::Deserialize)]
+struct SavedVocab {
+    words: Vec<String>,
+    chars: Vec<char>,
+}
+
+impl BiLstmTagger {
+    pub fn load(dir: &Path, config: &NerConfig) -> Result<Self> {
+        let device = Device::Cpu;
+        let dims: Dims =
+            serde_json::from_value(config.model["dims"].clone()).with_context(|| {
+                format!(
+                    "{}: model.dims",
+                    dir.join(crate::ner::config::CONFIG_FILE).display()
+                )
+            })?;
+        let vocab_path = dir.join(VOCAB_FILE);
+        let saved: SavedVocab = serde_json::from_str(
+            &std::fs::read_to_string(&vocab_path)
+                .with_context(|| vocab_path.display().to_string())?,
+        )
+        .with_context(|| format!("{}: bad vocabulary", vocab_path.display()))?;
+        let vocab = Vocab::from_parts(saved.words, saved.chars);
+        let tagset = TagSet::new(config.parsed_labels()?);
+        let weights = dir.join(WEIGHTS_FILE);
+        let tensors = candle_core::safetensors::load(&weights, &device)
+            .with_context(|| weights.display().to_string())?;
+        let vb = candle_nn::VarBuilder::from_tensors(tensors, DType::F32, &device);
+        let model = BiLstmCrf::new(vb, dims, &vocab, tagset.len())
+            .with_context(|| format!("{}: weights do not fit the config", weights.display()))?;
+        let mut scores = model.crf.scores()?;
+        scores.constrain(&tagset);
+        Ok(BiLstmTagger {
+            model,
+            vocab,
+            tagset,
+            scores,
+            device,
+        })
+    }
+}
+
+impl Tagger for BiLstmTagger {
+    fn tag(&self, text: &str) -> Result<Vec<(usize, usize, Label)>> {
+        tag_text(
+            &self.model,
+            &self.vocab,
+            &self.tagset,
+            &self.scores,
+            text,
+            &self.device,
+        )
+    }
+
+    fn source(&self) -> &str {
+        "ner:bilstm-crf"
+    }
+}
