@@ -13,6 +13,11 @@ fn main() -> ExitCode {
         std::env::set_var("RAYON_NUM_THREADS", n.to_string());
     }
     let cli = anonlm::cli::Cli::parse();
+    if anonlm::commands::prefers_serial_candle(&cli)
+        && std::env::var_os("CANDLE_NUM_THREADS").is_none()
+    {
+        std::env::set_var("CANDLE_NUM_THREADS", "1");
+    }
     match anonlm::commands::run(cli) {
         Ok(code) => code,
         Err(err) => {

@@ -20,7 +20,6 @@ pub fn uniform_linear(vb: VarBuilder, input: usize, output: usize) -> Result<Lin
 pub struct Lstm {
     input: Linear,
     recurrent: Tensor,
-    hidden: usize,
 }
 
 impl Lstm {
@@ -37,34 +36,16 @@ impl Lstm {
         Ok(Lstm {
             input: uniform_linear(vb.pp("input"), input, 4 * hidden)?,
             recurrent,
-            hidden,
         })
     }
 
     /// Runs left to right over `x` (batch, time, features); returns (batch, time, hidden).
     /// Padding must come after each row's tokens, so it never reaches a real position.
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let (b, t, _) = x.dims3()?;
-        let h_size = self.hidden;
-        // The input part of every gate for every step, in one matrix product.
+        // The input part of every gate for every step in one matrix product, then the
+        // recurrence as one fused operation.
         let xw = self.input.forward(x)?;
-        let recurrent_t = self.recurrent.t()?;
-        let mut h = Tensor::zeros((b, h_size), x.dtype(), x.device())?;
-        let mut c = h.clone();
-        let mut outputs = Vec::with_capacity(t);
-        for step in 0..t {
-            let gates = (xw.narrow(1, step, 1)?.squeeze(1)? + h.matmul(&recurrent_t)?)?;
-            // Gate order i, f, o, g: one sigmoid over the first three.
-            let sig = candle_nn::ops::sigmoid(&gates.narrow(D::Minus1, 0, 3 * h_size)?)?;
-            let i = sig.narrow(D::Minus1, 0, h_size)?;
-            let f = sig.narrow(D::Minus1, h_size, h_size)?;
-            let o = sig.narrow(D::Minus1, 2 * h_size, h_size)?;
-            let g = gates.narrow(D::Minus1, 3 * h_size, h_size)?.tanh()?;
-            c = ((f * &c)? + (i * g)?)?;
-            h = (o * c.tanh()?)?;
-            outputs.push(h.clone());
-        }
-        Tensor::stack(&outputs, 1)
+        super::recurrence::recurrence(&xw, &self.recurrent)
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod crf;
 pub mod lstm;
 pub mod model;
+pub mod recurrence;
 pub mod tagger;
 pub mod train;
 pub mod vocab;
