@@ -283,6 +283,8 @@ pub struct EvalArgs {
     /// Largest document (or line) accepted, in bytes (default: as for recognize and deid).
     #[arg(long)]
     pub max_doc_bytes: Option<usize>,
+    #[command(flatten)]
+    pub risk: RiskArgs,
 }
 
 #[derive(Args, Debug)]
@@ -864,4 +866,46 @@ pub struct LabelStudioImportArgs {
     /// Largest export file accepted, in bytes.
     #[arg(long, default_value_t = 1 << 30)]
     pub max_bytes: u64,
+}
+
+/// `anonlm eval --risk`: de-identify the gold texts in memory and count the gold entities left.
+#[derive(Args, Debug, Clone)]
+pub struct RiskArgs {
+    /// Risk analysis: de-identify the gold documents in memory (recognizers and --policy) and
+    /// count, per gold label and after each pass, the entities removed, partly left and missed.
+    #[arg(long)]
+    pub risk: bool,
+    /// Recognition passes of the risk analysis; counts are reported after each.
+    #[arg(long, default_value_t = 2, requires = "risk")]
+    pub passes: usize,
+    /// Document language for the recognizers: nl, hu, es, it, en, or auto.
+    #[arg(long, default_value = "auto", requires = "risk")]
+    pub lang: LangChoice,
+    /// Language used when auto detection finds no evidence.
+    #[arg(long, default_value = "en", requires = "risk")]
+    pub fallback_lang: crate::lang::Lang,
+    /// Extra word lists: DIR/<lang>/<name>.txt added to the built-in list of that name.
+    #[arg(long, requires = "risk")]
+    pub lists: Option<PathBuf>,
+    /// De-identification policy (built-in name or TOML file); coverage does not depend on the
+    /// replacement, but later passes see the text earlier passes wrote.
+    #[arg(long, default_value = "default", requires = "risk")]
+    pub policy: String,
+    /// Key file, for a policy that needs one (keyed surrogates, pseudonyms, date shifts).
+    #[arg(long, requires = "risk")]
+    pub key_file: Option<PathBuf>,
+    /// Write what is left by gold label after the last pass as an SVG heat-map table.
+    #[arg(long, requires = "risk")]
+    pub risk_svg: Option<PathBuf>,
+}
+
+impl Default for RiskArgs {
+    /// No risk analysis; every other field at its flag's default (taken from the flag
+    /// definitions themselves, so a new flag needs no change here).
+    fn default() -> Self {
+        use clap::FromArgMatches;
+        let cmd = RiskArgs::augment_args(clap::Command::new("risk"));
+        RiskArgs::from_arg_matches(&cmd.get_matches_from(["risk"]))
+            .expect("the flag defaults parse")
+    }
 }
