@@ -110,13 +110,18 @@ impl Loc {
     }
 }
 
-/// A JSON id (string or integer) as text.
-fn id_text(v: Option<&Value>) -> Option<String> {
+/// A JSON id (string or integer) as text, whole.
+fn id_value(v: Option<&Value>) -> Option<String> {
     match v? {
-        Value::String(s) if !s.is_empty() => Some(clip(s)),
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
         Value::Number(n) if n.is_u64() || n.is_i64() => Some(n.to_string()),
         _ => None,
     }
+}
+
+/// A JSON id as text for messages (clipped).
+fn id_text(v: Option<&Value>) -> Option<String> {
+    id_value(v).map(|s| clip(&s))
 }
 
 /// Objects of a list with their positions.
@@ -215,14 +220,14 @@ pub fn import(
         };
         let doc_id = match data.get(DOC_ID_KEY) {
             None | Some(Value::Null) => format!("task-{}", loc.task.trim_start_matches('#')),
-            v => id_text(v).ok_or_else(|| {
+            v => id_value(v).ok_or_else(|| {
                 loc.err(
                     None,
                     "'data.doc_id' must be a non-empty string or an integer",
                 )
             })?,
         };
-        loc.doc = Some(doc_id.clone());
+        loc.doc = Some(clip(&doc_id));
         let text = match data.get(TEXT_KEY) {
             Some(Value::String(s)) => s,
             Some(_) => return Err(loc.err(None, "'data.text' must be a string")),
@@ -258,7 +263,10 @@ pub fn import(
         if let Some(first) = ids.insert(doc_id.clone(), loc.task.clone()) {
             return Err(loc.err(
                 None,
-                format!("document id '{doc_id}' is also used by task {first}"),
+                format!(
+                    "document id '{}' is also used by task {first}",
+                    clip(&doc_id)
+                ),
             ));
         }
         let mut meta: Map<String, Value> = data
@@ -492,6 +500,14 @@ mod tests {
         assert_eq!(
             docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(),
             ["task-3"]
+        );
+        let long_id = "x".repeat(100);
+        let long =
+            json!([{"data": {"text": "a", "doc_id": long_id}, "annotations": [{"result": []}]}]);
+        assert_eq!(
+            run(long, false).unwrap().0[0].id,
+            long_id,
+            "ids are kept whole"
         );
         assert!(docs[0].entities.is_empty());
         assert_eq!((s.skipped_unannotated, s.skipped_cancelled), (1, 1));
