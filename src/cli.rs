@@ -25,6 +25,10 @@ pub enum Command {
     Synth(SynthArgs),
     /// Score predicted spans against gold spans; residual PII after de-identification.
     Eval(EvalArgs),
+    /// Label Studio pre-annotation loop: export documents as tasks with predicted spans (and a
+    /// labeling config), import the corrected annotations as Document JSONL.
+    #[command(subcommand, name = "labelstudio", visible_alias = "ls")]
+    LabelStudio(LabelStudioCommand),
     /// Measure throughput, memory and start-up of recognize and deid on this machine.
     Bench(BenchArgs),
     /// Run the whole de-identification job on the built-in synthetic sample.
@@ -365,6 +369,8 @@ pub struct EvalArgs {
     /// Largest document (or line) accepted, in bytes (default: as for recognize and deid).
     #[arg(long)]
     pub max_doc_bytes: Option<usize>,
+    #[command(flatten)]
+    pub risk: RiskArgs,
 }
 
 #[derive(Args, Debug)]
@@ -889,4 +895,103 @@ pub struct ProbeRunArgs {
     pub device: String,
     #[arg(long)]
     pub overwrite: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LabelStudioCommand {
+    /// Documents as a Label Studio task list (JSON): the text, the document id and metadata in
+    /// `data`, the recognized spans (or the input's own) as predictions to correct.
+    Export(LabelStudioExportArgs),
+    /// A Label Studio JSON export back to Document JSONL: the latest annotation of each task
+    /// that was not cancelled, every span checked against the text.
+    Import(LabelStudioImportArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct LabelStudioExportArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The task list to write (JSON), or `-` for stdout.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Replace an existing --out (and --config); inputs are never overwritten.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Export the input's own spans (JSONL entities, brat .ann, IOB tags, labels through
+    /// --label-map) instead of recognizing: for correcting an existing annotation.
+    #[arg(long)]
+    pub use_input_spans: bool,
+    /// Write labels in this label map's scheme instead of canonical labels (NAME/PATIENT).
+    #[arg(long)]
+    pub out_label_map: Option<String>,
+    /// Also write a Label Studio labeling config (XML) listing the labels.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// `model_version` of the predictions (default: anonlm and its version, or `input` with
+    /// --use-input-spans).
+    #[arg(long)]
+    pub model_version: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct LabelStudioImportArgs {
+    /// Label Studio JSON export (Export > JSON: a list of tasks with annotations).
+    pub export: PathBuf,
+    /// Document JSONL to write, or `-` for stdout.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Replace an existing --out (the export is never overwritten).
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Label map (built-in name or TOML file) for scheme labels; default: canonical labels.
+    #[arg(long)]
+    pub label_map: Option<String>,
+    /// Tasks nobody annotated contribute their prediction instead of being skipped.
+    #[arg(long)]
+    pub include_predictions: bool,
+    /// Largest export file accepted, in bytes.
+    #[arg(long, default_value_t = 1 << 30)]
+    pub max_bytes: u64,
+}
+
+/// `anonlm eval --risk`: de-identify the gold texts in memory and count the gold entities left.
+#[derive(Args, Debug, Clone)]
+pub struct RiskArgs {
+    /// Risk analysis: de-identify the gold documents in memory (recognizers and --policy) and
+    /// count, per gold label and after each pass, the entities removed, partly left and missed.
+    #[arg(long)]
+    pub risk: bool,
+    /// Recognition passes of the risk analysis; counts are reported after each.
+    #[arg(long, default_value_t = 2, requires = "risk")]
+    pub passes: usize,
+    /// Document language for the recognizers: nl, hu, es, it, en, or auto.
+    #[arg(long, default_value = "auto", requires = "risk")]
+    pub lang: LangChoice,
+    /// Language used when auto detection finds no evidence.
+    #[arg(long, default_value = "en", requires = "risk")]
+    pub fallback_lang: crate::lang::Lang,
+    /// Extra word lists: DIR/<lang>/<name>.txt added to the built-in list of that name.
+    #[arg(long, requires = "risk")]
+    pub lists: Option<PathBuf>,
+    /// De-identification policy (built-in name or TOML file); coverage does not depend on the
+    /// replacement, but later passes see the text earlier passes wrote.
+    #[arg(long, default_value = "default", requires = "risk")]
+    pub policy: String,
+    /// Key file, for a policy that needs one (keyed surrogates, pseudonyms, date shifts).
+    #[arg(long, requires = "risk")]
+    pub key_file: Option<PathBuf>,
+    /// Write what is left by gold label after the last pass as an SVG heat-map table.
+    #[arg(long, requires = "risk")]
+    pub risk_svg: Option<PathBuf>,
+}
+
+impl Default for RiskArgs {
+    /// No risk analysis; every other field at its flag's default (taken from the flag
+    /// definitions themselves, so a new flag needs no change here).
+    fn default() -> Self {
+        use clap::FromArgMatches;
+        let cmd = RiskArgs::augment_args(clap::Command::new("risk"));
+        RiskArgs::from_arg_matches(&cmd.get_matches_from(["risk"]))
+            .expect("the flag defaults parse")
+    }
 }

@@ -19,6 +19,7 @@ pub mod eval;
 pub mod keys;
 pub mod labelmap;
 pub mod labels;
+pub mod labelstudio;
 pub mod lang;
 pub mod mlm;
 pub mod namelike;

@@ -20,14 +20,18 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// A built-in policy name, or a TOML file, with the flag overrides applied.
-pub fn build_policy(args: &DeidArgs) -> Result<Policy> {
-    let spec = &args.policy;
-    let mut policy = if spec.ends_with(".toml") || Path::new(spec).is_file() {
+/// A built-in policy name, or a TOML file (a name ending in `.toml` or an existing file).
+pub fn load_policy(spec: &str) -> Result<Policy> {
+    Ok(if spec.ends_with(".toml") || Path::new(spec).is_file() {
         Policy::from_file(spec)?
     } else {
         Policy::builtin(spec)?
-    };
+    })
+}
+
+/// A built-in policy name, or a TOML file, with the flag overrides applied.
+pub fn build_policy(args: &DeidArgs) -> Result<Policy> {
+    let mut policy = load_policy(&args.policy)?;
     if let Some(op) = &args.operator {
         policy.set("default", op)?;
     }

@@ -3,7 +3,7 @@
 use super::common;
 use crate::cli::EvalArgs;
 use crate::corpus::{Document, ReadOptions};
-use crate::eval::{evaluate, residual_report, EvalOptions};
+use crate::eval::{evaluate, residual_report, risk_svg, EvalOptions};
 use crate::labels::Label;
 use anyhow::{Context, Result};
 use serde_json::json;
@@ -75,9 +75,18 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         print!("{}", residual.to_table());
         report.insert("residual".into(), serde_json::to_value(&residual)?);
     }
+    if args.risk.risk {
+        let risk = super::eval_risk::run(&args, &gold, &opts)?;
+        print!("{}", risk.to_table());
+        if let Some(path) = &args.risk.risk_svg {
+            crate::corpus::ensure_not_input(path, &[&args.gold])?;
+            common::write_bytes_atomic(path, risk_svg(&risk).as_bytes(), true)?;
+        }
+        report.insert("risk".into(), serde_json::to_value(&risk)?);
+    }
     anyhow::ensure!(
         !report.is_empty(),
-        "nothing to evaluate: give --pred, or --ops-log / --deid for residual PII"
+        "nothing to evaluate: give --pred, --ops-log / --deid for residual PII, or --risk"
     );
     if let Some(path) = &args.json {
         let body =

@@ -7,8 +7,10 @@ mod common;
 mod deid;
 mod demo;
 mod eval;
+mod eval_risk;
 mod harvest;
 mod keygen;
+mod labelstudio;
 mod mlm;
 mod name_evidence;
 mod ner;
@@ -42,6 +44,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Recognize(a) => recognize::run(a),
         Command::Deid(a) => deid::run(a),
         Command::Eval(a) => eval::run(a),
+        Command::LabelStudio(c) => labelstudio::run(c),
         Command::Synth(a) => synth::run(a),
         Command::Keygen(a) => keygen::run(a),
         Command::Bench(a) => bench::run(a),

@@ -1,6 +1,6 @@
 //! Evaluation of predicted PHI spans against gold spans: entity (strict, overlap) and token
-//! scores at binary, category and subcategory level, per-label rows, and residual PII left in
-//! de-identified output.
+//! scores at binary, category and subcategory level, per-label rows, residual PII left in
+//! de-identified output, and the risk analysis of gold entities left after each pass.
 //!
 //! ```no_run
 //! # use anonlm::eval::{evaluate, EvalOptions};
@@ -12,6 +12,9 @@
 
 mod metrics;
 mod residual;
+pub mod risk;
+pub mod risk_svg;
+mod risk_table;
 mod table;
 pub mod tokens;
 
@@ -20,6 +23,8 @@ pub use residual::{
     residual, residual_report, residual_text, CoverageRow, ResidualCoverage, ResidualReport,
     ResidualText, TextRow,
 };
+pub use risk::{Replacement, RiskCounter, RiskReport};
+pub use risk_svg::risk_svg;
 
 use crate::corpus::Document;
 use crate::labels::{Category, Label, Subtype};
