@@ -980,6 +980,9 @@ pub struct RiskArgs {
     /// Key file, for a policy that needs one (keyed surrogates, pseudonyms, date shifts).
     #[arg(long, requires = "risk")]
     pub key_file: Option<PathBuf>,
+    /// A trained NER model directory, joined with the rules as in `deid --model`.
+    #[arg(long, requires = "risk")]
+    pub model: Option<PathBuf>,
     /// Write what is left by gold label after the last pass as an SVG heat-map table.
     #[arg(long, requires = "risk")]
     pub risk_svg: Option<PathBuf>,

@@ -22,39 +22,15 @@ fn synth(d: &Path, name: &str, docs: &str, seed: &str) {
         .success();
 }
 
-fn train(d: &Path, out: &str) -> String {
-    let o = anonlm()
-        .current_dir(d)
-        .args([
-            "ner",
-            "train",
-            "--arch",
-            "bilstm-crf",
-            "--format",
-            "jsonl",
-            "--train",
-            "train.jsonl",
-            "--dev",
-            "dev.jsonl",
-            "--out",
-            out,
-            "--seed",
-            "5",
-            "--epochs",
-            "4",
-            "--word-dim",
-            "24",
-            "--hidden",
-            "24",
-            "--eval-every",
-            "40",
-            "--patience",
-            "10",
-            "--threads",
-            "1",
-        ])
-        .output()
-        .unwrap();
+fn train(d: &Path, out: &str, epochs: &str) -> String {
+    #[rustfmt::skip]
+    let args = [
+        "ner", "train", "--arch", "bilstm-crf", "--format", "jsonl",
+        "--train", "train.jsonl", "--dev", "dev.jsonl", "--out", out, "--seed", "5",
+        "--epochs", epochs, "--word-dim", "24", "--hidden", "24", "--lr", "0.01",
+        "--batch-size", "8", "--eval-every", "1000", "--patience", "10", "--threads", "1",
+    ];
+    let o = anonlm().current_dir(d).args(args).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(o.status.success(), "{err}");
     err

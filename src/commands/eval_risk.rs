@@ -23,6 +23,8 @@ pub fn input_args(args: &EvalArgs) -> InputArgs {
         fallback_lang: r.fallback_lang,
         lists: r.lists.clone(),
         label_map: args.label_map.clone(),
+        model: r.model.clone(),
+        no_rules: false,
         max_doc_bytes: args
             .max_doc_bytes
             .unwrap_or(ReadOptions::DEFAULT_MAX_DOC_BYTES),

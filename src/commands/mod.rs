@@ -34,6 +34,8 @@ pub fn prefers_serial_candle(cli: &Cli) -> bool {
         Command::Ner(_) => true,
         Command::Recognize(a) => a.input.model.is_some(),
         Command::Deid(a) => a.input.model.is_some(),
+        Command::Eval(a) => a.risk.model.is_some(),
+        Command::LabelStudio(_) => true,
         _ => false,
     }
 }
