@@ -68,9 +68,7 @@ pub fn tagged_sentences(docs: &[Document], tagset: &TagSet) -> (Vec<Sentence>, u
 pub fn words_outside_entities(docs: &[Document]) -> Vec<String> {
     let mut out = Vec::new();
     for doc in docs {
-        let mut spans: Vec<(usize, usize)> =
-            doc.entities.iter().map(|e| (e.start, e.end)).collect();
-        spans.sort_unstable();
+        let spans: Vec<(usize, usize)> = doc.entities.iter().map(|e| (e.start, e.end)).collect();
         for (s, e) in tokenize(&doc.text) {
             let inside = spans.iter().any(|&(a, b)| s < b && a < e);
             if !inside {
