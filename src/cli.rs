@@ -98,16 +98,20 @@ pub struct NerTrainArgs {
     pub exclude: Vec<String>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Longest training run in epochs.
-    #[arg(long, default_value_t = 30)]
-    pub epochs: usize,
-    /// Sentences per batch.
+    /// Longest training run in epochs [default: 30 for bilstm-crf, 10 for transformer].
+    #[arg(long)]
+    pub epochs: Option<usize>,
+    /// Sentences (bilstm-crf) or windows (transformer) per batch.
     #[arg(long, default_value_t = 16)]
     pub batch_size: usize,
-    #[arg(long, default_value_t = 2e-3)]
-    pub lr: f64,
-    #[arg(long, default_value_t = 0.5)]
-    pub dropout: f32,
+    /// Peak learning rate [default: 2e-3 for bilstm-crf; 5e-5 for transformer, reached after a
+    /// warm-up of a tenth of the steps and then decayed linearly].
+    #[arg(long)]
+    pub lr: Option<f64>,
+    /// Dropout [default: 0.5 for bilstm-crf; the base model's hidden dropout before the
+    /// transformer's classifier].
+    #[arg(long)]
+    pub dropout: Option<f32>,
     /// Evaluate on dev every N optimizer steps (and after every epoch).
     #[arg(long, default_value_t = 500)]
     pub eval_every: usize,
@@ -127,6 +131,18 @@ pub struct NerTrainArgs {
     /// Word-level LSTM size per direction (BiLSTM-CRF).
     #[arg(long, default_value_t = 100)]
     pub hidden: usize,
+    /// Masked LM to fine-tune (transformer): an anonlm or Hugging Face model directory with
+    /// its tokenizer, or a hub id in the local cache.
+    #[arg(long)]
+    pub base: Option<String>,
+    /// Tokens per window, special tokens included (transformer; capped by the base model's
+    /// positions). Longer documents are cut into overlapping windows.
+    #[arg(long, default_value_t = 256)]
+    pub window: usize,
+    /// Subwords shared by consecutive windows (transformer); each word is tagged from the
+    /// window where it has most context.
+    #[arg(long, default_value_t = 64)]
+    pub overlap: usize,
     /// Largest document (or line) accepted, in bytes.
     #[arg(long, default_value_t = 16 << 20)]
     pub max_doc_bytes: usize,

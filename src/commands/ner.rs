@@ -10,6 +10,8 @@ use crate::labels::Label;
 use crate::ner::bilstm::model::Dims;
 use crate::ner::bilstm::train::{train, TrainOptions};
 use crate::ner::config::Arch;
+use crate::ner::transformer::tagger::WindowSettings;
+use crate::ner::transformer::train::TransformerOptions;
 use anyhow::{Context, Result};
 use std::process::ExitCode;
 
@@ -64,7 +66,7 @@ fn run_train(args: NerTrainArgs) -> Result<ExitCode> {
             eprintln!("ner train: {line}");
         }
     };
-    match arch {
+    let s = match arch {
         Arch::BilstmCrf => {
             let opts = TrainOptions {
                 seed: args.seed,
@@ -74,36 +76,66 @@ fn run_train(args: NerTrainArgs) -> Result<ExitCode> {
                     ..Dims::default()
                 },
                 batch_size: args.batch_size,
-                learning_rate: args.lr,
-                dropout: args.dropout,
-                max_epochs: args.epochs,
+                learning_rate: args.lr.unwrap_or(2e-3),
+                dropout: args.dropout.unwrap_or(0.5),
+                max_epochs: args.epochs.unwrap_or(30),
                 eval_every: args.eval_every,
                 patience: args.patience,
                 ema: args.ema,
                 max_minutes: args.max_minutes,
                 ..TrainOptions::default()
             };
-            let s = train(
+            train(
                 &train_docs,
                 &dev_docs,
                 args.label_map.as_deref(),
                 &opts,
                 &args.out,
                 &mut progress,
-            )?;
-            eprintln!(
-                "ner train: best dev strict entity F1 {:.4} at step {} of {} ({} epochs, stopped by {}); {:.0} s, {:.0} training tokens/s; model in {}",
-                s.best_dev_f1,
-                s.best_step,
-                s.steps,
-                s.epochs,
-                s.stopped_by,
-                s.seconds,
-                s.tokens_per_second,
-                args.out.display()
-            );
+            )?
         }
-        Arch::Transformer => anyhow::bail!("--arch transformer is not available in this build yet"),
-    }
+        Arch::Transformer => {
+            let base = args
+                .base
+                .clone()
+                .context("--arch transformer needs --base, the masked LM to fine-tune")?;
+            let defaults = TransformerOptions::new(base);
+            let opts = TransformerOptions {
+                seed: args.seed,
+                windows: WindowSettings {
+                    window: args.window,
+                    overlap: args.overlap,
+                },
+                batch_size: args.batch_size,
+                learning_rate: args.lr.unwrap_or(defaults.learning_rate),
+                dropout: args.dropout,
+                max_epochs: args.epochs.unwrap_or(defaults.max_epochs),
+                eval_every: args.eval_every,
+                patience: args.patience,
+                ema: args.ema,
+                max_minutes: args.max_minutes,
+                ..defaults
+            };
+            crate::ner::transformer::train::train(
+                &train_docs,
+                &dev_docs,
+                args.label_map.as_deref(),
+                &opts,
+                &args.out,
+                &mut progress,
+            )?
+        }
+    };
+    eprintln!(
+        "ner train: best dev strict entity F1 {:.4} at step {} of {} ({} epochs, stopped by {}); {:.0} s, {:.0} training tokens/s; model in {}",
+        s.best_dev_f1,
+        s.best_step,
+        s.steps,
+        s.epochs,
+        s.stopped_by,
+        s.seconds,
+        s.tokens_per_second,
+        args.out.display()
+    );
     Ok(ExitCode::SUCCESS)
 }

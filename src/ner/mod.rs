@@ -6,6 +6,8 @@ pub mod config;
 pub mod data;
 pub mod tags;
 pub mod tokens;
+pub mod training;
+pub mod transformer;
 
 use crate::labels::Label;
 use crate::recognize::Recognizer;
@@ -31,10 +33,9 @@ pub fn load_tagger(dir: &Path) -> Result<Arc<dyn Tagger>> {
     let config = NerConfig::load(dir)?;
     match config.arch {
         Arch::BilstmCrf => Ok(Arc::new(bilstm::tagger::BiLstmTagger::load(dir, &config)?)),
-        Arch::Transformer => anyhow::bail!(
-            "{}: transformer taggers are not supported by this build",
-            dir.display()
-        ),
+        Arch::Transformer => Ok(Arc::new(transformer::tagger::TransformerTagger::load(
+            dir, &config,
+        )?)),
     }
 }
 

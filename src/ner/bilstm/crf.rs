@@ -2,6 +2,7 @@
 //! Viterbi decoding restricted to well-formed BIOES paths (for tagging).
 
 use super::super::tags::TagSet;
+use super::partition::LogPartition;
 use candle_core::{Result, Tensor};
 use candle_nn::{Init, VarBuilder};
 
@@ -11,12 +12,6 @@ pub struct Crf {
     pub start: Tensor,
     pub end: Tensor,
     tags: usize,
-}
-
-/// log Σ exp over `dim`, kept; the shift is detached (the result does not depend on it).
-fn log_sum_exp(x: &Tensor, dim: usize) -> Result<Tensor> {
-    let m = x.max_keepdim(dim)?.detach();
-    (x.broadcast_sub(&m)?.exp()?.sum_keepdim(dim)?.log()? + m)?.squeeze(dim)
 }
 
 impl Crf {
@@ -70,24 +65,18 @@ impl Crf {
             + gather(&self.start, first)?
             + gather(&self.end, last)?)?;
 
-        // log Z by the forward algorithm; rows that have ended keep their last alpha.
-        let mut alpha = emissions
-            .narrow(1, 0, 1)?
-            .squeeze(1)?
-            .broadcast_add(&self.start)?;
-        let trans = self.transitions.unsqueeze(0)?;
-        for p in 1..w {
-            let live: Vec<f32> = lengths
-                .iter()
-                .map(|&l| f32::from(u8::from(p < l)))
-                .collect();
-            let live = Tensor::from_vec(live, (b, 1), dev)?;
-            let scores = alpha.unsqueeze(2)?.broadcast_add(&trans)?;
-            let next = (log_sum_exp(&scores, 1)? + emissions.narrow(1, p, 1)?.squeeze(1)?)?;
-            alpha =
-                (next.broadcast_mul(&live)? + alpha.broadcast_mul(&live.affine(-1.0, 1.0)?)?)?;
-        }
-        let log_z = log_sum_exp(&alpha.broadcast_add(&self.end)?, 1)?.sum_all()?;
+        // log Z by the forward algorithm, as one fused op (see `partition`).
+        let bounds = Tensor::stack(&[&self.start, &self.end], 0)?;
+        let log_z = emissions
+            .contiguous()?
+            .apply_op3(
+                &self.transitions.contiguous()?,
+                &bounds,
+                LogPartition {
+                    lengths: lengths.to_vec(),
+                },
+            )?
+            .sum_all()?;
         ((log_z - gold)? / b as f64)?.reshape(())
     }
 
@@ -115,6 +104,18 @@ pub struct CrfScores {
 }
 
 impl CrfScores {
+    /// All scores zero: decoding picks the best tag sequence by emissions alone (after
+    /// [`CrfScores::constrain`], among well-formed ones).
+    pub fn neutral(tags: usize) -> CrfScores {
+        CrfScores {
+            transitions: vec![0.0; tags * tags],
+            start: vec![0.0; tags],
+            end: vec![0.0; tags],
+            tags,
+            before: vec![(0..tags).collect(); tags],
+        }
+    }
+
     /// Sets the score of every move the tag set does not allow to −∞.
     pub fn constrain(&mut self, tagset: &TagSet) {
         let k = self.tags;

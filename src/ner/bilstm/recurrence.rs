@@ -4,29 +4,12 @@
 //! and their gradients; on a CPU that overhead, not arithmetic, bounded training at about 1,400
 //! tokens/s. Here the whole sequence runs in plain loops over `f32` slices, forward and back.
 
+use super::fastmath;
 use candle_core::{CpuStorage, CustomOp2, Layout, Result, Shape, Tensor};
 
 /// Inputs: the input part of the gates `xw` (batch, time, 4·hidden), gate order i, f, o, g;
 /// the recurrent weight (4·hidden, hidden). Output: hidden states (batch, time, hidden).
 pub struct Recurrence;
-
-fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
-}
-
-/// Σ a·b in eight independent lanes, so the compiler can vectorize the reduction.
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for l in 0..8 {
-            acc[l] += x[l] * y[l];
-        }
-    }
-    let tail: f32 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
-    acc.iter().sum::<f32>() + tail
-}
 
 /// `out += s · x`.
 fn axpy(out: &mut [f32], s: f32, x: &[f32]) {
@@ -35,11 +18,26 @@ fn axpy(out: &mut [f32], s: f32, x: &[f32]) {
     }
 }
 
+/// The recurrent weight transposed to (hidden, 4·hidden), so that the recurrent part of the
+/// gates is a sum of contiguous rows scaled by the previous hidden state: plain `axpy` loops
+/// that vectorize, rather than 4·hidden dot products that each end in a horizontal sum.
+fn transposed(whh: &[f32], hidden: usize) -> Vec<f32> {
+    let g4 = 4 * hidden;
+    let mut t = vec![0f32; hidden * g4];
+    for j in 0..g4 {
+        for m in 0..hidden {
+            t[m * g4 + j] = whh[j * hidden + m];
+        }
+    }
+    t
+}
+
 /// Activated gates (time × 4·hidden: σi, σf, σo, tanh g) and cell states (time × hidden) of
-/// one row, and its hidden states written to `h_out` (time × hidden).
+/// one row, and its hidden states written to `h_out` (time × hidden). `whh_t` is the
+/// [`transposed`] recurrent weight.
 fn forward_row(
     xw: &[f32],
-    whh: &[f32],
+    whh_t: &[f32],
     hidden: usize,
     gates: &mut [f32],
     cells: &mut [f32],
@@ -47,28 +45,35 @@ fn forward_row(
 ) {
     let g4 = 4 * hidden;
     let steps = xw.len() / g4;
-    let mut h_prev = vec![0f32; hidden];
-    let mut c_prev = vec![0f32; hidden];
+    let mut tanh_c = vec![0f32; hidden];
     for t in 0..steps {
         let a = &mut gates[t * g4..(t + 1) * g4];
-        for (j, aj) in a.iter_mut().enumerate() {
-            *aj = xw[t * g4 + j] + dot(&whh[j * hidden..(j + 1) * hidden], &h_prev);
+        a.copy_from_slice(&xw[t * g4..(t + 1) * g4]);
+        if t > 0 {
+            let h_prev = &h_out[(t - 1) * hidden..t * hidden];
+            for (m, &hm) in h_prev.iter().enumerate() {
+                axpy(a, hm, &whh_t[m * g4..(m + 1) * g4]);
+            }
         }
-        for v in &mut a[..3 * hidden] {
-            *v = sigmoid(*v);
+        fastmath::sigmoid_in_place(&mut a[..3 * hidden]);
+        fastmath::tanh_in_place(&mut a[3 * hidden..]);
+        let (before, now) = cells.split_at_mut(t * hidden);
+        let c = &mut now[..hidden];
+        for m in 0..hidden {
+            let (i, f, g) = (a[m], a[hidden + m], a[3 * hidden + m]);
+            let c_prev = if t == 0 {
+                0.0
+            } else {
+                before[(t - 1) * hidden + m]
+            };
+            c[m] = f * c_prev + i * g;
         }
-        for v in &mut a[3 * hidden..] {
-            *v = v.tanh();
-        }
-        let c = &mut cells[t * hidden..(t + 1) * hidden];
+        tanh_c.copy_from_slice(c);
+        fastmath::tanh_in_place(&mut tanh_c);
         let h = &mut h_out[t * hidden..(t + 1) * hidden];
         for m in 0..hidden {
-            let (i, f, o, g) = (a[m], a[hidden + m], a[2 * hidden + m], a[3 * hidden + m]);
-            c[m] = f * c_prev[m] + i * g;
-            h[m] = o * c[m].tanh();
+            h[m] = a[2 * hidden + m] * tanh_c[m];
         }
-        c_prev.copy_from_slice(c);
-        h_prev.copy_from_slice(h);
     }
 }
 
@@ -105,6 +110,8 @@ impl CustomOp2 for Recurrence {
     ) -> Result<(CpuStorage, Shape)> {
         let (b, t, hidden) = dims(l1, l2)?;
         let (xw, whh) = (contiguous(s1, l1)?, contiguous(s2, l2)?);
+        let whh = transposed(whh, hidden);
+        let whh = &whh[..];
         let mut out = vec![0f32; b * t * hidden];
         let mut gates = vec![0f32; t * 4 * hidden];
         let mut cells = vec![0f32; t * hidden];
@@ -132,6 +139,7 @@ impl CustomOp2 for Recurrence {
         let hidden = g4 / 4;
         let xw: Vec<f32> = xw_t.flatten_all()?.to_vec1()?;
         let whh: Vec<f32> = whh_t.flatten_all()?.to_vec1()?;
+        let whh_tr = transposed(&whh, hidden);
         let grad: Vec<f32> = grad_res.flatten_all()?.to_vec1()?;
         let mut d_xw = vec![0f32; b * t * g4];
         let mut d_whh = vec![0f32; g4 * hidden];
@@ -146,7 +154,7 @@ impl CustomOp2 for Recurrence {
             // Recompute the forward pass of the row, keeping gates and cells.
             forward_row(
                 &xw[row * t * g4..(row + 1) * t * g4],
-                &whh,
+                &whh_tr,
                 hidden,
                 &mut gates,
                 &mut cells,
@@ -171,7 +179,7 @@ impl CustomOp2 for Recurrence {
                 for m in 0..hidden {
                     let (i, f, o, g) = (a[m], a[hidden + m], a[2 * hidden + m], a[3 * hidden + m]);
                     let dh = g_out[m] + dh_next[m];
-                    let tc = c[m].tanh();
+                    let tc = fastmath::tanh(c[m]);
                     let d_o = dh * tc;
                     let dc = dh * o * (1.0 - tc * tc) + dc_next[m];
                     da[m] = dc * g * i * (1.0 - i);

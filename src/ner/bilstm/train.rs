@@ -6,23 +6,26 @@ use super::model::{Batch, BiLstmCrf, Dims};
 use super::tagger::{tag_text, VOCAB_FILE, WEIGHTS_FILE};
 use super::vocab::Vocab;
 use crate::corpus::Document;
-use crate::eval::{evaluate, EvalOptions, Level};
 use crate::mlm::dropout::DropoutRng;
 use crate::mlm::init::seeded_var_builder;
 use crate::mlm::train::optim::{AdamW, AdamWParams};
-use crate::ner::config::{Arch, NerConfig, CONFIG_FILE, FORMAT};
+use crate::ner::config::Arch;
 use crate::ner::data::{labels_of, tagged_sentences, words_outside_entities, Sentence};
 use crate::ner::tags::TagSet;
+use crate::ner::training::{
+    evaluation_line, shard_rngs, sharded_gradients, snapshot, strict_scores, write_model_dir,
+    EarlyStopping, Ema, Evaluation, Progress, TrainSummary,
+};
 use crate::span::Entity;
-use anyhow::{Context, Result};
-use candle_core::{DType, Device, Tensor, Var};
+use anyhow::Result;
+use candle_core::backprop::GradStore;
+use candle_core::{DType, Device};
 use candle_nn::VarMap;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::HashMap;
-use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
@@ -71,41 +74,6 @@ impl Default for TrainOptions {
     }
 }
 
-/// One evaluation in the training log.
-#[derive(Clone, Debug, Serialize)]
-pub struct Evaluation {
-    pub step: u64,
-    pub epoch: usize,
-    /// Mean training loss since the previous evaluation.
-    pub train_loss: f64,
-    pub dev_f1: f64,
-    pub dev_precision: f64,
-    pub dev_recall: f64,
-    pub seconds: f64,
-}
-
-/// What training did, for `ner.json` and the command's summary.
-#[derive(Clone, Debug, Serialize)]
-pub struct TrainSummary {
-    pub train_documents: usize,
-    pub train_sentences: usize,
-    pub train_tokens: usize,
-    pub dev_documents: usize,
-    pub untaggable_entities: usize,
-    pub vocabulary_words: usize,
-    pub steps: u64,
-    pub epochs: usize,
-    pub best_step: u64,
-    pub best_dev_f1: f64,
-    pub seconds: f64,
-    pub tokens_per_second: f64,
-    pub stopped_by: String,
-    pub options: TrainOptions,
-}
-
-/// Progress lines go through this (numbers only).
-pub type Progress<'a> = &'a mut dyn FnMut(&str);
-
 /// Batches of sentence indices: shuffled, grouped by similar length to limit padding.
 fn batches(sentences: &[Sentence], size: usize, rng: &mut ChaCha8Rng) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..sentences.len()).collect();
@@ -131,7 +99,7 @@ fn dev_scores(
     let mut scores: CrfScores = model.crf.scores()?;
     scores.constrain(tagset);
     let pred: Vec<Document> = dev
-        .iter()
+        .par_iter()
         .map(|d| -> Result<Document> {
             let mut p = Document::new(d.id.clone(), d.text.clone());
             p.entities = tag_text(model, vocab, tagset, &scores, &d.text, device)?
@@ -141,68 +109,43 @@ fn dev_scores(
             Ok(p)
         })
         .collect::<Result<_>>()?;
-    let report = evaluate(dev, &pred, &EvalOptions::default())?;
-    let s = report.entity_strict.get(Level::Subcategory);
-    Ok((s.precision, s.recall, s.f1))
+    strict_scores(dev, &pred)
 }
 
-/// Copies of every variable's current value, by name.
-fn snapshot(varmap: &VarMap) -> Result<HashMap<String, Tensor>> {
-    let data = varmap.data().lock().expect("var map lock");
-    data.iter()
-        .map(|(k, v)| Ok((k.clone(), v.as_tensor().copy()?)))
-        .collect()
-}
-
-fn restore(varmap: &VarMap, values: &HashMap<String, Tensor>) -> Result<()> {
-    let data = varmap.data().lock().expect("var map lock");
-    for (k, v) in data.iter() {
-        v.set(&values[k])?;
+/// Loss and gradients of one shard of a batch: its NLL summed over its sentences and divided
+/// by the size of the whole batch (so the shards' gradients add up to the batch mean's), the
+/// tokens it holds, and the gradients.
+#[allow(clippy::too_many_arguments)]
+fn shard_step(
+    model: &BiLstmCrf,
+    vocab: &Vocab,
+    dims: &Dims,
+    sentences: &[Sentence],
+    part: &[(usize, &[bool])],
+    batch_size: usize,
+    dropout: &mut DropoutRng,
+    rate: f32,
+    device: &Device,
+) -> Result<(f64, usize, GradStore)> {
+    let words: Vec<&[String]> = part
+        .iter()
+        .map(|&(i, _)| sentences[i].words.as_slice())
+        .collect();
+    let hide_fn = |i: usize, j: usize| part[i].1[j];
+    let batch = Batch::new(vocab, dims, &words, Some(&hide_fn), device)?;
+    let mut tags = vec![0usize; words.len() * batch.width];
+    for (row, &(i, _)) in part.iter().enumerate() {
+        tags[row * batch.width..row * batch.width + sentences[i].tags.len()]
+            .copy_from_slice(&sentences[i].tags);
     }
-    Ok(())
-}
-
-/// Exponential moving average of the weights.
-struct Ema {
-    decay: f64,
-    vars: Vec<(Var, Tensor)>,
-}
-
-impl Ema {
-    fn new(varmap: &VarMap, decay: f64) -> Result<Self> {
-        let data = varmap.data().lock().expect("var map lock");
-        let mut named: Vec<(&String, &Var)> = data.iter().collect();
-        named.sort_by(|a, b| a.0.cmp(b.0));
-        let vars = named
-            .into_iter()
-            .map(|(_, v)| Ok((v.clone(), v.as_tensor().copy()?)))
-            .collect::<Result<_>>()?;
-        Ok(Ema { decay, vars })
-    }
-
-    fn update(&mut self) -> Result<()> {
-        for (var, avg) in &mut self.vars {
-            *avg = ((&*avg * self.decay)? + (var.as_tensor() * (1.0 - self.decay))?)?;
-        }
-        Ok(())
-    }
-
-    /// Runs `f` with the averaged weights in place, then puts the raw ones back.
-    fn with_average<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
-        let raw: Vec<Tensor> = self
-            .vars
-            .iter()
-            .map(|(v, _)| v.as_tensor().copy())
-            .collect::<candle_core::Result<_>>()?;
-        for (var, avg) in &self.vars {
-            var.set(avg)?;
-        }
-        let out = f();
-        for ((var, _), r) in self.vars.iter().zip(&raw) {
-            var.set(r)?;
-        }
-        out
-    }
+    let emissions = model.emissions(&batch, Some((dropout, rate)))?;
+    let mean = model
+        .crf
+        .neg_log_likelihood(&emissions, &tags, &batch.lengths)?;
+    let loss = (mean * (part.len() as f64 / batch_size as f64))?;
+    let value = f64::from(loss.to_scalar::<f32>()?);
+    let grads = loss.backward()?;
+    Ok((value, batch.lengths.iter().sum(), grads))
 }
 
 /// Trains on `train`, early-stopping on `dev`, and writes the model directory `out` (replaced
@@ -257,15 +200,13 @@ pub fn train(
     )?;
     let mut ema = opts.ema.map(|d| Ema::new(&varmap, d)).transpose()?;
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed ^ 0x6e65_725f_7472_6169);
-    let mut dropout = DropoutRng::new(opts.seed.wrapping_add(1));
+    let mut dropout = shard_rngs(opts.seed);
 
-    let mut log: Vec<Evaluation> = Vec::new();
-    let mut best: Option<(f64, u64, HashMap<String, Tensor>)> = None;
-    let mut waited = 0;
+    let mut stopping = EarlyStopping::new(opts.patience, opts.max_minutes);
     let (mut loss_sum, mut loss_n) = (0.0f64, 0usize);
     let mut tokens_seen = 0usize;
     let mut epochs = 0;
-    let stopped_by;
+    let stopped_by: &str;
     let evaluate_now = |model: &BiLstmCrf, ema: &Option<Ema>| -> Result<(f64, f64, f64)> {
         match ema {
             Some(e) => e.with_average(|| dev_scores(model, &vocab, &tagset, dev_docs, &device)),
@@ -274,57 +215,53 @@ pub fn train(
     };
     'training: loop {
         if epochs == opts.max_epochs {
-            stopped_by = "max_epochs".to_string();
+            stopped_by = "max_epochs";
             break;
         }
         epochs += 1;
         let plan = batches(&sentences, opts.batch_size, &mut rng);
         let n_batches = plan.len();
         for (bi, batch_ids) in plan.into_iter().enumerate() {
-            let words: Vec<&[String]> = batch_ids
+            let hide: Vec<Vec<bool>> = batch_ids
                 .iter()
-                .map(|&i| sentences[i].words.as_slice())
-                .collect();
-            let hide: Vec<Vec<bool>> = words
-                .iter()
-                .map(|s| {
-                    s.iter()
+                .map(|&i| {
+                    (0..sentences[i].words.len())
                         .map(|_| rng.gen::<f64>() < opts.word_dropout)
                         .collect()
                 })
                 .collect();
-            let hide_fn = |i: usize, j: usize| hide[i][j];
-            let batch = Batch::new(&vocab, &opts.dims, &words, Some(&hide_fn), &device)?;
-            let mut tags = vec![0usize; words.len() * batch.width];
-            for (row, &i) in batch_ids.iter().enumerate() {
-                tags[row * batch.width..row * batch.width + sentences[i].tags.len()]
-                    .copy_from_slice(&sentences[i].tags);
-            }
-            let emissions = model.emissions(&batch, Some((&mut dropout, opts.dropout)))?;
-            let loss = model
-                .crf
-                .neg_log_likelihood(&emissions, &tags, &batch.lengths)?;
-            let value = f64::from(loss.to_scalar::<f32>()?);
-            anyhow::ensure!(
-                value.is_finite(),
-                "the training loss is not finite (step {})",
-                optim.step_count() + 1
-            );
-            let grads = loss.backward()?;
-            let mut sum = optim.grad_sum();
-            optim.accumulate(&mut sum, &grads, 1.0)?;
+            let items: Vec<(usize, &[bool])> = batch_ids
+                .iter()
+                .zip(&hide)
+                .map(|(&i, h)| (i, h.as_slice()))
+                .collect();
+            let total = items.len();
+            let (sum, value, batch_tokens) =
+                sharded_gradients(&items, &mut dropout, &optim, |part, rng| {
+                    shard_step(
+                        &model,
+                        &vocab,
+                        &opts.dims,
+                        &sentences,
+                        part,
+                        total,
+                        rng,
+                        opts.dropout,
+                        &device,
+                    )
+                })?;
             optim.step(sum, opts.learning_rate, Some(opts.clip))?;
             if let Some(e) = &mut ema {
                 e.update()?;
             }
             loss_sum += value;
             loss_n += 1;
-            tokens_seen += batch.lengths.iter().sum::<usize>();
+            tokens_seen += batch_tokens;
             let step = optim.step_count();
             let end_of_epoch = bi + 1 == n_batches;
             if step % opts.eval_every as u64 == 0 || end_of_epoch {
                 let (p, r, f1) = evaluate_now(&model, &ema)?;
-                let seconds = started.elapsed().as_secs_f64();
+                let seconds = stopping.seconds();
                 let entry = Evaluation {
                     step,
                     epoch: epochs,
@@ -335,38 +272,24 @@ pub fn train(
                     seconds,
                 };
                 (loss_sum, loss_n) = (0.0, 0);
-                let better = best.as_ref().is_none_or(|b| f1 > b.0);
-                progress(&format!(
-                    "epoch {epochs} step {step}: loss {:.3}, dev strict F1 {f1:.4} (P {p:.4} R {r:.4}){}, {:.0} tokens/s",
-                    entry.train_loss,
-                    if better { ", best" } else { "" },
-                    tokens_seen as f64 / seconds
+                let line_entry = entry.clone();
+                let verdict = stopping.record(entry, || match &ema {
+                    Some(e) => e.with_average(|| snapshot(&varmap)),
+                    None => snapshot(&varmap),
+                })?;
+                progress(&evaluation_line(
+                    &line_entry,
+                    verdict.better,
+                    tokens_seen as f64 / seconds,
                 ));
-                log.push(entry);
-                if better {
-                    let weights = match &ema {
-                        Some(e) => e.with_average(|| snapshot(&varmap))?,
-                        None => snapshot(&varmap)?,
-                    };
-                    best = Some((f1, step, weights));
-                    waited = 0;
-                } else {
-                    waited += 1;
-                    if waited >= opts.patience {
-                        stopped_by = "patience".to_string();
-                        break 'training;
-                    }
-                }
-                if opts.max_minutes.is_some_and(|m| seconds >= m * 60.0) {
-                    stopped_by = "max_minutes".to_string();
+                if let Some(why) = verdict.stop {
+                    stopped_by = why;
                     break 'training;
                 }
             }
         }
     }
-    let (best_f1, best_step, weights) =
-        best.context("training ended before the first evaluation")?;
-    restore(&varmap, &weights)?;
+    let (best_f1, best_step) = stopping.restore_best(&varmap)?;
     let seconds = started.elapsed().as_secs_f64();
     let summary = TrainSummary {
         train_documents: train_docs.len(),
@@ -381,42 +304,22 @@ pub fn train(
         best_dev_f1: best_f1,
         seconds,
         tokens_per_second: tokens_seen as f64 / seconds,
-        stopped_by,
-        options: opts.clone(),
+        stopped_by: stopped_by.to_string(),
+        options: serde_json::to_value(opts)?,
     };
-    save(&varmap, &vocab, &tagset, label_map, &summary, &log, out)?;
+    write_model_dir(
+        out,
+        Arch::BilstmCrf,
+        &tagset,
+        label_map,
+        serde_json::json!({ "dims": opts.dims }),
+        &summary,
+        &stopping.log,
+        |dir| {
+            varmap.save(dir.join(WEIGHTS_FILE))?;
+            std::fs::write(dir.join(VOCAB_FILE), serde_json::to_vec(&vocab)?)?;
+            Ok(())
+        },
+    )?;
     Ok(summary)
-}
-
-fn save(
-    varmap: &VarMap,
-    vocab: &Vocab,
-    tagset: &TagSet,
-    label_map: Option<&str>,
-    summary: &TrainSummary,
-    log: &[Evaluation],
-    out: &Path,
-) -> Result<()> {
-    use crate::mlm::train::atomic::{replace_dir, temp_dir_for};
-    let tmp = temp_dir_for(out)?;
-    let dir = tmp.path();
-    varmap.save(dir.join(WEIGHTS_FILE))?;
-    std::fs::write(dir.join(VOCAB_FILE), serde_json::to_vec(vocab)?)?;
-    let config = NerConfig {
-        format: FORMAT.to_string(),
-        arch: Arch::BilstmCrf,
-        labels: tagset.labels().iter().map(ToString::to_string).collect(),
-        tagging: "BIOES".to_string(),
-        label_map: label_map.map(str::to_string),
-        model: serde_json::json!({ "dims": summary.options.dims }),
-        training: serde_json::to_value(summary)?,
-    };
-    std::fs::write(dir.join(CONFIG_FILE), serde_json::to_vec_pretty(&config)?)?;
-    let mut f = std::fs::File::create(dir.join("training.jsonl"))?;
-    for e in log {
-        writeln!(f, "{}", serde_json::to_string(e)?)?;
-    }
-    drop(f);
-    replace_dir(tmp, out)?;
-    Ok(())
 }
