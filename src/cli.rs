@@ -113,13 +113,13 @@ pub struct NerTrainArgs {
     #[arg(long)]
     pub dropout: Option<f32>,
     /// Evaluate on dev every N optimizer steps (and after every epoch).
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = 1000)]
     pub eval_every: usize,
     /// Stop after this many evaluations without a better dev F1.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 6)]
     pub patience: usize,
-    /// Keep an exponential moving average of the weights with this decay (e.g. 0.999) and
-    /// evaluate and save the average.
+    /// Decay of the exponential moving average of the weights that is evaluated and saved
+    /// [default: 0.999 for bilstm-crf, none for transformer]; 0 turns it off.
     #[arg(long)]
     pub ema: Option<f64>,
     /// Stop after this many minutes, keeping the best weights so far.
@@ -131,6 +131,10 @@ pub struct NerTrainArgs {
     /// Word-level LSTM size per direction (BiLSTM-CRF).
     #[arg(long, default_value_t = 100)]
     pub hidden: usize,
+    /// Size of the embedding of each token's rule hit, the built-in recognizers' label for it
+    /// (BiLSTM-CRF); 0: the model reads words only.
+    #[arg(long, default_value_t = 16)]
+    pub rule_dim: usize,
     /// Masked LM to fine-tune (transformer): an anonlm or Hugging Face model directory with
     /// its tokenizer, or a hub id in the local cache.
     #[arg(long)]

@@ -203,3 +203,150 @@ fn a_bilstm_crf_learns_joins_the_rules_and_fails_closed() {
     assert_eq!(o.status.code(), Some(2));
     assert!(d.join("model/model.safetensors").exists());
 }
+
+/// Every span `recognize --model` found in a dev note is gone from `deid --model`'s output.
+#[test]
+fn deid_with_a_model_removes_what_the_model_and_rules_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    synth(d, "train.jsonl", "40", "3");
+    synth(d, "dev.jsonl", "10", "4");
+    train(d, "model", "3");
+    recognize(d, "both.jsonl", &["--model", "model"]);
+    anonlm()
+        .current_dir(d)
+        .args([
+            "deid",
+            "dev.jsonl",
+            "--lang",
+            "es",
+            "--model",
+            "model",
+            "--out",
+            "deid.jsonl",
+            "-q",
+        ])
+        .assert()
+        .success();
+    let lines = |f: &str| -> Vec<Value> {
+        fs::read_to_string(d.join(f))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let (found, deid, gold) = (lines("both.jsonl"), lines("deid.jsonl"), lines("dev.jsonl"));
+    assert_eq!(found.len(), deid.len());
+    let mut checked = 0;
+    for ((f, out), g) in found.iter().zip(&deid).zip(&gold) {
+        let text: Vec<char> = g["text"].as_str().unwrap().chars().collect();
+        let clean = out["text"].as_str().unwrap();
+        for e in f["entities"].as_array().unwrap() {
+            let (s, t) = (
+                e["start"].as_u64().unwrap() as usize,
+                e["end"].as_u64().unwrap() as usize,
+            );
+            let value: String = text[s..t].iter().collect();
+            if value.chars().filter(|c| c.is_alphanumeric()).count() >= 6 {
+                assert!(!clean.contains(&value), "a recognized span survived deid");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} spans checked");
+}
+
+/// A tiny BERT trained by anonlm, fine-tuned as a token classifier on windows of the notes.
+#[test]
+fn a_transformer_tagger_fine_tunes_an_anonlm_mlm_and_tags_long_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    synth(d, "train.jsonl", "60", "1");
+    synth(d, "dev.jsonl", "15", "2");
+    #[rustfmt::skip]
+    let steps: [&[&str]; 2] = [
+        &["tokenizer", "train", "--kind", "wordpiece", "--vocab-size", "700", "-q",
+          "--corpus", "train.jsonl", "--out", "tok"],
+        &["mlm", "train", "--config", "tiny", "--steps", "100", "--batch", "8", "--seq-len",
+          "64", "--lr", "3e-3", "--eval-every", "50", "--held-out", "0.1", "--seed", "9", "-q",
+          "--corpus", "train.jsonl", "--tokenizer", "tok", "--out", "mlm"],
+    ];
+    for args in steps {
+        anonlm().current_dir(d).args(args).assert().success();
+    }
+    let tune = |out: &str, epochs: &str| -> String {
+        #[rustfmt::skip]
+        let args = [
+            "ner", "train", "--arch", "transformer", "--base", "mlm", "--format", "jsonl",
+            "--train", "train.jsonl", "--dev", "dev.jsonl", "--out", out, "--seed", "4",
+            "--epochs", epochs, "--lr", "2e-3", "--batch-size", "8", "--window", "64",
+            "--overlap", "16", "--eval-every", "1000", "--patience", "10",
+        ];
+        let o = anonlm().current_dir(d).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "{err}");
+        err
+    };
+    tune("tner", "6");
+    let config: Value =
+        serde_json::from_str(&fs::read_to_string(d.join("tner/ner.json")).unwrap()).unwrap();
+    assert_eq!(config["arch"], "transformer");
+    assert_eq!(config["model"]["windows"]["window"], 64);
+    // Notes are longer than one window: windows outnumber documents.
+    assert!(config["training"]["train_sentences"].as_u64().unwrap() > 120);
+    let best = config["training"]["best_dev_f1"].as_f64().unwrap();
+    // About 0.6 after six epochs on a barely trained base; an untrained classifier scores 0.
+    assert!(best > 0.3, "dev F1 {best}");
+    let log: Vec<Value> = fs::read_to_string(d.join("tner/training.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let first = log[0]["train_loss"].as_f64().unwrap();
+    let last = log.last().unwrap()["train_loss"].as_f64().unwrap();
+    assert!(last < first / 2.0, "loss {first} -> {last}");
+    // The saved directory is a model directory with its tokenizer (Hugging Face layout).
+    for f in ["config.json", "model.safetensors", "tokenizer.json"] {
+        assert!(d.join("tner").join(f).is_file(), "{f}");
+    }
+
+    // Tagging through `recognize` scores what training measured on dev.
+    recognize(d, "tm.jsonl", &["--model", "tner", "--no-rules"]);
+    let report = eval_json(d, "tm.jsonl");
+    let f1 = report["report"]["spans"]["entity_strict"]["subcategory"]["f1"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (f1 - best).abs() < 1e-9,
+        "recognize {f1} vs training {best}"
+    );
+
+    // Seeded: the same run twice gives the same weights.
+    tune("t1", "1");
+    tune("t2", "1");
+    assert_eq!(
+        fs::read(d.join("t1/model.safetensors")).unwrap(),
+        fs::read(d.join("t2/model.safetensors")).unwrap()
+    );
+
+    // Without a base model there is nothing to fine-tune.
+    let o = anonlm()
+        .current_dir(d)
+        .args([
+            "ner",
+            "train",
+            "--arch",
+            "transformer",
+            "--train",
+            "train.jsonl",
+            "--dev",
+            "dev.jsonl",
+            "--out",
+            "none",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--base"));
+    assert!(!d.join("none").exists());
+}

@@ -1,7 +1,7 @@
 //! One epoch of BiLSTM-CRF training on MEDDOCAN train (read in place from
-//! `../shared/data/meddocan/train`), scored on dev: the model alone reaches a strict entity F1
-//! of at least 0.85 (0.887 measured), and rules + model find at least as many PHI tokens as the
-//! rules alone. Skips when the data is absent. MEDDOCAN: CC BY 4.0, Secretaría de Estado para
+//! `../shared/data/meddocan/train`), scored on dev: the model alone (which reads the rules'
+//! hits as features) reaches a strict entity F1 of at least 0.90 (0.927 measured), and rules +
+//! model find at least as many PHI tokens as the rules alone. Skips when the data is absent. MEDDOCAN: CC BY 4.0, Secretaría de Estado para
 //! el Avance Digital (SEAD), 2019.
 
 mod common;
@@ -70,7 +70,7 @@ fn one_epoch_on_meddocan_train_tags_dev() {
     let (rules_recall, _) = scores(d, &dev, "rules.jsonl");
     let (both_recall, _) = scores(d, &dev, "both.jsonl");
     eprintln!("model strict F1 {model_f1:.4}; token recall rules {rules_recall:.4}, rules+model {both_recall:.4}");
-    assert!(model_f1 >= 0.85, "model strict F1 {model_f1}");
+    assert!(model_f1 >= 0.90, "model strict F1 {model_f1}");
     assert!(
         both_recall >= rules_recall,
         "{both_recall} < {rules_recall}"

@@ -42,6 +42,16 @@ fn read_annotated(
     Ok(docs)
 }
 
+/// `--ema`: a decay in (0, 1), 0 for none, or the architecture's default when not given.
+fn ema_decay(given: Option<f64>, default: Option<f64>) -> Result<Option<f64>> {
+    match given {
+        None => Ok(default),
+        Some(d) if d == 0.0 => Ok(None),
+        Some(d) if d > 0.0 && d < 1.0 => Ok(Some(d)),
+        Some(d) => anyhow::bail!("--ema {d}: the decay must be 0 (off) or between 0 and 1"),
+    }
+}
+
 fn run_train(args: NerTrainArgs) -> Result<ExitCode> {
     common::init_threads(args.threads);
     let arch: Arch = args.arch.parse().map_err(anyhow::Error::msg)?;
@@ -73,6 +83,7 @@ fn run_train(args: NerTrainArgs) -> Result<ExitCode> {
                 dims: Dims {
                     word_dim: args.word_dim,
                     hidden: args.hidden,
+                    rule_dim: args.rule_dim,
                     ..Dims::default()
                 },
                 batch_size: args.batch_size,
@@ -81,7 +92,7 @@ fn run_train(args: NerTrainArgs) -> Result<ExitCode> {
                 max_epochs: args.epochs.unwrap_or(30),
                 eval_every: args.eval_every,
                 patience: args.patience,
-                ema: args.ema,
+                ema: ema_decay(args.ema, Some(0.999))?,
                 max_minutes: args.max_minutes,
                 ..TrainOptions::default()
             };
@@ -112,7 +123,7 @@ fn run_train(args: NerTrainArgs) -> Result<ExitCode> {
                 max_epochs: args.epochs.unwrap_or(defaults.max_epochs),
                 eval_every: args.eval_every,
                 patience: args.patience,
-                ema: args.ema,
+                ema: ema_decay(args.ema, None)?,
                 max_minutes: args.max_minutes,
                 ..defaults
             };

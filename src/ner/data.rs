@@ -1,9 +1,11 @@
 //! Training examples for the taggers: documents cut into sentences of tokens with BIOES tags.
 
+use super::rules::RuleFeatures;
 use super::tags::TagSet;
 use super::tokens::{sentences, tokenize, Tok};
 use crate::corpus::Document;
 use crate::labels::Label;
+use rayon::prelude::*;
 
 /// Longest sentence, in tokens, that training and tagging use.
 pub const MAX_SENTENCE_TOKENS: usize = 128;
@@ -13,6 +15,8 @@ pub const MAX_SENTENCE_TOKENS: usize = 128;
 pub struct Sentence {
     pub words: Vec<String>,
     pub tags: Vec<usize>,
+    /// Rule-hit feature ids, one per token (empty when the tagger reads no rule hits).
+    pub rules: Vec<u32>,
     /// Which document it came from (for messages and clustering; never its text).
     pub doc: usize,
 }
@@ -40,13 +44,24 @@ pub fn labels_of(docs: &[Document]) -> Vec<Label> {
     labels
 }
 
-/// Tagged sentences of `docs`, and how many gold entities could not be tagged (overlapping
-/// another, or no whole token inside).
-pub fn tagged_sentences(docs: &[Document], tagset: &TagSet) -> (Vec<Sentence>, usize) {
+/// Tagged sentences of `docs` (with the rule hits of `rules`, if given), and how many gold
+/// entities could not be tagged (overlapping another, or no whole token inside).
+pub fn tagged_sentences(
+    docs: &[Document],
+    tagset: &TagSet,
+    rules: Option<&RuleFeatures>,
+) -> (Vec<Sentence>, usize) {
     let mut out = Vec::new();
     let mut dropped = 0;
-    for (index, doc) in docs.iter().enumerate() {
-        let seg = segment(&doc.text);
+    let per_doc: Vec<(Segmented, Vec<u32>)> = docs
+        .par_iter()
+        .map(|doc| {
+            let seg = segment(&doc.text);
+            let hits = rules.map_or_else(Vec::new, |r| r.token_features(&doc.text, &seg.tokens));
+            (seg, hits)
+        })
+        .collect();
+    for (index, (doc, (seg, hits))) in docs.iter().zip(per_doc).enumerate() {
         let (tags, d) = tagset.encode(&seg.tokens, &doc.entities);
         dropped += d;
         for r in seg.sentences {
@@ -55,7 +70,12 @@ pub fn tagged_sentences(docs: &[Document], tagset: &TagSet) -> (Vec<Sentence>, u
                     .iter()
                     .map(|&(s, e)| doc.text[s..e].to_string())
                     .collect(),
-                tags: tags[r].to_vec(),
+                tags: tags[r.clone()].to_vec(),
+                rules: if hits.is_empty() {
+                    Vec::new()
+                } else {
+                    hits[r].to_vec()
+                },
                 doc: index,
             });
         }
@@ -91,7 +111,7 @@ mod tests {
         let name = Label::new(Category::Name, Subtype::Patient);
         doc.entities.push(Entity::new(10, 18, name, "gold", 1.0));
         let ts = TagSet::new(labels_of(std::slice::from_ref(&doc)));
-        let (sents, dropped) = tagged_sentences(std::slice::from_ref(&doc), &ts);
+        let (sents, dropped) = tagged_sentences(std::slice::from_ref(&doc), &ts, None);
         assert_eq!(dropped, 0);
         assert_eq!(sents.len(), 2);
         assert_eq!(sents[0].words, ["Paciente", ":", "Ana", "Ruiz", "."]);

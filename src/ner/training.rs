@@ -5,8 +5,10 @@ use super::config::{Arch, NerConfig, CONFIG_FILE, FORMAT};
 use super::tags::TagSet;
 use crate::corpus::Document;
 use crate::eval::{evaluate, EvalOptions, Level};
+use crate::labels::Label;
 use crate::mlm::dropout::DropoutRng;
 use crate::mlm::train::optim::{AdamW, GradSum};
+use crate::span::Entity;
 use anyhow::{Context, Result};
 use candle_core::backprop::GradStore;
 use candle_core::{Tensor, Var};
@@ -21,10 +23,24 @@ use std::time::Instant;
 /// Progress lines go through this (numbers only).
 pub type Progress<'a> = &'a mut dyn FnMut(&str);
 
-/// Strict entity-level micro precision, recall and F1 (subcategories must match) of `pred`
-/// against `gold`, documents in the same order.
-pub fn strict_scores(gold: &[Document], pred: &[Document]) -> Result<(f64, f64, f64)> {
-    let report = evaluate(gold, pred, &EvalOptions::default())?;
+/// Strict entity-level micro precision, recall and F1 (subcategories must match) of a tagger
+/// on `dev`; `tag` gives a text's spans, and runs on the documents in parallel.
+pub fn dev_scores(
+    dev: &[Document],
+    tag: impl Fn(&str) -> Result<Vec<(usize, usize, Label)>> + Sync,
+) -> Result<(f64, f64, f64)> {
+    let pred: Vec<Document> = dev
+        .par_iter()
+        .map(|d| -> Result<Document> {
+            let mut p = Document::new(d.id.clone(), d.text.clone());
+            p.entities = tag(&d.text)?
+                .into_iter()
+                .map(|(s, e, l)| Entity::new(s, e, l, "ner", 1.0))
+                .collect();
+            Ok(p)
+        })
+        .collect::<Result<_>>()?;
+    let report = evaluate(dev, &pred, &EvalOptions::default())?;
     let s = report.entity_strict.get(Level::Subcategory);
     Ok((s.precision, s.recall, s.f1))
 }
@@ -82,6 +98,7 @@ pub fn restore(varmap: &VarMap, values: &HashMap<String, Tensor>) -> Result<()> 
 /// Exponential moving average of the weights.
 pub struct Ema {
     decay: f64,
+    updates: u64,
     vars: Vec<(Var, Tensor)>,
 }
 
@@ -94,15 +111,28 @@ impl Ema {
             .into_iter()
             .map(|(_, v)| Ok((v.clone(), v.as_tensor().copy()?)))
             .collect::<Result<_>>()?;
-        Ok(Ema { decay, vars })
+        Ok(Ema {
+            decay,
+            updates: 0,
+            vars,
+        })
+    }
+
+    /// The decay of update `n` (from 1): min(decay, (1 + n) / (10 + n)), so early averages
+    /// are not held at the random initial weights (the schedule of TensorFlow's
+    /// `ExponentialMovingAverage` with `num_updates`).
+    pub fn decay_at(&self, n: u64) -> f64 {
+        self.decay.min((1.0 + n as f64) / (10.0 + n as f64))
     }
 
     pub fn update(&mut self) -> Result<()> {
+        self.updates += 1;
+        let decay = self.decay_at(self.updates);
         for (var, avg) in &mut self.vars {
             // Detached: a result of a variable records its inputs for backprop, and the
             // average would chain every earlier average (the whole history stays in memory).
             let raw = var.as_tensor().detach();
-            *avg = ((avg.detach() * self.decay)? + (raw * (1.0 - self.decay))?)?;
+            *avg = ((avg.detach() * decay)? + (raw * (1.0 - decay))?)?;
         }
         Ok(())
     }
@@ -193,6 +223,72 @@ impl EarlyStopping {
             .context("training ended before the first evaluation")?;
         restore(varmap, weights)?;
         Ok((*f1, *step))
+    }
+}
+
+/// The mean training loss between evaluations, and the tokens trained on so far.
+#[derive(Default)]
+pub struct Meter {
+    loss_sum: f64,
+    batches: usize,
+    pub tokens: usize,
+}
+
+impl Meter {
+    pub fn add(&mut self, loss: f64, tokens: usize) {
+        self.loss_sum += loss;
+        self.batches += 1;
+        self.tokens += tokens;
+    }
+
+    /// The mean loss since the last call.
+    fn take_loss(&mut self) -> f64 {
+        let mean = self.loss_sum / self.batches.max(1) as f64;
+        (self.loss_sum, self.batches) = (0.0, 0);
+        mean
+    }
+}
+
+impl EarlyStopping {
+    /// One evaluation: `score` gives dev P, R and F1 (run under the moving average, when
+    /// there is one); the result is logged and reported, and the weights kept if best.
+    /// Returns why training must stop now, if it must.
+    #[allow(clippy::too_many_arguments)]
+    pub fn evaluate(
+        &mut self,
+        step: u64,
+        epoch: usize,
+        meter: &mut Meter,
+        varmap: &VarMap,
+        ema: Option<&Ema>,
+        score: impl Fn() -> Result<(f64, f64, f64)>,
+        progress: Progress,
+    ) -> Result<Option<&'static str>> {
+        let (p, r, f1) = match ema {
+            Some(e) => e.with_average(&score)?,
+            None => score()?,
+        };
+        let seconds = self.seconds();
+        let entry = Evaluation {
+            step,
+            epoch,
+            train_loss: meter.take_loss(),
+            dev_f1: f1,
+            dev_precision: p,
+            dev_recall: r,
+            seconds,
+        };
+        let line_entry = entry.clone();
+        let verdict = self.record(entry, || match ema {
+            Some(e) => e.with_average(|| snapshot(varmap)),
+            None => snapshot(varmap),
+        })?;
+        progress(&evaluation_line(
+            &line_entry,
+            verdict.better,
+            meter.tokens as f64 / seconds,
+        ));
+        Ok(verdict.stop)
     }
 }
 
@@ -289,4 +385,45 @@ pub fn sharded_gradients<T: Sync>(
         optim.step_count() + 1
     );
     Ok((sum, loss, tokens))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::{DType, Device};
+
+    #[test]
+    fn the_moving_average_follows_its_warm_up_schedule_and_puts_raw_weights_back() -> Result<()> {
+        let varmap = VarMap::new();
+        let v = varmap.get(
+            2,
+            "w",
+            candle_nn::Init::Const(0.0),
+            DType::F32,
+            &Device::Cpu,
+        )?;
+        let var = varmap.data().lock().unwrap()["w"].clone();
+        let mut ema = Ema::new(&varmap, 0.99)?;
+        assert_eq!(ema.decay_at(1), 2.0 / 11.0);
+        assert_eq!(ema.decay_at(100_000), 0.99);
+        let mut expect = 0.0f64;
+        for step in 1..=5u64 {
+            var.set(&Tensor::new(
+                &[step as f32, 2.0 * step as f32],
+                &Device::Cpu,
+            )?)?;
+            ema.update()?;
+            let d = ema.decay_at(step);
+            expect = d * expect + (1.0 - d) * step as f64;
+        }
+        let seen: Vec<f32> = ema.with_average(|| Ok(var.as_tensor().to_vec1::<f32>()?))?;
+        assert!(
+            (seen[0] as f64 - expect).abs() < 1e-5,
+            "{seen:?} vs {expect}"
+        );
+        assert!((seen[1] as f64 - 2.0 * expect).abs() < 1e-5);
+        assert_eq!(v.dims(), [2]);
+        assert_eq!(var.as_tensor().to_vec1::<f32>()?, [5.0, 10.0]);
+        Ok(())
+    }
 }

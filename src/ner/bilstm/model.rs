@@ -5,6 +5,7 @@ use super::crf::Crf;
 use super::lstm::{bidirectional, last_index, permute_time, reversal_index, uniform_linear, Lstm};
 use super::vocab::{shape, Vocab, PAD, SHAPES};
 use crate::mlm::dropout::DropoutRng;
+use crate::ner::rules::RULE_FEATURES;
 use candle_core::{Device, Module, Result, Tensor, D};
 use candle_nn::{Embedding, Init, Linear, VarBuilder};
 use serde::{Deserialize, Serialize};
@@ -20,6 +21,10 @@ pub struct Dims {
     pub hidden: usize,
     /// Longest word the character BiLSTM reads; longer words keep their first and last halves.
     pub max_word_chars: usize,
+    /// Size of the embedding of each token's rule hit (see `ner::rules`); 0: the model does
+    /// not read rule hits.
+    #[serde(default)]
+    pub rule_dim: usize,
 }
 
 impl Default for Dims {
@@ -31,6 +36,7 @@ impl Default for Dims {
             shape_dim: 8,
             hidden: 100,
             max_word_chars: 24,
+            rule_dim: 16,
         }
     }
 }
@@ -40,6 +46,7 @@ pub struct BiLstmCrf {
     words: Embedding,
     chars: Embedding,
     shapes: Embedding,
+    rules: Option<Embedding>,
     char_fwd: Lstm,
     char_bwd: Lstm,
     word_fwd: Lstm,
@@ -52,6 +59,8 @@ pub struct BiLstmCrf {
 pub struct Batch {
     pub words: Tensor,
     pub shapes: Tensor,
+    /// Rule-hit feature ids (batch, width), when the model reads them.
+    pub rules: Option<Tensor>,
     pub lengths: Vec<usize>,
     pub width: usize,
     /// Characters of each distinct word of the batch (distinct, width of the longest).
@@ -62,12 +71,14 @@ pub struct Batch {
 }
 
 impl Batch {
-    /// Index tensors for `sentences` (each non-empty); `unk_words` says, per sentence and
-    /// token, whether to hide the word from the word embedding (word dropout in training).
+    /// Index tensors for `sentences` (each non-empty) and their rule hits (one slice per
+    /// sentence, when the model reads them); `unk_words` says, per sentence and token, whether
+    /// to hide the word from the word embedding (word dropout in training).
     pub fn new(
         vocab: &Vocab,
         dims: &Dims,
         sentences: &[&[String]],
+        rule_hits: Option<&[&[u32]]>,
         unk_words: Option<&dyn Fn(usize, usize) -> bool>,
         device: &Device,
     ) -> Result<Batch> {
@@ -102,7 +113,18 @@ impl Batch {
             chars[r * char_width..r * char_width + cs.len()].copy_from_slice(cs);
         }
         let n = char_rows.len();
+        let rules = match rule_hits {
+            Some(hits) if dims.rule_dim > 0 => {
+                let mut ids = vec![0u32; b * width];
+                for (i, h) in hits.iter().enumerate() {
+                    ids[i * width..i * width + h.len()].copy_from_slice(h);
+                }
+                Some(Tensor::from_vec(ids, (b, width), device)?)
+            }
+            _ => None,
+        };
         Ok(Batch {
+            rules,
             words: Tensor::from_vec(words, (b, width), device)?,
             shapes: Tensor::from_vec(shapes, (b, width), device)?,
             lengths: sentences.iter().map(|s| s.len()).collect(),
@@ -141,12 +163,17 @@ impl BiLstmCrf {
             )?;
             Ok(Embedding::new(w, d))
         };
-        let word_in = dims.word_dim + 2 * dims.char_hidden + dims.shape_dim;
+        let word_in = dims.word_dim + 2 * dims.char_hidden + dims.shape_dim + dims.rule_dim;
         Ok(BiLstmCrf {
             dims,
             words: emb(vocab.word_count(), dims.word_dim, "words")?,
             chars: emb(vocab.char_count(), dims.char_dim, "chars")?,
             shapes: emb(SHAPES, dims.shape_dim, "shapes")?,
+            rules: if dims.rule_dim > 0 {
+                Some(emb(RULE_FEATURES, dims.rule_dim, "rules")?)
+            } else {
+                None
+            },
             char_fwd: Lstm::new(vb.pp("char_fwd"), dims.char_dim, dims.char_hidden)?,
             char_bwd: Lstm::new(vb.pp("char_bwd"), dims.char_dim, dims.char_hidden)?,
             word_fwd: Lstm::new(vb.pp("word_fwd"), word_in, dims.hidden)?,
@@ -184,14 +211,17 @@ impl BiLstmCrf {
             w,
             2 * self.dims.char_hidden,
         ))?;
-        let x = Tensor::cat(
-            &[
-                self.words.forward(&batch.words)?,
-                char_repr,
-                self.shapes.forward(&batch.shapes)?,
-            ],
-            D::Minus1,
-        )?;
+        let mut parts = vec![
+            self.words.forward(&batch.words)?,
+            char_repr,
+            self.shapes.forward(&batch.shapes)?,
+        ];
+        match (&self.rules, &batch.rules) {
+            (Some(e), Some(ids)) => parts.push(e.forward(ids)?),
+            (None, None) => {}
+            _ => candle_core::bail!("rule hits are given exactly when the model reads them"),
+        }
+        let x = Tensor::cat(&parts, D::Minus1)?;
         let word_rev = Tensor::from_vec(reversal_index(&batch.lengths, w), b * w, dev)?;
         match dropout {
             Some((rng, p)) => {

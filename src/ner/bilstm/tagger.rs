@@ -7,6 +7,7 @@ use super::vocab::Vocab;
 use crate::labels::Label;
 use crate::ner::config::NerConfig;
 use crate::ner::data::segment;
+use crate::ner::rules::RuleFeatures;
 use crate::ner::tags::TagSet;
 use crate::ner::Tagger;
 use anyhow::{Context, Result};
@@ -19,16 +20,19 @@ pub const WEIGHTS_FILE: &str = "model.safetensors";
 /// Sentences per forward pass when tagging.
 const TAG_BATCH: usize = 64;
 
-/// Entity spans (byte offsets, sorted) of `text` under `model`.
+/// Entity spans (byte offsets, sorted) of `text` under `model`; `rules` must be given exactly
+/// when the model reads rule hits.
 pub fn tag_text(
     model: &BiLstmCrf,
     vocab: &Vocab,
     tagset: &TagSet,
     scores: &CrfScores,
+    rules: Option<&RuleFeatures>,
     text: &str,
     device: &Device,
 ) -> Result<Vec<(usize, usize, Label)>> {
     let seg = segment(text);
+    let hits = rules.map(|r| r.token_features(text, &seg.tokens));
     let words: Vec<Vec<String>> = seg
         .sentences
         .iter()
@@ -45,7 +49,20 @@ pub fn tag_text(
     let mut spans = Vec::new();
     for chunk in length_buckets(&order, |i| words[i].len()) {
         let sentences: Vec<&[String]> = chunk.iter().map(|&i| words[i].as_slice()).collect();
-        let batch = Batch::new(vocab, &model.dims, &sentences, None, device)?;
+        let chunk_hits: Option<Vec<&[u32]>> = hits.as_ref().map(|h| {
+            chunk
+                .iter()
+                .map(|&i| &h[seg.sentences[i].clone()])
+                .collect()
+        });
+        let batch = Batch::new(
+            vocab,
+            &model.dims,
+            &sentences,
+            chunk_hits.as_deref(),
+            None,
+            device,
+        )?;
         let emissions: Vec<f32> = model.emissions(&batch, None)?.flatten_all()?.to_vec1()?;
         let row_size = batch.width * k;
         for (row, &i) in chunk.iter().enumerate() {
@@ -83,6 +100,7 @@ pub struct BiLstmTagger {
     vocab: Vocab,
     tagset: TagSet,
     scores: CrfScores,
+    rules: Option<RuleFeatures>,
     device: Device,
 }
 
@@ -118,7 +136,13 @@ impl BiLstmTagger {
             .with_context(|| format!("{}: weights do not fit the config", weights.display()))?;
         let mut scores = model.crf.scores()?;
         scores.constrain(&tagset);
+        let rules = if dims.rule_dim > 0 {
+            Some(RuleFeatures::new()?)
+        } else {
+            None
+        };
         Ok(BiLstmTagger {
+            rules,
             model,
             vocab,
             tagset,
@@ -135,6 +159,7 @@ impl Tagger for BiLstmTagger {
             &self.vocab,
             &self.tagset,
             &self.scores,
+            self.rules.as_ref(),
             text,
             &self.device,
         )

@@ -11,12 +11,12 @@ use crate::mlm::init::seeded_var_builder;
 use crate::mlm::train::optim::{AdamW, AdamWParams};
 use crate::ner::config::Arch;
 use crate::ner::data::{labels_of, tagged_sentences, words_outside_entities, Sentence};
+use crate::ner::rules::RuleFeatures;
 use crate::ner::tags::TagSet;
 use crate::ner::training::{
-    evaluation_line, shard_rngs, sharded_gradients, snapshot, strict_scores, write_model_dir,
-    EarlyStopping, Ema, Evaluation, Progress, TrainSummary,
+    self as training, shard_rngs, sharded_gradients, write_model_dir, EarlyStopping, Ema, Meter,
+    Progress, TrainSummary,
 };
-use crate::span::Entity;
 use anyhow::Result;
 use candle_core::backprop::GradStore;
 use candle_core::{DType, Device};
@@ -24,7 +24,6 @@ use candle_nn::VarMap;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rayon::prelude::*;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Instant;
@@ -66,9 +65,9 @@ impl Default for TrainOptions {
             word_dropout: 0.1,
             min_word_count: 1,
             max_epochs: 30,
-            eval_every: 500,
-            patience: 4,
-            ema: None,
+            eval_every: 1000,
+            patience: 6,
+            ema: Some(0.999),
             max_minutes: None,
         }
     }
@@ -93,23 +92,15 @@ fn dev_scores(
     model: &BiLstmCrf,
     vocab: &Vocab,
     tagset: &TagSet,
+    rules: Option<&RuleFeatures>,
     dev: &[Document],
     device: &Device,
 ) -> Result<(f64, f64, f64)> {
     let mut scores: CrfScores = model.crf.scores()?;
     scores.constrain(tagset);
-    let pred: Vec<Document> = dev
-        .par_iter()
-        .map(|d| -> Result<Document> {
-            let mut p = Document::new(d.id.clone(), d.text.clone());
-            p.entities = tag_text(model, vocab, tagset, &scores, &d.text, device)?
-                .into_iter()
-                .map(|(s, e, l)| Entity::new(s, e, l, "ner", 1.0))
-                .collect();
-            Ok(p)
-        })
-        .collect::<Result<_>>()?;
-    strict_scores(dev, &pred)
+    training::dev_scores(dev, |text| {
+        tag_text(model, vocab, tagset, &scores, rules, text, device)
+    })
 }
 
 /// Loss and gradients of one shard of a batch: its NLL summed over its sentences and divided
@@ -132,7 +123,11 @@ fn shard_step(
         .map(|&(i, _)| sentences[i].words.as_slice())
         .collect();
     let hide_fn = |i: usize, j: usize| part[i].1[j];
-    let batch = Batch::new(vocab, dims, &words, Some(&hide_fn), device)?;
+    let hits: Vec<&[u32]> = part
+        .iter()
+        .map(|&(i, _)| sentences[i].rules.as_slice())
+        .collect();
+    let batch = Batch::new(vocab, dims, &words, Some(&hits), Some(&hide_fn), device)?;
     let mut tags = vec![0usize; words.len() * batch.width];
     for (row, &(i, _)) in part.iter().enumerate() {
         tags[row * batch.width..row * batch.width + sentences[i].tags.len()]
@@ -166,7 +161,12 @@ pub fn train(
         "the training documents have no entities"
     );
     let tagset = TagSet::new(labels);
-    let (sentences, untaggable) = tagged_sentences(train_docs, &tagset);
+    let rules = if opts.dims.rule_dim > 0 {
+        Some(RuleFeatures::new()?)
+    } else {
+        None
+    };
+    let (sentences, untaggable) = tagged_sentences(train_docs, &tagset, rules.as_ref());
     anyhow::ensure!(
         !sentences.is_empty(),
         "the training documents have no tokens"
@@ -203,16 +203,9 @@ pub fn train(
     let mut dropout = shard_rngs(opts.seed);
 
     let mut stopping = EarlyStopping::new(opts.patience, opts.max_minutes);
-    let (mut loss_sum, mut loss_n) = (0.0f64, 0usize);
-    let mut tokens_seen = 0usize;
+    let mut meter = Meter::default();
     let mut epochs = 0;
     let stopped_by: &str;
-    let evaluate_now = |model: &BiLstmCrf, ema: &Option<Ema>| -> Result<(f64, f64, f64)> {
-        match ema {
-            Some(e) => e.with_average(|| dev_scores(model, &vocab, &tagset, dev_docs, &device)),
-            None => dev_scores(model, &vocab, &tagset, dev_docs, &device),
-        }
-    };
     'training: loop {
         if epochs == opts.max_epochs {
             stopped_by = "max_epochs";
@@ -254,35 +247,19 @@ pub fn train(
             if let Some(e) = &mut ema {
                 e.update()?;
             }
-            loss_sum += value;
-            loss_n += 1;
-            tokens_seen += batch_tokens;
+            meter.add(value, batch_tokens);
             let step = optim.step_count();
-            let end_of_epoch = bi + 1 == n_batches;
-            if step % opts.eval_every as u64 == 0 || end_of_epoch {
-                let (p, r, f1) = evaluate_now(&model, &ema)?;
-                let seconds = stopping.seconds();
-                let entry = Evaluation {
+            if step % opts.eval_every as u64 == 0 || bi + 1 == n_batches {
+                let stop = stopping.evaluate(
                     step,
-                    epoch: epochs,
-                    train_loss: loss_sum / loss_n.max(1) as f64,
-                    dev_f1: f1,
-                    dev_precision: p,
-                    dev_recall: r,
-                    seconds,
-                };
-                (loss_sum, loss_n) = (0.0, 0);
-                let line_entry = entry.clone();
-                let verdict = stopping.record(entry, || match &ema {
-                    Some(e) => e.with_average(|| snapshot(&varmap)),
-                    None => snapshot(&varmap),
-                })?;
-                progress(&evaluation_line(
-                    &line_entry,
-                    verdict.better,
-                    tokens_seen as f64 / seconds,
-                ));
-                if let Some(why) = verdict.stop {
+                    epochs,
+                    &mut meter,
+                    &varmap,
+                    ema.as_ref(),
+                    || dev_scores(&model, &vocab, &tagset, rules.as_ref(), dev_docs, &device),
+                    progress,
+                )?;
+                if let Some(why) = stop {
                     stopped_by = why;
                     break 'training;
                 }
@@ -303,7 +280,7 @@ pub fn train(
         best_step,
         best_dev_f1: best_f1,
         seconds,
-        tokens_per_second: tokens_seen as f64 / seconds,
+        tokens_per_second: meter.tokens as f64 / seconds,
         stopped_by: stopped_by.to_string(),
         options: serde_json::to_value(opts)?,
     };

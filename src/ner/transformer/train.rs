@@ -15,10 +15,9 @@ use crate::ner::config::Arch;
 use crate::ner::data::labels_of;
 use crate::ner::tags::TagSet;
 use crate::ner::training::{
-    evaluation_line, shard_rngs, sharded_gradients, snapshot, strict_scores, write_model_dir,
-    EarlyStopping, Ema, Evaluation, Progress, TrainSummary,
+    self as training, shard_rngs, sharded_gradients, write_model_dir, EarlyStopping, Ema, Meter,
+    Progress, TrainSummary,
 };
-use crate::span::Entity;
 use crate::tokenizer::ModelTokenizer;
 use anyhow::{Context, Result};
 use candle_core::backprop::GradStore;
@@ -26,7 +25,6 @@ use candle_core::{DType, Device, Tensor};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rayon::prelude::*;
 use serde::Serialize;
 use std::path::Path;
 
@@ -154,18 +152,9 @@ fn dev_scores(
     device: &Device,
 ) -> Result<(f64, f64, f64)> {
     let scores = well_formed(tagset);
-    let pred: Vec<Document> = dev
-        .par_iter()
-        .map(|d| -> Result<Document> {
-            let mut p = Document::new(d.id.clone(), d.text.clone());
-            p.entities = tag_document(model, tok, tagset, &scores, settings, &d.text, device)?
-                .into_iter()
-                .map(|(s, e, l)| Entity::new(s, e, l, "ner", 1.0))
-                .collect();
-            Ok(p)
-        })
-        .collect::<Result<_>>()?;
-    strict_scores(dev, &pred)
+    training::dev_scores(dev, |text| {
+        tag_document(model, tok, tagset, &scores, settings, text, device)
+    })
 }
 
 /// Fine-tunes `opts.base` on `train`, early-stopping on `dev`, and writes the model directory
@@ -242,8 +231,7 @@ pub fn train(
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed ^ 0x6e65_725f_7472_6166);
     let mut dropout_rngs = shard_rngs(opts.seed);
     let mut stopping = EarlyStopping::new(opts.patience, opts.max_minutes);
-    let (mut loss_sum, mut loss_n) = (0.0f64, 0usize);
-    let mut tokens_seen = 0usize;
+    let mut meter = Meter::default();
     let mut epochs = 0;
     let stopped_by: &str;
     let pad = tok.specials.pad;
@@ -267,39 +255,19 @@ pub fn train(
             if let Some(e) = &mut ema {
                 e.update()?;
             }
-            loss_sum += value;
-            loss_n += 1;
-            tokens_seen += batch_tokens;
+            meter.add(value, batch_tokens);
             let step = optim.step_count();
             if step % opts.eval_every as u64 == 0 || bi + 1 == n_batches {
-                let (p, r, f1) = match &ema {
-                    Some(e) => e.with_average(|| {
-                        dev_scores(&model, &tok, &tagset, settings, dev_docs, &device)
-                    })?,
-                    None => dev_scores(&model, &tok, &tagset, settings, dev_docs, &device)?,
-                };
-                let seconds = stopping.seconds();
-                let entry = Evaluation {
+                let stop = stopping.evaluate(
                     step,
-                    epoch: epochs,
-                    train_loss: loss_sum / loss_n.max(1) as f64,
-                    dev_f1: f1,
-                    dev_precision: p,
-                    dev_recall: r,
-                    seconds,
-                };
-                (loss_sum, loss_n) = (0.0, 0);
-                let line_entry = entry.clone();
-                let verdict = stopping.record(entry, || match &ema {
-                    Some(e) => e.with_average(|| snapshot(&varmap)),
-                    None => snapshot(&varmap),
-                })?;
-                progress(&evaluation_line(
-                    &line_entry,
-                    verdict.better,
-                    tokens_seen as f64 / seconds,
-                ));
-                if let Some(why) = verdict.stop {
+                    epochs,
+                    &mut meter,
+                    &varmap,
+                    ema.as_ref(),
+                    || dev_scores(&model, &tok, &tagset, settings, dev_docs, &device),
+                    progress,
+                )?;
+                if let Some(why) = stop {
                     stopped_by = why;
                     break 'training;
                 }
@@ -320,7 +288,7 @@ pub fn train(
         best_step,
         best_dev_f1: best_f1,
         seconds,
-        tokens_per_second: tokens_seen as f64 / seconds,
+        tokens_per_second: meter.tokens as f64 / seconds,
         stopped_by: stopped_by.to_string(),
         options: serde_json::to_value(opts)?,
     };

@@ -75,10 +75,11 @@ pub fn windows(sub: &Subwords, capacity: usize, overlap: usize) -> Vec<Range<usi
         if end == n {
             break;
         }
-        // The next window starts where the last `overlap` subwords of this one begin, and
-        // always at least one word further on.
+        // The next window starts where the last `overlap` subwords of this one begin, but
+        // shares at least its last word and starts at least one word further on.
         let mut next = end;
-        while next > start + 1 && sub.starts[end] - sub.starts[next - 1] <= overlap {
+        while next > start + 1 && (next == end || sub.starts[end] - sub.starts[next - 1] <= overlap)
+        {
             next -= 1;
         }
         start = next;
