@@ -253,7 +253,8 @@ pub struct InputArgs {
     /// (union, overlaps resolved so every flagged character stays covered).
     #[arg(long)]
     pub model: Option<PathBuf>,
-    /// Only the model of --model, without the rules (to score the model alone).
+    /// Only the spans of the --model, not the rules' (to score the model alone). A model
+    /// trained with rule-hit features still runs the built-in recognizers as its input.
     #[arg(long, requires = "model")]
     pub no_rules: bool,
     /// Largest document (or line) accepted, in bytes.

@@ -46,7 +46,7 @@ fn read_annotated(
 fn ema_decay(given: Option<f64>, default: Option<f64>) -> Result<Option<f64>> {
     match given {
         None => Ok(default),
-        Some(d) if d == 0.0 => Ok(None),
+        Some(0.0) => Ok(None),
         Some(d) if d > 0.0 && d < 1.0 => Ok(Some(d)),
         Some(d) => anyhow::bail!("--ema {d}: the decay must be 0 (off) or between 0 and 1"),
     }
