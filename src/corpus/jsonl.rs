@@ -220,31 +220,45 @@ struct OutDocument<'a> {
     meta: &'a Map<String, Value>,
 }
 
+/// The code-point offsets of every entity of `doc`, in order. Entities off the text or off
+/// character boundaries, or with a score that is not finite, are an error naming the
+/// document and the entity.
+pub fn entity_char_spans(doc: &Document) -> Result<Vec<(usize, usize)>, CorpusError> {
+    let cps = CodePoints::new(&doc.text);
+    doc.entities
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let span = match (cps.to_char(e.start), cps.to_char(e.end)) {
+                (Some(s), Some(t)) if s < t => (s, t),
+                _ => {
+                    return Err(CorpusError::doc(
+                        &doc.id,
+                        format!(
+                            "entity {i}: byte offsets {}-{} are empty, outside the text or not \
+                             on character boundaries",
+                            e.start, e.end
+                        ),
+                    ))
+                }
+            };
+            if !e.score.is_finite() {
+                return Err(CorpusError::doc(
+                    &doc.id,
+                    format!("entity {i}: score is not finite"),
+                ));
+            }
+            Ok(span)
+        })
+        .collect()
+}
+
 /// Serializes `doc` as one JSONL line (with its newline) into `buf`, offsets in code points.
 /// Entities off the text or off character boundaries are an error naming the document.
 pub fn encode(doc: &Document, buf: &mut Vec<u8>) -> Result<(), CorpusError> {
-    let cps = CodePoints::new(&doc.text);
+    let spans = entity_char_spans(doc)?;
     let mut entities = Vec::with_capacity(doc.entities.len());
-    for (i, e) in doc.entities.iter().enumerate() {
-        let (start, end) = match (cps.to_char(e.start), cps.to_char(e.end)) {
-            (Some(s), Some(t)) if s < t => (s, t),
-            _ => {
-                return Err(CorpusError::doc(
-                    &doc.id,
-                    format!(
-                        "entity {i}: byte offsets {}-{} are empty, outside the text or not on \
-                         character boundaries",
-                        e.start, e.end
-                    ),
-                ))
-            }
-        };
-        if !e.score.is_finite() {
-            return Err(CorpusError::doc(
-                &doc.id,
-                format!("entity {i}: score is not finite"),
-            ));
-        }
+    for (e, (start, end)) in doc.entities.iter().zip(spans) {
         entities.push(OutEntity {
             start,
             end,

@@ -2,6 +2,7 @@
 //! label, and the confusion of how each gold label was handled (labels and counts only).
 
 use super::risk::{RiskPass, RiskReport};
+use super::table::excluded_list;
 use std::fmt::{self, Write};
 
 fn percent(share: f64) -> String {
@@ -13,11 +14,7 @@ impl RiskReport {
     /// last pass.
     pub fn to_table(&self) -> String {
         let mut o = String::new();
-        let excluded = if self.excluded.is_empty() {
-            "none".to_string()
-        } else {
-            self.excluded.join(", ")
-        };
+        let excluded = excluded_list(&self.excluded);
         let _ = writeln!(
             o,
             "risk: gold entities left after de-identification of {} documents (policy {}); \

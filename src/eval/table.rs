@@ -3,6 +3,15 @@
 use super::{EvalReport, Level, LevelScores, ResidualReport, Score};
 use std::fmt::{self, Write};
 
+/// The excluded labels of a report, or `none`.
+pub(super) fn excluded_list(excluded: &[String]) -> String {
+    if excluded.is_empty() {
+        "none".to_string()
+    } else {
+        excluded.join(", ")
+    }
+}
+
 fn prf(s: &Score) -> String {
     format!("{:>6.4} {:>6.4} {:>6.4}", s.precision, s.recall, s.f1)
 }
@@ -11,11 +20,7 @@ impl EvalReport {
     /// Levels x P/R/F1 with counts, then per-category and per-subcategory rows by support.
     pub fn to_table(&self) -> String {
         let mut o = String::new();
-        let excluded = if self.excluded.is_empty() {
-            "none".to_string()
-        } else {
-            self.excluded.join(", ")
-        };
+        let excluded = excluded_list(&self.excluded);
         let _ = writeln!(
             o,
             "{} documents, {} gold entities, {} predicted entities, {} tokens; excluded: {excluded}",
@@ -82,11 +87,7 @@ impl ResidualReport {
     /// Overall and per-label residual counts for whichever checks were run.
     pub fn to_table(&self) -> String {
         let mut o = String::new();
-        let excluded = if self.excluded.is_empty() {
-            "none".to_string()
-        } else {
-            self.excluded.join(", ")
-        };
+        let excluded = excluded_list(&self.excluded);
         let _ = writeln!(
             o,
             "residual PII over {} documents; excluded: {excluded}",

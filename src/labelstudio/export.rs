@@ -2,9 +2,9 @@
 //! prediction whose results are the document's entities, offsets in code points.
 
 use super::{DOC_ID_KEY, FROM_NAME, TEXT_KEY, TO_NAME};
+use crate::corpus::jsonl::entity_char_spans;
 use crate::corpus::{CorpusError, Document};
 use crate::labels::Label;
-use crate::offsets::OffsetMap;
 use serde_json::{json, Map, Value};
 
 /// The label text written for an entity (canonical `NAME/PATIENT`, or a scheme's label).
@@ -36,29 +36,10 @@ pub fn task(
         }
         data.insert(k.clone(), v.clone());
     }
-    let map = OffsetMap::new(&doc.text);
+    let spans = entity_char_spans(doc)?;
     let mut result = Vec::with_capacity(doc.entities.len());
     let mut lowest: Option<f32> = None;
-    for (i, e) in doc.entities.iter().enumerate() {
-        let (start, end) = match (map.byte_to_char(e.start), map.byte_to_char(e.end)) {
-            (Some(s), Some(t)) if s < t && e.end <= doc.text.len() => (s, t),
-            _ => {
-                return Err(CorpusError::doc(
-                    &doc.id,
-                    format!(
-                        "entity {i}: byte offsets {}-{} are empty, outside the text or not on \
-                         character boundaries",
-                        e.start, e.end
-                    ),
-                ))
-            }
-        };
-        if !e.score.is_finite() {
-            return Err(CorpusError::doc(
-                &doc.id,
-                format!("entity {i}: score is not finite"),
-            ));
-        }
+    for (i, (e, (start, end))) in doc.entities.iter().zip(spans).enumerate() {
         lowest = Some(lowest.map_or(e.score, |l| l.min(e.score)));
         result.push(json!({
             "id": format!("p{i}"),

@@ -7,6 +7,7 @@ use crate::corpus::Document;
 use crate::eval::{evaluate, EvalOptions, Level};
 use crate::labels::Label;
 use crate::mlm::dropout::DropoutRng;
+use crate::mlm::train::checkpoint::snapshot;
 use crate::mlm::train::optim::{AdamW, GradSum};
 use crate::span::Entity;
 use anyhow::{Context, Result};
@@ -76,23 +77,6 @@ pub struct TrainSummary {
     pub tokens_per_second: f64,
     pub stopped_by: String,
     pub options: serde_json::Value,
-}
-
-/// Copies of every variable's current value, by name.
-pub fn snapshot(varmap: &VarMap) -> Result<HashMap<String, Tensor>> {
-    let data = varmap.data().lock().expect("var map lock");
-    data.iter()
-        .map(|(k, v)| Ok((k.clone(), v.as_tensor().copy()?)))
-        .collect()
-}
-
-/// Puts the values of a [`snapshot`] back.
-pub fn restore(varmap: &VarMap, values: &HashMap<String, Tensor>) -> Result<()> {
-    let data = varmap.data().lock().expect("var map lock");
-    for (k, v) in data.iter() {
-        v.set(&values[k])?;
-    }
-    Ok(())
 }
 
 /// Exponential moving average of the weights.
@@ -221,7 +205,10 @@ impl EarlyStopping {
             .best
             .as_ref()
             .context("training ended before the first evaluation")?;
-        restore(varmap, weights)?;
+        let data = varmap.data().lock().expect("var map lock");
+        for (k, v) in data.iter() {
+            v.set(&weights[k])?;
+        }
         Ok((*f1, *step))
     }
 }
@@ -280,8 +267,8 @@ impl EarlyStopping {
         };
         let line_entry = entry.clone();
         let verdict = self.record(entry, || match ema {
-            Some(e) => e.with_average(|| snapshot(varmap)),
-            None => snapshot(varmap),
+            Some(e) => e.with_average(|| Ok(snapshot(varmap)?)),
+            None => Ok(snapshot(varmap)?),
         })?;
         progress(&evaluation_line(
             &line_entry,
