@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Python baseline for anonlm's MLM benchmark: the same work done with transformers on CPU.
+"""Python baseline for anonlm's MLM benchmark: the same work done with transformers on CPU or GPU.
 
-Model: a randomly initialised RobertaForMaskedLM, hidden 256, 4 layers, 4 heads,
-intermediate 1024, vocab 16000, max sequence 128 (max_position_embeddings 130, since
-RoBERTa positions start at pad_token_id + 1). Ids: <s>=0 <pad>=1 </s>=2 <unk>=3
+Model: a randomly initialised RobertaForMaskedLM of one of anonlm's presets (--preset):
+small = hidden 256, 4 layers, 4 heads, intermediate 1024 (the default); base = hidden 768,
+12 layers, 12 heads, intermediate 3072 (RoBERTa-base); tiny = hidden 64, 2 layers. Vocab 16000,
+max sequence --seq (max_position_embeddings seq + 2, since RoBERTa positions start at
+pad_token_id + 1). Ids: <s>=0 <pad>=1 </s>=2 <unk>=3
 <mask>=4, ordinary ids drawn from [5, 16000) with a fixed seed. No network, no files read.
 
 Measured after a warm-up, with torch.set_num_threads(--threads):
@@ -27,6 +29,11 @@ Output: one JSON object (versions, threads, load average, figures) on stdout and
 in --out FILE if given.
 
   nice -n 19 /work/pyvenv/bin/python scripts/bench_transformers.py --threads 2 --out bench.json
+  python3 scripts/bench_transformers.py --device cuda --preset base --seq 128 --out gpu.json
+
+On --device cuda every timed section ends with torch.cuda.synchronize(), so the figures count
+finished GPU work; --dtype bf16 runs the forward passes under torch.autocast(bfloat16) (mixed
+precision: fp32 weights and optimizer, bf16 matrix products).
 
 Environment: scripts/requirements-crosscheck.txt.
 """
@@ -48,16 +55,35 @@ import torch.nn.functional as F  # noqa: E402
 BOS, PAD, EOS, UNK, MASK = 0, 1, 2, 3, 4
 FIRST_ORDINARY_ID = 5
 
+# anonlm's presets (src/mlm/config.rs): hidden, layers, heads, intermediate.
+PRESETS = {
+    "tiny": (64, 2, 2, 256),
+    "small": (256, 4, 4, 1024),
+    "base": (768, 12, 12, 3072),
+}
+
+
+def sync(args):
+    if args.device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def autocast(args):
+    """Mixed precision where asked for; a no-op context otherwise."""
+    enabled = args.dtype == "bf16"
+    return torch.autocast(device_type=args.device.split(":")[0], dtype=torch.bfloat16, enabled=enabled)
+
 
 def build_model(args):
     from transformers import RobertaConfig, RobertaForMaskedLM
 
+    hidden, layers, heads, intermediate = PRESETS[args.preset]
     config = RobertaConfig(
         vocab_size=args.vocab,
-        hidden_size=256,
-        num_hidden_layers=4,
-        num_attention_heads=4,
-        intermediate_size=1024,
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        intermediate_size=intermediate,
         max_position_embeddings=args.seq + 2,
         type_vocab_size=1,
         pad_token_id=PAD,
@@ -68,7 +94,7 @@ def build_model(args):
     )
     config._attn_implementation = args.attn
     torch.manual_seed(args.seed)
-    return RobertaForMaskedLM(config)
+    return RobertaForMaskedLM(config).to(args.device)
 
 
 def sentences(g, n, words, vocab):
@@ -92,12 +118,14 @@ def mlm_batch(g, ids, vocab, prob=0.15):
     return inputs, labels
 
 
-def timed(fn, warmup, iters):
+def timed(fn, warmup, iters, args):
     for i in range(warmup):
         fn(i)
+    sync(args)
     t0 = time.perf_counter()
     for i in range(iters):
         fn(i)
+    sync(args)
     return time.perf_counter() - t0
 
 
@@ -106,8 +134,9 @@ def bench_train(model, args):
     batches = []
     for _ in range(args.warmup + args.train_steps):
         ids = sentences(g, args.train_batch, args.seq - 2, args.vocab)
-        batches.append(mlm_batch(g, ids, args.vocab))
-    mask = torch.ones(args.train_batch, args.seq, dtype=torch.int64)
+        inputs, labels = mlm_batch(g, ids, args.vocab)
+        batches.append((inputs.to(args.device), labels.to(args.device)))
+    mask = torch.ones(args.train_batch, args.seq, dtype=torch.int64, device=args.device)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
     model.train()
     losses = []
@@ -115,14 +144,16 @@ def bench_train(model, args):
     def step(i):
         inputs, labels = batches[step.k]
         step.k += 1
-        out = model(input_ids=inputs, attention_mask=mask, labels=labels)
+        with autocast(args):
+            out = model(input_ids=inputs, attention_mask=mask, labels=labels)
         opt.zero_grad(set_to_none=True)
         out.loss.backward()
         opt.step()
+        # The loss is read back every step (anonlm's trainer does the same).
         losses.append(float(out.loss.detach()))
 
     step.k = 0
-    secs = timed(step, args.warmup, args.train_steps)
+    secs = timed(step, args.warmup, args.train_steps, args)
     tokens = args.train_batch * args.seq * args.train_steps
     return {
         "batch": args.train_batch,
@@ -137,13 +168,14 @@ def bench_train(model, args):
     }
 
 
-def encode_masked(model, ids, attn, mask_rows, mask_cols, full):
+def encode_masked(model, ids, attn, mask_rows, mask_cols, full, args):
     """Log-probs [n_masked, vocab] at the masked positions."""
-    if full:
-        logits = model(input_ids=ids, attention_mask=attn).logits[mask_rows, mask_cols]
-    else:
-        hidden = model.roberta(input_ids=ids, attention_mask=attn).last_hidden_state
-        logits = model.lm_head(hidden[mask_rows, mask_cols])
+    with autocast(args):
+        if full:
+            logits = model(input_ids=ids, attention_mask=attn).logits[mask_rows, mask_cols]
+        else:
+            hidden = model.roberta(input_ids=ids, attention_mask=attn).last_hidden_state
+            logits = model.lm_head(hidden[mask_rows, mask_cols])
     return F.log_softmax(logits.float(), dim=-1)
 
 
@@ -156,7 +188,7 @@ def bench_fill_mask(model, args, full):
         cols = torch.randint(1, args.words + 1, (args.fill_batch,), generator=g)
         rows = torch.arange(args.fill_batch)
         ids[rows, cols] = MASK
-        batches.append((ids, rows, cols))
+        batches.append((ids.to(args.device), rows.to(args.device), cols.to(args.device)))
     attn = torch.ones_like(batches[0][0])
     model.eval()
     tops = []
@@ -165,11 +197,12 @@ def bench_fill_mask(model, args, full):
         ids, rows, cols = batches[run.k]
         run.k += 1
         with torch.inference_mode():
-            logp = encode_masked(model, ids, attn, rows, cols, full)
-            tops.append(logp.topk(5, dim=-1).indices)
+            logp = encode_masked(model, ids, attn, rows, cols, full, args)
+            # Read the top-5 back to the host, as a fill-mask user does.
+            tops.append(logp.topk(5, dim=-1).indices.cpu())
 
     run.k = 0
-    secs = timed(run, args.warmup, args.fill_batches)
+    secs = timed(run, args.warmup, args.fill_batches, args)
     n = args.fill_batch * args.fill_batches
     return {"sentences": n, "batch": args.fill_batch, "seconds": secs, "sentences_per_s": n / secs}, tops
 
@@ -185,24 +218,27 @@ def bench_pll(model, args, full):
     copies = sents[sent_of].clone()
     true_ids = copies[torch.arange(len(copies)), col_of].clone()
     copies[torch.arange(len(copies)), col_of] = MASK
+    copies, true_ids, col_of, sent_of = (t.to(args.device) for t in (copies, true_ids, col_of, sent_of))
     chunks = list(range(0, len(copies), args.pll_batch))
     model.eval()
 
     def run_all(chunk_starts):
-        pll = torch.zeros(n_sent, dtype=torch.float64)
+        pll = torch.zeros(n_sent, dtype=torch.float64, device=args.device)
         with torch.inference_mode():
             for s in chunk_starts:
                 e = min(s + args.pll_batch, len(copies))
                 ids = copies[s:e]
-                rows = torch.arange(e - s)
-                logp = encode_masked(model, ids, torch.ones_like(ids), rows, col_of[s:e], full)
+                rows = torch.arange(e - s, device=args.device)
+                logp = encode_masked(model, ids, torch.ones_like(ids), rows, col_of[s:e], full, args)
                 tok_lp = logp[rows, true_ids[s:e]].double()
                 pll.index_add_(0, sent_of[s:e], tok_lp)
-        return pll
+        return pll.cpu()
 
     run_all(chunks[: args.warmup])  # warm-up: the first `warmup` batches
+    sync(args)
     t0 = time.perf_counter()
     pll = run_all(chunks)
+    sync(args)
     secs = time.perf_counter() - t0
     return {
         "sentences": n_sent,
@@ -218,6 +254,9 @@ def bench_pll(model, args, full):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--preset", default="small", choices=sorted(PRESETS), help="model size (anonlm's presets)")
+    p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    p.add_argument("--dtype", default="fp32", choices=["fp32", "bf16"], help="bf16: autocast mixed precision")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--vocab", type=int, default=16000)
     p.add_argument("--seq", type=int, default=128, help="training sequence length")
@@ -239,7 +278,10 @@ def main(argv=None):
 
     torch.set_num_threads(args.threads)
     result = {
-        "bench": "transformers-cpu-baseline",
+        "bench": "transformers-baseline",
+        "device": args.device,
+        "device_name": torch.cuda.get_device_name() if args.device.startswith("cuda") else platform.processor(),
+        "dtype": args.dtype,
         "torch": torch.__version__,
         "transformers": transformers.__version__,
         "python": platform.python_version(),
@@ -248,8 +290,8 @@ def main(argv=None):
         "niceness": os.nice(0),
         "loadavg_start": [round(x, 2) for x in os.getloadavg()],
         "attn_implementation": args.attn,
-        "model": {"arch": "roberta", "hidden": 256, "layers": 4, "heads": 4, "intermediate": 1024,
-                  "vocab": args.vocab, "max_seq": args.seq},
+        "model": dict(zip(("hidden", "layers", "heads", "intermediate"), PRESETS[args.preset]),
+                      arch="roberta", preset=args.preset, vocab=args.vocab, max_seq=args.seq),
         "seed": args.seed,
     }
     model = build_model(args)

@@ -655,6 +655,9 @@ pub struct MlmBenchArgs {
     pub threads: Option<usize>,
     #[arg(long, default_value = "cpu")]
     pub device: String,
+    /// Model size: tiny, small (hidden 256, 4 layers) or base (RoBERTa-base: hidden 768, 12 layers).
+    #[arg(long, default_value = "small")]
+    pub preset: String,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     #[arg(long, default_value_t = 16000)]

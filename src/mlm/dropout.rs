@@ -1,4 +1,5 @@
-//! Seeded dropout masks (ChaCha8): candle's CPU device cannot be seeded, so masks come from here.
+//! Seeded dropout masks: ChaCha8 on the CPU (candle's CPU device cannot be seeded), the device's
+//! own seeded generator on a GPU.
 
 use candle_core::Tensor;
 use rand::{Rng, SeedableRng};
@@ -7,12 +8,15 @@ use rand_chacha::ChaCha8Rng;
 /// Source of dropout masks. The same seed gives the same masks for the same sequence of calls.
 pub struct DropoutRng {
     rng: ChaCha8Rng,
+    /// Whether a GPU's generator has been seeded from `rng` yet.
+    device_seeded: bool,
 }
 
 impl DropoutRng {
     pub fn new(seed: u64) -> Self {
         DropoutRng {
             rng: ChaCha8Rng::seed_from_u64(seed),
+            device_seeded: false,
         }
     }
 
@@ -26,6 +30,17 @@ impl DropoutRng {
             return x.zeros_like();
         }
         let scale = 1.0 / (1.0 - p);
+        if !x.device().is_cpu() {
+            // On a GPU the mask is drawn there: a mask drawn here on one core and copied over
+            // the bus for every layer would cost more than the layer. The device generator is
+            // seeded from this stream at the first mask, so a run repeats on the same GPU.
+            if !self.device_seeded {
+                x.device().set_seed(self.rng.gen())?;
+                self.device_seeded = true;
+            }
+            let keep = Tensor::rand(0f32, 1f32, x.shape(), x.device())?.ge(p as f64)?;
+            return x.mul(&(keep.to_dtype(x.dtype())? * scale as f64)?);
+        }
         let n = x.elem_count();
         let mask: Vec<f32> = (0..n)
             .map(|_| {

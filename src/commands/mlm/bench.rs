@@ -1,6 +1,6 @@
-//! `anonlm mlm bench`: throughput of a small RoBERTa on this machine — training tokens/s,
-//! fill-mask sentences/s, pseudo-log-likelihood sentences/s — on the same shapes as
-//! `scripts/bench_transformers.py`, so the two can be compared.
+//! `anonlm mlm bench`: throughput of a RoBERTa preset (small by default) on CPU or GPU —
+//! training tokens/s, fill-mask sentences/s, pseudo-log-likelihood sentences/s — on the same
+//! shapes as `scripts/bench_transformers.py`, so the two can be compared.
 
 use crate::cli::MlmBenchArgs;
 use crate::mlm::config::{Arch, MlmConfig};
@@ -32,7 +32,7 @@ pub fn run(args: MlmBenchArgs) -> Result<ExitCode> {
         std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
     }
     let device = select_device(&args.device)?;
-    let mut config = MlmConfig::preset("small", Arch::Roberta, args.vocab, PAD)?;
+    let mut config = MlmConfig::preset(&args.preset, Arch::Roberta, args.vocab, PAD)?;
     config.max_position_embeddings = args.seq + 2;
     let varmap = VarMap::new();
     let model = MaskedLm::new(
@@ -45,7 +45,7 @@ pub fn run(args: MlmBenchArgs) -> Result<ExitCode> {
         "version": env!("CARGO_PKG_VERSION"),
         "device": args.device,
         "threads": candle_core::utils::get_num_threads(),
-        "model": {"arch": "roberta", "hidden": config.hidden_size, "layers": config.num_hidden_layers,
+        "model": {"arch": "roberta", "preset": args.preset, "hidden": config.hidden_size, "layers": config.num_hidden_layers,
                   "heads": config.num_attention_heads, "intermediate": config.intermediate_size,
                   "vocab": args.vocab, "max_seq": args.seq,
                   "parameters": varmap.all_vars().iter().map(|v| v.elem_count()).sum::<usize>()},
