@@ -41,7 +41,12 @@ impl LayerNorm {
         Ok(LayerNorm { weight, bias, eps })
     }
 
-    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+    /// `fused`: candle's one-kernel layer norm, for inference on a GPU only; it has no backward
+    /// pass, and on the CPU the op-by-op form keeps results identical to earlier releases.
+    fn forward(&self, x: &Tensor, fused: bool) -> candle_core::Result<Tensor> {
+        if fused {
+            return candle_nn::ops::layer_norm(x, &self.weight, &self.bias, self.eps as f32);
+        }
         let mean = x.mean_keepdim(D::Minus1)?;
         let centered = x.broadcast_sub(&mean)?;
         let var = centered.sqr()?.mean_keepdim(D::Minus1)?;
@@ -282,7 +287,10 @@ impl MaskedLm {
         // token_type_ids are all 0.
         let tt = e.token_type.narrow(0, 0, 1)?;
         let x = (words + pos)?.broadcast_add(&tt)?;
-        let x = e.layer_norm.forward(&x)?;
+        // No gradient will flow (weights are plain tensors) and a GPU runs it: fused kernels,
+        // since per-kernel overhead dominates there.
+        let fused = !self.device.is_cpu() && !x.track_op();
+        let x = e.layer_norm.forward(&x, fused)?;
         let mut x = dropout(&x, e.dropout, &mut dropout_rng)?;
 
         // [b, 1, 1, t]: 0 for real keys, MASK_BIAS for padding.
@@ -309,11 +317,11 @@ impl MaskedLm {
                     .reshape((b, t, c.hidden_size))?;
             let a = layer.attn_out.forward(&ctx)?;
             let a = dropout(&a, c.hidden_dropout_prob, &mut dropout_rng)?;
-            let a = layer.attn_norm.forward(&(a + &x)?)?;
+            let a = layer.attn_norm.forward(&(a + &x)?, fused)?;
             let f = c.hidden_act.forward(&layer.intermediate.forward(&a)?)?;
             let f = layer.output.forward(&f)?;
             let f = dropout(&f, c.hidden_dropout_prob, &mut dropout_rng)?;
-            x = layer.out_norm.forward(&(f + a)?)?;
+            x = layer.out_norm.forward(&(f + a)?, fused)?;
         }
         Ok(x)
     }
@@ -323,7 +331,10 @@ impl MaskedLm {
         let (b, t, h) = hidden.dims3()?;
         let y = self.head_dense.forward(hidden)?;
         let y = self.head_act.forward(&y)?;
-        let y = self.head_norm.forward(&y)?.reshape((b * t, h))?;
+        let y = self
+            .head_norm
+            .forward(&y, !self.device.is_cpu() && !y.track_op())?
+            .reshape((b * t, h))?;
         let logits = y
             .matmul(&self.embeddings.word.t()?)?
             .broadcast_add(&self.head_bias)?;

@@ -241,15 +241,18 @@ impl AdamW {
 
 /// Global L2 norm over all summed gradients.
 fn global_norm(sum: &GradSum) -> Result<f64> {
-    let mut sq = 0f64;
-    for g in sum.sums.iter().flatten() {
-        sq += g
-            .to_dtype(DType::F32)?
-            .sqr()?
-            .sum_all()?
-            .to_scalar::<f32>()? as f64;
+    // One read-back for all variables: on a GPU each read waits for the device.
+    let squares = sum
+        .sums
+        .iter()
+        .flatten()
+        .map(|g| g.to_dtype(DType::F32)?.sqr()?.sum_all())
+        .collect::<candle_core::Result<Vec<_>>>()?;
+    if squares.is_empty() {
+        return Ok(0.0);
     }
-    Ok(sq.sqrt())
+    let squares: Vec<f32> = Tensor::stack(&squares, 0)?.to_vec1()?;
+    Ok(squares.iter().map(|&s| s as f64).sum::<f64>().sqrt())
 }
 
 #[cfg(test)]
