@@ -287,9 +287,7 @@ impl MaskedLm {
         // token_type_ids are all 0.
         let tt = e.token_type.narrow(0, 0, 1)?;
         let x = (words + pos)?.broadcast_add(&tt)?;
-        // No gradient will flow (weights are plain tensors) and a GPU runs it: fused kernels,
-        // since per-kernel overhead dominates there.
-        let fused = !self.device.is_cpu() && !x.track_op();
+        let fused = self.fused_inference(dropout_rng.is_none());
         let x = e.layer_norm.forward(&x, fused)?;
         let mut x = dropout(&x, e.dropout, &mut dropout_rng)?;
 
@@ -326,15 +324,23 @@ impl MaskedLm {
         Ok(x)
     }
 
+    /// Whether to use fused kernels without a backward pass: only for inference (no dropout
+    /// stream given: nothing is trained from this forward) on a GPU, where per-kernel overhead
+    /// dominates. The CPU keeps the op-by-op form and its results.
+    fn fused_inference(&self, inference: bool) -> bool {
+        inference && !self.device.is_cpu()
+    }
+
     /// MLM head on hidden states [batch, seq, hidden] → logits [batch, seq, vocab].
     pub fn head(&self, hidden: &Tensor) -> candle_core::Result<Tensor> {
+        self.head_with(hidden, false)
+    }
+
+    fn head_with(&self, hidden: &Tensor, fused: bool) -> candle_core::Result<Tensor> {
         let (b, t, h) = hidden.dims3()?;
         let y = self.head_dense.forward(hidden)?;
         let y = self.head_act.forward(&y)?;
-        let y = self
-            .head_norm
-            .forward(&y, !self.device.is_cpu() && !y.track_op())?
-            .reshape((b * t, h))?;
+        let y = self.head_norm.forward(&y, fused)?.reshape((b * t, h))?;
         let logits = y
             .matmul(&self.embeddings.word.t()?)?
             .broadcast_add(&self.head_bias)?;
@@ -351,10 +357,11 @@ impl MaskedLm {
         rows: &Tensor,
         dropout: Option<&mut DropoutRng>,
     ) -> candle_core::Result<Tensor> {
+        let fused = self.fused_inference(dropout.is_none());
         let hidden = self.forward_hidden(input_ids, attention_mask, dropout)?;
         let (b, t, h) = hidden.dims3()?;
         let picked = hidden.reshape((b * t, h))?.index_select(rows, 0)?;
-        self.head(&picked.unsqueeze(0)?)?.squeeze(0)
+        self.head_with(&picked.unsqueeze(0)?, fused)?.squeeze(0)
     }
 
     /// input_ids u32 [batch, seq]; attention_mask u32 [batch, seq] (1 = real token);
@@ -365,7 +372,8 @@ impl MaskedLm {
         attention_mask: &Tensor,
         dropout: Option<&mut DropoutRng>,
     ) -> candle_core::Result<Tensor> {
+        let fused = self.fused_inference(dropout.is_none());
         let hidden = self.forward_hidden(input_ids, attention_mask, dropout)?;
-        self.head(&hidden)
+        self.head_with(&hidden, fused)
     }
 }
