@@ -81,6 +81,20 @@ fn clean_matching(dir: &Path, stale: impl Fn(&str) -> bool) -> Result<()> {
     Ok(())
 }
 
+/// Creates the stage of `dest` in its directory (made 0700 when missing) with `make`, given a
+/// builder that already carries the staging name.
+fn stage_beside<T>(
+    dest: &Path,
+    make: impl FnOnce(&mut tempfile::Builder, &Path) -> io::Result<T>,
+) -> Result<T> {
+    let parent = parent_of(dest);
+    create_private_dir(&parent)?;
+    let prefix = tmp_prefix(dest);
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).rand_bytes(RAND_LEN);
+    make(&mut builder, &parent).map_err(|e| FsError::io(&parent, e))
+}
+
 /// A file being written; see the module docs.
 pub struct StagedFile {
     dest: PathBuf,
@@ -93,14 +107,9 @@ impl StagedFile {
     /// parent directories (0700).
     pub fn new(dest: &Path, overwrite: bool, inputs: &Inputs) -> Result<Self> {
         check_dest(dest, false, overwrite, inputs)?;
-        let parent = parent_of(dest);
-        create_private_dir(&parent)?;
-        let tmp = tempfile::Builder::new()
-            .prefix(&tmp_prefix(dest))
-            .rand_bytes(RAND_LEN)
-            .permissions(file_permissions())
-            .tempfile_in(&parent)
-            .map_err(|e| FsError::io(&parent, e))?;
+        let tmp = stage_beside(dest, |b, parent| {
+            b.permissions(file_permissions()).tempfile_in(parent)
+        })?;
         Ok(StagedFile {
             dest: dest.to_path_buf(),
             overwrite,
@@ -158,14 +167,9 @@ impl StagedDir {
     /// Checks `dest` and creates its stage (mode 0700) beside it.
     pub fn new(dest: &Path, overwrite: bool, inputs: &Inputs) -> Result<Self> {
         check_dest(dest, true, overwrite, inputs)?;
-        let parent = parent_of(dest);
-        create_private_dir(&parent)?;
-        let tmp = tempfile::Builder::new()
-            .prefix(&tmp_prefix(dest))
-            .rand_bytes(RAND_LEN)
-            .permissions(dir_permissions())
-            .tempdir_in(&parent)
-            .map_err(|e| FsError::io(&parent, e))?;
+        let tmp = stage_beside(dest, |b, parent| {
+            b.permissions(dir_permissions()).tempdir_in(parent)
+        })?;
         Ok(StagedDir {
             dest: dest.to_path_buf(),
             overwrite,
