@@ -20,6 +20,7 @@ corpus = "notes.jsonl"
 lang = "nl"
 policy = "medroberta"
 gold = true
+reference_corpus = "reference.jsonl"
 [release.tokenizer]
 kind = "wordpiece"
 vocab_size = 400
@@ -37,6 +38,8 @@ max_per_set = 10
 examples = "blocks"
 max_per_set = 120
 min_per_set = 10
+[attacks]
+canaries = false
 [evidence]
 names = ["builtin:nl"]
 "#;
@@ -44,12 +47,14 @@ names = ["builtin:nl"]
 const ARGS: [&str; 6] = ["release", "--spec", "spec.toml", "--out", "rel", "-q"];
 
 fn setup(d: &Path) {
-    anonlm()
-        .current_dir(d)
-        .args(["synth", "--lang", "nl", "--docs", "40", "--seed", "3"])
-        .args(["--out", "notes.jsonl"])
-        .assert()
-        .success();
+    for (name, docs, seed) in [("notes.jsonl", "40", "3"), ("reference.jsonl", "20", "4")] {
+        anonlm()
+            .current_dir(d)
+            .args(["synth", "--lang", "nl", "--docs", docs, "--seed", seed])
+            .args(["--out", name])
+            .assert()
+            .success();
+    }
     fs::write(d.join("spec.toml"), SPEC).unwrap();
 }
 
