@@ -418,7 +418,7 @@ fn set_salt(set: SetKind) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::set::{ORIGINALS_FILE, PROBES_FILE};
+    use crate::probe::set::{ORIGINALS_FILE, PROBES_FILE, SUMMARY_FILE};
     use serde_json::json;
 
     /// Replaces each `(needle, tag, label, subtype)` in `orig` (first occurrence, in order) and
