@@ -67,7 +67,10 @@ fn eval_never_replaces_an_input_or_an_existing_file_without_overwrite() {
     };
     // The gold/prediction file itself, with or without --overwrite.
     refused(&eval(&["--json", "g.jsonl"]), "is also an input");
-    refused(&eval(&["--json", "g.jsonl", "--overwrite"]), "is also an input");
+    refused(
+        &eval(&["--json", "g.jsonl", "--overwrite"]),
+        "is also an input",
+    );
     let risk = [
         "--risk",
         "--lang",
@@ -118,7 +121,10 @@ fn vocab_harvest_never_writes_onto_its_inputs() {
         &harvest(&["--out", "r.tsv", "--summary", "p.jsonl", "--overwrite"]),
         "is also an input",
     );
-    refused(&harvest(&["--out", "p.jsonl", "--overwrite"]), "is also an input");
+    refused(
+        &harvest(&["--out", "p.jsonl", "--overwrite"]),
+        "is also an input",
+    );
     let evidence = [
         "--corpus",
         "c.jsonl",
@@ -221,14 +227,7 @@ fn concurrent_deid_runs_never_mix_their_outputs() {
     let start = |input: &str| {
         std::process::Command::new(&bin)
             .current_dir(d)
-            .args([
-                "deid",
-                input,
-                "--lang",
-                "nl",
-                "--out",
-                "out.jsonl",
-            ])
+            .args(["deid", input, "--lang", "nl", "--out", "out.jsonl"])
             .args(["--overwrite", "-q"])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
