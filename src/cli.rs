@@ -387,6 +387,9 @@ pub struct EvalArgs {
     /// Write the full report as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Replace existing --json / --risk-svg files (never an input of the run).
+    #[arg(long)]
+    pub overwrite: bool,
     /// Largest document (or line) accepted, in bytes (default: as for recognize and deid).
     #[arg(long)]
     pub max_doc_bytes: Option<usize>,

@@ -10,7 +10,6 @@ use hmac::{Hmac, Mac};
 use rand::RngCore;
 use sha2::Sha256;
 use std::fmt;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Minimum key material, in bytes.
@@ -91,30 +90,17 @@ impl Key {
         let path = path.as_ref();
         let mut bytes = vec![0u8; MIN_KEY_BYTES];
         rand::rngs::OsRng.fill_bytes(&mut bytes);
-        let mut opts = std::fs::OpenOptions::new();
-        opts.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            opts.mode(0o600);
-        }
-        let io_err = |source: std::io::Error| KeyError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mut file = opts.open(path).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::AlreadyExists {
-                KeyError::Exists {
-                    path: path.to_path_buf(),
-                }
-            } else {
-                io_err(e)
-            }
-        })?;
         let mut text = encode_hex(&bytes);
         text.push('\n');
-        file.write_all(text.as_bytes()).map_err(io_err)?;
-        file.sync_all().map_err(io_err)?;
+        // Staged and published without replacing anything: mode 0600 from creation.
+        let none = crate::fsio::Inputs::new();
+        crate::fsio::write_file(path, text.as_bytes(), false, &none).map_err(|e| match e {
+            crate::fsio::FsError::Exists { path } => KeyError::Exists { path },
+            other => KeyError::Io {
+                path: path.to_path_buf(),
+                source: std::io::Error::other(other.to_string()),
+            },
+        })?;
         Ok(Key { bytes })
     }
 

@@ -16,6 +16,7 @@ pub mod dates;
 pub mod deid;
 pub mod engine;
 pub mod eval;
+pub mod fsio;
 pub mod keys;
 pub mod labelmap;
 pub mod labels;

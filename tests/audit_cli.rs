@@ -26,6 +26,11 @@ fn audit(dir: &Path, spec: &str, out: &str) -> (Option<i32>, Value) {
         .unwrap();
     let text = fs::read_to_string(dir.join(out).join("report.json"))
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    // The Markdown and HTML renderings lie beside the JSON, as `--help` promises.
+    for name in ["report.md", "report.html"] {
+        let body = fs::read_to_string(dir.join(out).join(name)).unwrap();
+        assert!(body.contains("Leakage audit"), "{name}");
+    }
     (o.status.code(), serde_json::from_str(&text).unwrap())
 }
 

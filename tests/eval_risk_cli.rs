@@ -21,6 +21,8 @@ fn run_risk(gold: &Path, dir: &Path, extra: &[&str]) -> (String, Value) {
         .arg(gold)
         .arg("--json")
         .arg(&json)
+        // Each call replaces the report of the last one.
+        .arg("--overwrite")
         .args(extra)
         .output()
         .unwrap();

@@ -48,6 +48,8 @@ fn eval_json(d: &Path, pred: &str) -> Value {
             pred,
             "--json",
             "eval.json",
+            // Each call replaces the last call's report.
+            "--overwrite",
         ])
         .assert()
         .success();

@@ -21,7 +21,7 @@ fn scores(d: &Path, dev: &Path, pred: &str) -> (f64, f64) {
     #[rustfmt::skip]
     let args = [
         "eval", "--gold", dev, "--format", "brat", "--label-map", "meddocan",
-        "--pred", pred, "--pred-format", "jsonl", "--json", "eval.json",
+        "--pred", pred, "--pred-format", "jsonl", "--json", "eval.json", "--overwrite",
     ];
     anonlm().current_dir(d).args(args).assert().success();
     let v: Value = serde_json::from_str(&fs::read_to_string(d.join("eval.json")).unwrap()).unwrap();

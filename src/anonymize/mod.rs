@@ -11,7 +11,9 @@ mod tokenizer_json;
 
 pub use check::{check_model, load_name_list, CheckOptions, CheckReport, NameList};
 pub use harvest::{gather, review_rows, Harvested, Judge, PredictedToken};
-pub use review::{read_review, read_review_lines, write_review, Decision, ReviewRow, HEADER};
+pub use review::{
+    read_review, read_review_lines, render_review, write_review, Decision, ReviewRow, HEADER,
+};
 pub use rewrite::{read_map, rewrite_model, MapEntry, Reason, RewriteOptions, RewriteReport};
 pub use tokenizer_json::{ModelKind, TokenizerJson};
 
@@ -39,6 +41,8 @@ pub enum AnonymizeError {
     Usage(String),
     #[error(transparent)]
     Tokenizer(#[from] crate::tokenizer::TokenizerError),
+    #[error(transparent)]
+    Fs(#[from] crate::fsio::FsError),
 }
 
 impl AnonymizeError {

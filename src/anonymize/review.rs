@@ -6,7 +6,6 @@
 
 use super::AnonymizeError;
 use std::fmt;
-use std::io::Write;
 use std::path::Path;
 use std::str::FromStr;
 
@@ -99,8 +98,14 @@ fn is_row(line: &str) -> bool {
     fields.len() == 5 && fields[1].trim().parse::<u32>().is_ok()
 }
 
-/// Writes `rows` atomically (temporary file beside `path`, then rename), header first.
+/// Writes `rows` atomically (staged beside `path`, then renamed; mode 0600), header first.
 pub fn write_review(path: &Path, rows: &[ReviewRow]) -> Result<(), AnonymizeError> {
+    let text = render_review(path, rows)?;
+    crate::fsio::replace_file(path, text.as_bytes()).map_err(AnonymizeError::from)
+}
+
+/// The text of a review file for `rows` (`path` only names it in errors).
+pub fn render_review(path: &Path, rows: &[ReviewRow]) -> Result<String, AnonymizeError> {
     let mut text = String::new();
     text.push_str("# anonlm review file: set decision to remove or keep for each token.\n");
     text.push_str(HEADER);
@@ -121,7 +126,7 @@ pub fn write_review(path: &Path, rows: &[ReviewRow]) -> Result<(), AnonymizeErro
             r.decision
         ));
     }
-    write_atomic(path, text.as_bytes(), false)
+    Ok(text)
 }
 
 /// Reads a review file. Errors name the file and line, never the token.
@@ -208,44 +213,6 @@ fn parse_review(path: &Path, text: &str) -> Result<Vec<(usize, ReviewRow)>, Anon
         ));
     }
     Ok(rows)
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename; with
-/// `private`, the file is created readable by its owner only (mode 0600 on unix).
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8], private: bool) -> Result<(), AnonymizeError> {
-    let tmp = temp_file_beside(path, bytes, private)?;
-    tmp.persist(path)
-        .map_err(|e| AnonymizeError::io(path, e.error))?;
-    Ok(())
-}
-
-/// A temporary file beside `path` holding `bytes` (mode 0600 with `private` on unix), to be
-/// persisted by the caller.
-pub(crate) fn temp_file_beside(
-    path: &Path,
-    bytes: &[u8],
-    private: bool,
-) -> Result<tempfile::NamedTempFile, AnonymizeError> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".anonlm-");
-    #[cfg(unix)]
-    if private {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o600));
-    }
-    #[cfg(not(unix))]
-    let _ = private;
-    let mut tmp = builder
-        .tempfile_in(dir)
-        .map_err(|e| AnonymizeError::io(dir, e))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.flush())
-        .map_err(|e| AnonymizeError::io(path, e))?;
-    Ok(tmp)
 }
 
 #[cfg(test)]

@@ -3,12 +3,13 @@
 //! produce or use them, and writes a complete model dir atomically; the old→new map goes only
 //! to a protected file (mode 0600).
 
-use super::review::{read_review_lines, temp_file_beside};
+use super::review::read_review_lines;
 use super::tokenizer_json::{ModelKind, TokenizerJson};
 use super::{AnonymizeError, Decision, ReviewRow};
 use rand::{Rng, RngCore};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Why a token was renamed.
@@ -338,21 +339,20 @@ pub fn rewrite_model_with(
         )
     })?;
 
-    let parent = rout
-        .parent()
-        .map(Path::to_path_buf)
-        .ok_or_else(|| usage(format!("--out {}: no parent directory", out.display())))?;
-    std::fs::create_dir_all(&parent).map_err(|e| AnonymizeError::io(&parent, e))?;
-    let staging = tempfile::Builder::new()
-        .prefix(".anonlm-rewrite-")
-        .tempdir_in(&parent)
-        .map_err(|e| AnonymizeError::io(&parent, e))?;
-    let stage = staging.path();
-    let mut written = Vec::new();
+    // The model dir and the map are one unit: both published, or neither.
+    let set = crate::fsio::OutputSet::claim(
+        &[
+            (out, crate::fsio::Kind::Dir),
+            (map, crate::fsio::Kind::File),
+        ],
+        opts.overwrite,
+        crate::fsio::Inputs::of([dir, review]),
+    )?;
+    let staging = set.dir(out)?;
     let put = |name: &str, bytes: &[u8]| -> Result<(), AnonymizeError> {
-        let p = stage.join(name);
-        std::fs::write(&p, bytes).map_err(|e| AnonymizeError::io(&p, e))
+        Ok(staging.write(name, bytes)?)
     };
+    let mut written = Vec::new();
     put("tokenizer.json", &tk_bytes)?;
     written.push("tokenizer.json".to_string());
     let vocab_txt = dir.join("vocab.txt");
@@ -379,8 +379,7 @@ pub fn rewrite_model_with(
     for name in COPIED {
         let from = dir.join(name);
         if from.is_file() {
-            let to = stage.join(name);
-            std::fs::copy(&from, &to).map_err(|e| AnonymizeError::io(&from, e))?;
+            staging.copy_in(name, &from)?;
             written.push(name.to_string());
         }
     }
@@ -395,7 +394,7 @@ pub fn rewrite_model_with(
     left_out.sort();
 
     // The result must load with this crate's loader and keep the vocabulary size.
-    let loaded = crate::tokenizer::load_dir(stage).map_err(|_| {
+    let loaded = crate::tokenizer::load_dir(staging.path()).map_err(|_| {
         AnonymizeError::file(
             out,
             "the rewritten tokenizer does not load (nothing written)",
@@ -412,43 +411,13 @@ pub fn rewrite_model_with(
             ),
         ));
     }
-    #[cfg(unix)]
-    {
-        let perms = std::fs::metadata(dir)
-            .map_err(|e| AnonymizeError::io(dir, e))?
-            .permissions();
-        std::fs::set_permissions(stage, perms).map_err(|e| AnonymizeError::io(stage, e))?;
-    }
-
     let mut map_json = serde_json::to_vec_pretty(&plan.entries).expect("map entries serialize");
     map_json.push(b'\n');
-    let map_tmp = temp_file_beside(map, &map_json, true)?;
-
-    // Commit: the output dir first (an old one moved aside and removed after), then the map.
-    let stage = staging.keep();
-    let aside = if out.exists() {
-        let aside = parent.join(format!(
-            ".anonlm-old-{}",
-            rand::rngs::OsRng.gen_range(0..u64::MAX)
-        ));
-        std::fs::rename(out, &aside).map_err(|e| AnonymizeError::io(out, e))?;
-        Some(aside)
-    } else {
-        None
-    };
-    if let Err(e) = std::fs::rename(&stage, out) {
-        if let Some(a) = &aside {
-            let _ = std::fs::rename(a, out);
-        }
-        let _ = std::fs::remove_dir_all(&stage);
-        return Err(AnonymizeError::io(out, e));
-    }
-    if let Some(a) = aside {
-        std::fs::remove_dir_all(&a).map_err(|e| AnonymizeError::io(&a, e))?;
-    }
-    map_tmp
-        .persist(map)
-        .map_err(|e| AnonymizeError::io(map, e.error))?;
+    let mut map_file = set.file(map)?;
+    map_file
+        .write_all(&map_json)
+        .map_err(|e| AnonymizeError::io(map, e))?;
+    set.publish(vec![staging.into(), map_file.into()])?;
 
     Ok(RewriteReport {
         kind: tj.kind,

@@ -3,8 +3,7 @@
 //! mode 0600, atomically, next to (never inside) the model dir that gets released.
 
 use std::collections::HashSet;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -164,31 +163,9 @@ impl CanaryFile {
     }
 }
 
-/// Writes `bytes` to `path` atomically (temp file in the same directory with mode 0600 before
-/// any byte is written, fsync, rename).
+/// Writes `bytes` to `path` as one staged file (mode 0600 from creation), replacing it.
 fn write_private(path: &Path, bytes: &[u8]) -> Result<(), CanaryError> {
-    let dir: PathBuf = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".canaries.tmp")
-        .tempfile_in(&dir)
-        .map_err(|e| CanaryError::io(&dir, e))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o600))
-            .map_err(|e| CanaryError::io(path, e))?;
-    }
-    tmp.write_all(bytes).map_err(|e| CanaryError::io(path, e))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| CanaryError::io(path, e))?;
-    tmp.persist(path)
-        .map_err(|e| CanaryError::io(path, e.error))?;
-    Ok(())
+    Ok(crate::fsio::replace_file(path, bytes)?)
 }
 
 #[cfg(test)]

@@ -32,6 +32,8 @@ pub enum CanaryError {
     },
     #[error("{0}")]
     Settings(String),
+    #[error(transparent)]
+    Fs(#[from] crate::fsio::FsError),
 }
 
 impl CanaryError {

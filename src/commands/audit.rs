@@ -6,10 +6,10 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 
 use super::audit_evidence::{deid_summary, file_hash, probe_evidence, utility, vocabulary_summary};
-use super::common::{file_sha256, write_bytes_atomic};
+use super::common::file_sha256;
 use super::eval::read_all;
 use super::mlm::open_runtime;
 use crate::audit::canary::{canary_exposure, CanaryGate};
@@ -23,6 +23,7 @@ use crate::mlm::train::manifest::Manifest;
 use crate::report::model::{
     DataSummary, Identity, ModelIdentity, Report, Reproducibility, SignOff, REPORT_SCHEMA,
 };
+use crate::report::write::{HTML_FILE, MARKDOWN_FILE};
 
 /// The report file inside `--out`.
 pub const REPORT_FILE: &str = "report.json";
@@ -30,19 +31,14 @@ pub const REPORT_FILE: &str = "report.json";
 pub fn run(args: AuditArgs) -> Result<ExitCode> {
     let spec = AuditSpec::load(&args.spec).map_err(|e| anyhow!(e))?;
     let out_file = args.out.join(REPORT_FILE);
-    if out_file.exists() && !args.overwrite {
-        bail!(
-            "{} exists (pass --overwrite to replace it)",
-            out_file.display()
-        );
+    // Checked before the audit runs: report.json, report.md and report.html are one unit.
+    for name in [REPORT_FILE, MARKDOWN_FILE, HTML_FILE] {
+        let none = crate::fsio::Inputs::new();
+        crate::fsio::check_dest(&args.out.join(name), false, args.overwrite, &none)?;
     }
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let report = audit(&spec, &args.spec, "Leakage audit", &command)?;
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
-    let mut text = serde_json::to_string_pretty(&report)?;
-    text.push('\n');
-    write_bytes_atomic(&out_file, text.as_bytes(), args.overwrite)?;
+    crate::report::write_report(&report, &args.out, args.overwrite)?;
     print_summary(&report, &out_file);
     Ok(exit_code(report.decision.outcome))
 }

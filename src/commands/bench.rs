@@ -271,9 +271,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     write_documents(&big, &big_path, Format::Jsonl, false)?;
     let (_, peak_big) = child_deid(dir.path(), &big_path, "big", all_threads)?;
     let tiny = dir.path().join("tiny.txt");
-    std::fs::write(
+    crate::fsio::write_file(
         &tiny,
-        "Paciente remitido por la Dra. García el 3 de mayo de 2010.\n",
+        "Paciente remitido por la Dra. García el 3 de mayo de 2010.\n".as_bytes(),
+        false,
+        &crate::fsio::Inputs::new(),
     )?;
     let tiny_out = dir.path().join("tiny.jsonl");
     let (tiny_s, tiny_out_s) = (
@@ -327,7 +329,8 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             "startup_seconds_all_languages": startup_auto,
             "seconds_by_recognizer": by_recognizer,
         });
-        write_bytes_atomic(path, serde_json::to_string_pretty(&body)?.as_bytes(), true)?;
+        let text = serde_json::to_string_pretty(&body)?;
+        write_bytes_atomic(path, text.as_bytes(), true, &[])?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -5,6 +5,7 @@ use crate::corpus::{
     self, detect_format, ensure_not_input, open_input, DocIter, Document, Format, OutputOptions,
     OutputTarget, ReadOptions, SharedResolver,
 };
+use crate::fsio::Inputs;
 use crate::labelmap::LabelMap;
 use crate::recognize::build::build_pipeline;
 use crate::recognize::Pipeline;
@@ -172,13 +173,14 @@ pub fn file_sha256(path: &Path) -> Result<String> {
     Ok(crate::mlm::train::data::sha256_hex(&bytes))
 }
 
-/// Writes a whole small file (report, stats) atomically: staged, then renamed into place.
-pub fn write_bytes_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<()> {
-    let mut target = OutputTarget::file(path, &OutputOptions { overwrite })?;
-    let stream = target.stream().expect("a file target has a stream");
-    stream
-        .write_all(bytes)
-        .with_context(|| format!("writing {}", path.display()))?;
-    target.commit()?;
+/// Writes a whole small file (report, stats) atomically through [`crate::fsio`]: never over
+/// an existing file without `overwrite`, never over one of `inputs` or a special file.
+pub fn write_bytes_atomic(
+    path: &Path,
+    bytes: &[u8],
+    overwrite: bool,
+    inputs: &[&Path],
+) -> Result<()> {
+    crate::fsio::write_file(path, bytes, overwrite, &Inputs::of(inputs.iter().copied()))?;
     Ok(())
 }

@@ -1,15 +1,14 @@
 //! `anonlm deid`: recognize and replace PHI over a corpus, with an ops log and counts.
 
-use super::common::{self, write_bytes_atomic, InputSpans};
+use super::common::{self, InputSpans};
 use crate::cli::DeidArgs;
-use crate::corpus::{
-    open_output, prepare, Document, Format, OutputOptions, OutputTarget, Prepared, WriteOptions,
-};
+use crate::corpus::{open_output, prepare, Document, Format, OutputTarget, Prepared, WriteOptions};
 use crate::deid::apply::Deidentifier;
 use crate::deid::policy::Policy;
 use crate::deid::stats::DeidStats;
 use crate::deid::tag::TagStyle;
 use crate::engine::{process_stream, BatchLimits};
+use crate::fsio::{Inputs, Kind, OutputSet};
 use crate::keys::Key;
 use crate::opslog::OpsLogLine;
 use crate::progress;
@@ -103,11 +102,26 @@ pub fn run(args: DeidArgs) -> Result<ExitCode> {
         .stats
         .clone()
         .or_else(|| (!to_stdout).then(|| sibling(&args.output.out, ".stats.json")));
-    for side in [&ops_path, &stats_path].into_iter().flatten() {
-        if !crate::corpus::input::is_stdio(&inp.input) {
-            crate::corpus::ensure_not_input(side, &[&inp.input])?;
-        }
+    // Every output of the run is claimed (checked and locked) before any work, and published
+    // together at the end: a failure or a concurrent run leaves no partial set behind.
+    let input_is_dir = inp.input.is_dir();
+    let main_kind = if OutputTarget::wants_dir(out_format, input_is_dir) {
+        Kind::Dir
+    } else {
+        Kind::File
+    };
+    let mut claims = vec![(args.output.out.as_path(), main_kind)];
+    claims.extend(
+        [&ops_path, &stats_path]
+            .into_iter()
+            .flatten()
+            .map(|p| (p.as_path(), Kind::File)),
+    );
+    let mut inputs = Inputs::of([&inp.input]);
+    if let Some(k) = &args.key_file {
+        inputs.add(k);
     }
+    let set = OutputSet::claim(&claims, args.output.overwrite, inputs)?;
     let docs = common::open_documents(
         &inp.input,
         in_format,
@@ -119,19 +133,15 @@ pub fn run(args: DeidArgs) -> Result<ExitCode> {
             InputSpans::Ignore
         },
     )?;
-    let target = common::output_target(
-        &args.output.out,
-        out_format,
-        &inp.input,
-        args.output.overwrite,
-    )?;
+    let target = OutputTarget::in_set(&set, &args.output.out, out_format, input_is_dir)?;
     let mut writer = open_output(out_format, target, &WriteOptions::default())?;
-    let opts = OutputOptions {
-        overwrite: args.output.overwrite,
-    };
     let mut ops_target = ops_path
         .as_deref()
-        .map(|p| OutputTarget::file(p, &opts))
+        .map(|p| OutputTarget::in_set(&set, p, Format::Jsonl, false))
+        .transpose()?;
+    let mut stats_target = stats_path
+        .as_deref()
+        .map(|p| OutputTarget::in_set(&set, p, Format::Jsonl, false))
         .transpose()?;
 
     let bar = progress::bar(common::input_size(&inp.input), inp.quiet);
@@ -213,11 +223,6 @@ pub fn run(args: DeidArgs) -> Result<ExitCode> {
         },
     )?;
     bar.finish_and_clear();
-    // Everything succeeded: only now do outputs appear at their destinations.
-    writer.finish()?;
-    if let Some(t) = ops_target {
-        t.commit()?;
-    }
     let elapsed = started.elapsed().as_secs_f64();
     let summary = json!({
         "tool": "anonlm",
@@ -232,13 +237,19 @@ pub fn run(args: DeidArgs) -> Result<ExitCode> {
         "peak_rss_bytes": peak_rss_bytes(),
         "stats": stats,
     });
-    if let Some(p) = &stats_path {
-        write_bytes_atomic(
-            p,
-            serde_json::to_string_pretty(&summary)?.as_bytes(),
-            args.output.overwrite,
-        )?;
+    if let Some(t) = stats_target.as_mut() {
+        let stream = t.stream().expect("file target");
+        stream.write_all(serde_json::to_string_pretty(&summary)?.as_bytes())?;
     }
+    // Everything succeeded: only now do the outputs appear at their destinations, together.
+    let mut stages = Vec::new();
+    for t in [Some(writer.into_target()?), ops_target, stats_target]
+        .into_iter()
+        .flatten()
+    {
+        stages.extend(t.into_staged()?);
+    }
+    set.publish(stages)?;
     if !inp.quiet {
         eprintln!(
             "{n_docs} documents, {} replacements in {elapsed:.2}s",

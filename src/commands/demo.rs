@@ -5,7 +5,7 @@ use super::{deid, eval, recognize, synth};
 use crate::cli::{DeidArgs, DemoArgs, EvalArgs, InputArgs, OutputArgs, RecognizeArgs, SynthArgs};
 use crate::keys::Key;
 use crate::lang::{Lang, LangChoice};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -76,6 +76,7 @@ fn eval_args(
         ops_log: ops,
         deid,
         json: Some(json),
+        overwrite: true,
         max_doc_bytes: None,
         risk: Default::default(),
     }
@@ -83,7 +84,7 @@ fn eval_args(
 
 pub fn run(args: DemoArgs) -> Result<ExitCode> {
     let dir = &args.out;
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    crate::fsio::create_private_dir(dir)?;
     let sample = dir.join("sample.jsonl");
     let spans = dir.join("spans.jsonl");
     println!(

@@ -30,6 +30,27 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             .map(|s| Label::parse(s).map_err(anyhow::Error::msg))
             .collect::<Result<_>>()?,
     };
+    // Every file this run reads; no output may land on one of them.
+    let inputs: Vec<&Path> = [
+        Some(&args.gold),
+        args.pred.as_ref(),
+        args.ops_log.as_ref(),
+        args.deid.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|p| p.as_path())
+    .collect();
+    // Refused before any work: a long evaluation must not end in a refusal.
+    let outputs = [args.json.as_deref(), args.risk.risk_svg.as_deref()];
+    for out in outputs.into_iter().flatten() {
+        crate::fsio::check_dest(
+            out,
+            false,
+            args.overwrite,
+            &crate::fsio::Inputs::of(inputs.iter().copied()),
+        )?;
+    }
     let gold = read_all(
         &args.gold,
         &args.format,
@@ -79,8 +100,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         let risk = super::eval_risk::run(&args, &gold, &opts)?;
         print!("{}", risk.to_table());
         if let Some(path) = &args.risk.risk_svg {
-            crate::corpus::ensure_not_input(path, &[&args.gold])?;
-            common::write_bytes_atomic(path, risk_svg(&risk).as_bytes(), true)?;
+            common::write_bytes_atomic(path, risk_svg(&risk).as_bytes(), args.overwrite, &inputs)?;
         }
         report.insert("risk".into(), serde_json::to_value(&risk)?);
     }
@@ -91,7 +111,8 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     if let Some(path) = &args.json {
         let body =
             json!({"tool": "anonlm", "version": env!("CARGO_PKG_VERSION"), "report": report});
-        common::write_bytes_atomic(path, serde_json::to_string_pretty(&body)?.as_bytes(), true)?;
+        let text = serde_json::to_string_pretty(&body)?;
+        common::write_bytes_atomic(path, text.as_bytes(), args.overwrite, &inputs)?;
     }
     Ok(ExitCode::SUCCESS)
 }

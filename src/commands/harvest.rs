@@ -8,20 +8,30 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use serde_json::json;
 
-use super::common::write_bytes_atomic;
+use std::io::Write;
+
 use super::eval::read_all;
 use super::name_evidence::{count_in, NameEvidence};
 use crate::anonymize::{self, Decision, Harvested, PredictedToken, ReviewRow};
 use crate::cli::VocabHarvestArgs;
+use crate::fsio::{Inputs, Kind, OutputSet};
 use crate::tokenizer::{self, ModelTokenizer};
 
 pub fn run(args: VocabHarvestArgs) -> Result<ExitCode> {
-    if args.out.exists() && !args.overwrite {
-        bail!(
-            "{} exists (pass --overwrite to replace it)",
-            args.out.display()
-        );
-    }
+    // The review file and the summary are one unit, never written onto a file this run reads.
+    let ev = &args.evidence;
+    let inputs = Inputs::of(
+        args.probe
+            .iter()
+            .chain([&args.model])
+            .chain(ev.corpus.as_ref())
+            .chain(ev.ops_log.as_ref())
+            .chain(ev.names.iter())
+            .chain(args.gold.as_ref()),
+    );
+    let mut claims = vec![(args.out.as_path(), Kind::File)];
+    claims.extend(args.summary.as_deref().map(|p| (p, Kind::File)));
+    let set = OutputSet::claim(&claims, args.overwrite, inputs)?;
     let tok = tokenizer::load_dir(&args.model)
         .with_context(|| format!("loading the tokenizer of {}", args.model.display()))?;
     let (predictions, slots) = read_probes(&args.probe, tok.vocab_size())?;
@@ -33,8 +43,11 @@ pub fn run(args: VocabHarvestArgs) -> Result<ExitCode> {
     let evidence = NameEvidence::load(&tok, &args.evidence)?;
     let judge = evidence.judge();
     let rows = anonymize::review_rows(&judge, &harvested);
-    anonymize::write_review(&args.out, &rows)
+    let mut review = set.file(&args.out)?;
+    review
+        .write_all(anonymize::render_review(&args.out, &rows)?.as_bytes())
         .with_context(|| format!("writing {}", args.out.display()))?;
+    let mut stages = vec![review.into()];
     let proposed = rows
         .iter()
         .filter(|r| r.decision == Decision::Remove)
@@ -66,8 +79,12 @@ pub fn run(args: VocabHarvestArgs) -> Result<ExitCode> {
     if let Some(path) = &args.summary {
         let mut text = serde_json::to_string_pretty(&summary)?;
         text.push('\n');
-        write_bytes_atomic(path, text.as_bytes(), true)?;
+        let mut f = set.file(path)?;
+        f.write_all(text.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+        stages.push(f.into());
     }
+    set.publish(stages)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -37,14 +37,7 @@ pub fn run(args: ProbeMetricsArgs) -> Result<ExitCode> {
         if out.exists() && !args.overwrite {
             bail!("{} exists (pass --overwrite to replace it)", out.display());
         }
-        let mut inputs: Vec<&Path> = args
-            .probe
-            .iter()
-            .chain(&args.reference_probe)
-            .map(PathBuf::as_path)
-            .collect();
-        inputs.extend(args.review.as_deref());
-        ensure_not_input(out, &inputs)?;
+        ensure_not_input(out, &inputs_of(&args))?;
     }
     let tok = tokenizer::load_dir(&args.model)
         .with_context(|| format!("loading the tokenizer of {}", args.model.display()))?;
@@ -145,7 +138,7 @@ pub fn run(args: ProbeMetricsArgs) -> Result<ExitCode> {
         });
         let mut text = serde_json::to_string_pretty(&report)?;
         text.push('\n');
-        write_bytes_atomic(out, text.as_bytes(), args.overwrite)?;
+        write_bytes_atomic(out, text.as_bytes(), args.overwrite, &inputs_of(&args))?;
         eprintln!("metrics written to {}", out.display());
     }
     eprintln!(
@@ -329,4 +322,17 @@ fn print_tokens(results: &[ProbeResult], top_k: Option<usize>, decided: &BTreeMa
         let by = if d.by_review { "review" } else { "judge" };
         println!("  {n:>6}  {id:>6}  {}  {by}", d.token);
     }
+}
+
+/// The files a `probe metrics` run reads, which its output must not replace.
+fn inputs_of(args: &ProbeMetricsArgs) -> Vec<&Path> {
+    let mut inputs: Vec<&Path> = args
+        .probe
+        .iter()
+        .chain(&args.reference_probe)
+        .map(PathBuf::as_path)
+        .collect();
+    inputs.extend(args.review.as_deref());
+    inputs.push(&args.model);
+    inputs
 }

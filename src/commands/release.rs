@@ -20,7 +20,7 @@ use crate::cli::{
     ProbeBuildArgs, ProbeCommand, ProbeMetricsArgs, ProbeRunArgs, ReleaseArgs, SynthArgs,
     TokenizerCommand, TokenizerTrainArgs, VocabCommand, VocabHarvestArgs, VocabRewriteArgs,
 };
-use crate::release::state::{fingerprint, StageRecord, State};
+use crate::release::state::{fingerprint, StageRecord, State, RUNNING};
 use crate::release::ReleaseSpec;
 use crate::report::Report;
 
@@ -29,7 +29,10 @@ const DEMO_SPEC: &str = include_str!("../../audits/demo.toml");
 
 pub fn run(args: ReleaseArgs) -> Result<ExitCode> {
     let out = &args.out;
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    crate::fsio::create_private_dir(out)?;
+    // One release run per dir at a time; leftovers of a killed one are removed under the lock.
+    let _lock = crate::fsio::RunLock::acquire(out)?;
+    crate::fsio::clean_stale_in(out)?;
     let spec_path = if args.demo {
         write_demo_inputs(out, args.seed)?
     } else {
@@ -80,6 +83,8 @@ mod paths {
     pub const REFERENCE: &str = "reference";
     pub const PROBES: &str = "probes";
     pub const PROBE_HARVEST: &str = "probe.harvest.jsonl";
+    /// A person may edit it between runs: its content is an input of `rewrite`, not a
+    /// reason to harvest again.
     pub const REVIEW: &str = "review.tsv";
     pub const RELEASED: &str = "released";
     /// Holds the names of the removed tokens: mode 0600, never released.
@@ -119,31 +124,27 @@ impl Chain {
         let mut parts = vec![name, settings.as_str(), self.previous.as_str()];
         parts.extend(extra.iter().map(String::as_str));
         let fp = fingerprint(&parts);
-        if self.state.done(&self.dir, name, &fp).is_some() {
+        if let Some(done) = self.state.done(&self.dir, name, &fp) {
             eprintln!("release: {name}: up to date");
-            self.previous = fp;
+            self.previous = chained(done);
             return Ok(());
         }
+        // Interrupted with the same settings: run again over its outputs, so training resumes
+        // from its checkpoint. Otherwise (new settings, or outputs changed after it finished)
+        // start from nothing.
         let interrupted = self
             .state
             .stages
             .get(name)
-            .is_some_and(|r| r.fingerprint == fp && r.exit == u8::MAX);
+            .is_some_and(|r| r.fingerprint == fp && r.exit == RUNNING);
         if !interrupted {
             for o in outputs {
                 remove(&self.path(o))?;
             }
         }
+        let record = StageRecord::started(&fp, outputs);
         self.state
-            .finish(
-                &self.dir,
-                name,
-                StageRecord {
-                    fingerprint: fp.clone(),
-                    outputs: outputs.iter().map(PathBuf::from).collect(),
-                    exit: u8::MAX,
-                },
-            )
+            .finish(&self.dir, name, record.clone())
             .map_err(|e| anyhow!(e))?;
         eprintln!("release: {name} ...");
         let started = std::time::Instant::now();
@@ -152,18 +153,13 @@ impl Chain {
             "release: {name} done in {:.1} s",
             started.elapsed().as_secs_f64()
         );
-        self.state
-            .finish(
-                &self.dir,
-                name,
-                StageRecord {
-                    fingerprint: fp.clone(),
-                    outputs: outputs.iter().map(PathBuf::from).collect(),
-                    exit: 0,
-                },
-            )
+        let finished = record
+            .finished(&self.dir, 0, &[paths::REVIEW])
             .map_err(|e| anyhow!(e))?;
-        self.previous = fp;
+        self.previous = chained(&finished);
+        self.state
+            .finish(&self.dir, name, finished)
+            .map_err(|e| anyhow!(e))?;
         Ok(())
     }
 
@@ -203,6 +199,7 @@ impl Chain {
                         ops_log: Some(c.path(paths::DEID_OPS)),
                         deid: Some(c.path(paths::DEID)),
                         json: Some(c.path(paths::DEID_EVAL)),
+                        overwrite: true,
                         max_doc_bytes: None,
                         risk: Default::default(),
                     }))
@@ -242,7 +239,7 @@ impl Chain {
                 &[paths::MODEL]
             },
             |c| {
-                std::fs::create_dir_all(c.path("private"))?;
+                crate::fsio::create_private_dir(&c.path("private"))?;
                 must(mlm::run(MlmCommand::Train(Box::new(c.train_args(
                     r,
                     paths::DEID,
@@ -329,7 +326,7 @@ impl Chain {
             &[review_hash],
             &[paths::RELEASED, paths::VOCAB_MAP],
             |c| {
-                std::fs::create_dir_all(c.path("private"))?;
+                crate::fsio::create_private_dir(&c.path("private"))?;
                 must(vocab::run(VocabCommand::Rewrite(VocabRewriteArgs {
                     model: c.path(paths::MODEL),
                     tokens: c.path(paths::REVIEW),
@@ -507,6 +504,14 @@ fn deid_args(r: &ReleaseSpec, input: &Path, out: PathBuf) -> Result<DeidArgs> {
     })
 }
 
+/// What the next stage's fingerprint builds on: this stage's fingerprint and the hashes of what
+/// it wrote, so a stage that reran and wrote something else reruns everything after it.
+fn chained(record: &StageRecord) -> String {
+    let mut parts = vec![record.fingerprint.as_str()];
+    parts.extend(record.hashes.iter().map(String::as_str));
+    fingerprint(&parts)
+}
+
 /// A sub-command's exit must be 0 inside the chain.
 fn must(result: Result<ExitCode>) -> Result<()> {
     let code = result?;
@@ -535,9 +540,9 @@ fn remove(path: &Path) -> Result<()> {
 /// spec, under `out/input/`; returns the spec's path.
 fn write_demo_inputs(out: &Path, seed: u64) -> Result<PathBuf> {
     let input = out.join("input");
-    std::fs::create_dir_all(&input)?;
+    crate::fsio::create_private_dir(&input)?;
     let spec_path = input.join("demo.toml");
-    std::fs::write(&spec_path, DEMO_SPEC)?;
+    crate::fsio::replace_file(&spec_path, DEMO_SPEC.as_bytes())?;
     for (name, docs, s) in [
         ("notes.jsonl", 240, seed),
         ("reference.jsonl", 120, seed + 1000),

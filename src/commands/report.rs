@@ -47,8 +47,13 @@ fn run_diff(args: ReportDiffArgs) -> Result<ExitCode> {
     };
     match &args.out {
         Some(path) => {
-            write_bytes_atomic(path, text.as_bytes(), args.overwrite)
-                .with_context(|| format!("writing {}", path.display()))?;
+            write_bytes_atomic(
+                path,
+                text.as_bytes(),
+                args.overwrite,
+                &[&args.old, &args.new],
+            )
+            .with_context(|| format!("writing {}", path.display()))?;
             eprintln!("report diff: {} change(s); {}", d.changes, path.display());
         }
         None => print!("{text}"),

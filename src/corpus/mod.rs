@@ -125,6 +125,8 @@ pub enum CorpusError {
     File { path: PathBuf, msg: String },
     #[error("document '{id}': {msg}")]
     Doc { id: String, msg: String },
+    #[error(transparent)]
+    Fs(#[from] crate::fsio::FsError),
 }
 
 impl CorpusError {

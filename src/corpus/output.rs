@@ -1,20 +1,18 @@
-//! Atomic output: a file, directory or stdout target staged in a temporary file or directory
-//! beside the destination and renamed into place only on `commit()`.
-//!
-//! Dropping a target without committing removes the staged output, so a failed run leaves no
-//! partial file behind. Standard output cannot be staged: what was written is written.
+//! Corpus output targets: a file, directory or stdout, staged through [`crate::fsio`] and
+//! published only on `commit()` (or together with the run's other outputs, see
+//! [`OutputTarget::into_staged`]). Standard output cannot be staged: what was written is written.
 
-use super::input::is_stdio;
-use super::{CorpusError, Format};
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, ErrorKind, Write};
+use super::CorpusError;
+use super::Format;
+use crate::fsio::{self, Inputs, OutputSet, StagedDir, StagedFile};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use tempfile::{NamedTempFile, TempDir};
 
 /// How existing outputs are treated.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OutputOptions {
-    /// Replace an existing output file or directory (never an input: see [`ensure_not_input`]).
+    /// Replace an existing output file or directory (never an input nor a special file).
     pub overwrite: bool,
 }
 
@@ -27,15 +25,14 @@ pub enum TargetKind {
 }
 
 enum Stage {
-    File(BufWriter<NamedTempFile>),
-    Dir(TempDir),
+    File(StagedFile),
+    Dir(StagedDir),
     Stdout(BufWriter<io::Stdout>),
 }
 
 /// An output file, directory or stdout; see the module docs.
 pub struct OutputTarget {
     dest: PathBuf,
-    overwrite: bool,
     stage: Stage,
 }
 
@@ -46,38 +43,46 @@ impl OutputTarget {
     pub fn stdout() -> Self {
         OutputTarget {
             dest: PathBuf::from("<stdout>"),
-            overwrite: false,
             stage: Stage::Stdout(BufWriter::with_capacity(WRITE_BUF, io::stdout())),
         }
     }
 
-    /// A file, staged as a hidden temporary file in the same directory.
+    /// A file, staged beside its destination.
     pub fn file(path: &Path, opts: &OutputOptions) -> Result<Self, CorpusError> {
-        let parent = check_dest(path, opts, false)?;
-        let tmp = tempfile::Builder::new()
-            .prefix(&staging_prefix(path))
-            .suffix(".tmp")
-            .tempfile_in(&parent)
-            .map_err(|e| CorpusError::io(&parent, e))?;
-        Ok(OutputTarget {
-            dest: path.to_path_buf(),
-            overwrite: opts.overwrite,
-            stage: Stage::File(BufWriter::with_capacity(WRITE_BUF, tmp)),
-        })
+        Ok(Self::staged_file(StagedFile::new(
+            path,
+            opts.overwrite,
+            &Inputs::new(),
+        )?))
     }
 
-    /// A directory, staged as a hidden temporary directory in the same parent.
+    /// A directory, staged beside its destination.
     pub fn dir(path: &Path, opts: &OutputOptions) -> Result<Self, CorpusError> {
-        let parent = check_dest(path, opts, true)?;
-        let tmp = tempfile::Builder::new()
-            .prefix(&staging_prefix(path))
-            .tempdir_in(&parent)
-            .map_err(|e| CorpusError::io(&parent, e))?;
-        Ok(OutputTarget {
-            dest: path.to_path_buf(),
-            overwrite: opts.overwrite,
-            stage: Stage::Dir(tmp),
-        })
+        Ok(Self::staged_dir(StagedDir::new(
+            path,
+            opts.overwrite,
+            &Inputs::new(),
+        )?))
+    }
+
+    fn staged_file(f: StagedFile) -> Self {
+        OutputTarget {
+            dest: f.dest().to_path_buf(),
+            stage: Stage::File(f),
+        }
+    }
+
+    fn staged_dir(d: StagedDir) -> Self {
+        OutputTarget {
+            dest: d.dest().to_path_buf(),
+            stage: Stage::Dir(d),
+        }
+    }
+
+    /// Whether writing `format` to `spec` needs a directory: brat always, and text when the
+    /// input was a directory (a `.txt` per document).
+    pub fn wants_dir(format: Format, input_is_dir: bool) -> bool {
+        format == Format::Brat || (format == Format::Text && input_is_dir)
     }
 
     /// The usual target for writing `format` to `spec`: stdout for `-`; a directory for brat,
@@ -88,15 +93,26 @@ impl OutputTarget {
         input_is_dir: bool,
         opts: &OutputOptions,
     ) -> Result<Self, CorpusError> {
-        let wants_dir = format == Format::Brat || (format == Format::Text && input_is_dir);
-        match (is_stdio(spec), wants_dir) {
+        match (fsio::is_stdio(spec), Self::wants_dir(format, input_is_dir)) {
             (true, false) => Ok(OutputTarget::stdout()),
-            (true, true) => Err(CorpusError::file(
-                "<stdout>",
-                "this output is a directory; give a directory path instead of '-'",
-            )),
+            (true, true) => Err(stdout_dir_error()),
             (false, true) => OutputTarget::dir(spec, opts),
             (false, false) => OutputTarget::file(spec, opts),
+        }
+    }
+
+    /// As [`for_format`](Self::for_format), staged in `set`, which must have claimed `spec`.
+    pub fn in_set(
+        set: &OutputSet,
+        spec: &Path,
+        format: Format,
+        input_is_dir: bool,
+    ) -> Result<Self, CorpusError> {
+        match (fsio::is_stdio(spec), Self::wants_dir(format, input_is_dir)) {
+            (true, false) => Ok(OutputTarget::stdout()),
+            (true, true) => Err(stdout_dir_error()),
+            (false, true) => Ok(Self::staged_dir(set.dir(spec)?)),
+            (false, false) => Ok(Self::staged_file(set.file(spec)?)),
         }
     }
 
@@ -130,176 +146,51 @@ impl OutputTarget {
         }
     }
 
-    /// Creates `<name>` inside the staging directory; an existing name is an error.
+    /// Creates `<name>` (0600) inside the staging directory; an existing name is an error.
     pub fn create_in_dir(&self, name: &str) -> Result<BufWriter<File>, CorpusError> {
-        let dir = self.staging_dir().ok_or_else(|| {
-            CorpusError::file(&self.dest, "this output is a single file, not a directory")
-        })?;
-        let path = dir.join(name);
-        let f = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|e| {
-                let shown = self.dest.join(name);
-                if e.kind() == ErrorKind::AlreadyExists {
-                    CorpusError::file(shown, "written twice (duplicate document id?)")
-                } else {
-                    CorpusError::io(shown, e)
-                }
-            })?;
-        Ok(BufWriter::with_capacity(WRITE_BUF, f))
+        match &self.stage {
+            Stage::Dir(d) => Ok(d.create(name)?),
+            _ => Err(CorpusError::file(
+                &self.dest,
+                "this output is a single file, not a directory",
+            )),
+        }
     }
 
     /// Moves the staged output into place (flushes stdout).
     pub fn commit(self) -> Result<(), CorpusError> {
-        let dest = self.dest;
-        let io_err = |e: io::Error| CorpusError::io(&dest, e);
         match self.stage {
-            Stage::Stdout(mut w) => w.flush().map_err(io_err),
-            Stage::File(w) => {
-                let tmp = w.into_inner().map_err(|e| io_err(e.into_error()))?;
-                tmp.as_file().sync_all().map_err(io_err)?;
-                let persisted = if self.overwrite {
-                    tmp.persist(&dest)
-                } else {
-                    tmp.persist_noclobber(&dest)
-                };
-                persisted.map(drop).map_err(|e| {
-                    if e.error.kind() == ErrorKind::AlreadyExists {
-                        exists_error(&dest)
-                    } else {
-                        io_err(e.error)
-                    }
-                })
+            Stage::Stdout(mut w) => w.flush().map_err(|e| CorpusError::io(&self.dest, e)),
+            Stage::File(f) => Ok(f.publish()?),
+            Stage::Dir(d) => Ok(d.publish()?),
+        }
+    }
+
+    /// The stage, for publishing with the run's other outputs (`None` for stdout, which is
+    /// flushed here).
+    pub fn into_staged(self) -> Result<Option<fsio::Staged>, CorpusError> {
+        match self.stage {
+            Stage::Stdout(mut w) => {
+                w.flush().map_err(|e| CorpusError::io(&self.dest, e))?;
+                Ok(None)
             }
-            Stage::Dir(tmp) => commit_dir(tmp, &dest, self.overwrite),
+            Stage::File(f) => Ok(Some(f.into())),
+            Stage::Dir(d) => Ok(Some(d.into())),
         }
     }
 }
 
-fn commit_dir(tmp: TempDir, dest: &Path, overwrite: bool) -> Result<(), CorpusError> {
-    let io_err = |e: io::Error| CorpusError::io(dest, e);
-    if !dest.exists() {
-        // On failure `tmp` is dropped here, which removes the staged directory.
-        fs::rename(tmp.path(), dest).map_err(io_err)?;
-        let _ = tmp.keep();
-        return Ok(());
-    }
-    if !overwrite {
-        return Err(exists_error(dest));
-    }
-    if !dest.is_dir() {
-        return Err(CorpusError::file(dest, "exists and is not a directory"));
-    }
-    // Move the old directory aside into a trash dir (removed when dropped), then rename the
-    // new one in; restore the old one if that fails.
-    let parent = parent_of(dest);
-    let trash = tempfile::Builder::new()
-        .prefix(&staging_prefix(dest))
-        .tempdir_in(&parent)
-        .map_err(|e| CorpusError::io(&parent, e))?;
-    let old = trash.path().join("old");
-    fs::rename(dest, &old).map_err(io_err)?;
-    match fs::rename(tmp.path(), dest) {
-        Ok(()) => {
-            let _ = tmp.keep();
-            Ok(())
-        }
-        Err(e) => {
-            let _ = fs::rename(&old, dest);
-            Err(io_err(e))
-        }
-    }
-}
-
-fn exists_error(dest: &Path) -> CorpusError {
-    CorpusError::file(dest, "already exists (set overwrite to replace it)")
-}
-
-fn staging_prefix(dest: &Path) -> String {
-    let name = dest
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    format!(".{name}.")
-}
-
-fn parent_of(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
-}
-
-/// Checks a destination before staging; returns its parent directory.
-fn check_dest(path: &Path, opts: &OutputOptions, dir: bool) -> Result<PathBuf, CorpusError> {
-    if path.file_name().is_none() {
-        return Err(CorpusError::file(path, "not a valid output path"));
-    }
-    if let Ok(meta) = fs::symlink_metadata(path) {
-        if !opts.overwrite {
-            return Err(exists_error(path));
-        }
-        if meta.is_dir() != dir {
-            let what = if dir { "a directory" } else { "a file" };
-            return Err(CorpusError::file(
-                path,
-                format!("exists and is not {what}; refusing to replace it"),
-            ));
-        }
-    }
-    // Missing parent directories are created (as `mkdir -p` would): `--out runs/7/pred` works
-    // on a fresh tree. Only directories are made here; no output appears before commit.
-    let parent = parent_of(path);
-    fs::create_dir_all(&parent).map_err(|e| CorpusError::io(&parent, e))?;
-    Ok(parent)
-}
-
-/// Canonical form of a path that may not exist yet (its parent must).
-fn canonical(path: &Path) -> io::Result<PathBuf> {
-    match path.canonicalize() {
-        Ok(p) => Ok(p),
-        Err(_) => {
-            let name = path
-                .file_name()
-                .ok_or_else(|| io::Error::new(ErrorKind::InvalidInput, "no file name"))?;
-            let parent = parent_of(path);
-            if parent.exists() || parent == path {
-                Ok(parent.canonicalize()?.join(name))
-            } else {
-                // The parent does not exist yet either (it is created at staging): resolve upward.
-                Ok(canonical(&parent)?.join(name))
-            }
-        }
-    }
+fn stdout_dir_error() -> CorpusError {
+    CorpusError::file(
+        "<stdout>",
+        "this output is a directory; give a directory path instead of '-'",
+    )
 }
 
 /// Refuses an output that is an input, lies inside an input directory, or would replace a
 /// directory holding an input. `-` (stdin/stdout) is ignored on either side.
 pub fn ensure_not_input(out: &Path, inputs: &[&Path]) -> Result<(), CorpusError> {
-    if is_stdio(out) {
-        return Ok(());
-    }
-    let out_c = canonical(out).map_err(|e| CorpusError::io(out, e))?;
-    for input in inputs.iter().filter(|p| !is_stdio(p)) {
-        let in_c = input
-            .canonicalize()
-            .map_err(|e| CorpusError::io(input, e))?;
-        let why = if in_c == out_c {
-            Some("is also an input; refusing to overwrite it")
-        } else if in_c.starts_with(&out_c) {
-            Some("is a directory holding an input; refusing to replace it")
-        } else if out_c.starts_with(&in_c) {
-            Some("lies inside an input directory; write it elsewhere")
-        } else {
-            None
-        };
-        if let Some(why) = why {
-            return Err(CorpusError::file(out, why));
-        }
-    }
-    Ok(())
+    Ok(Inputs::of(inputs.iter().copied()).check(out)?)
 }
 
 /// The file name for a document written into an output directory: `<id>.<ext>`. Ids that
@@ -324,6 +215,7 @@ pub fn doc_file_name(id: &str, ext: &str) -> Result<String, CorpusError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn missing_parent_directories_are_created() {

@@ -151,13 +151,19 @@ impl CorpusWriter {
 
     /// Commits the output (renames it into place) and returns the number of documents.
     pub fn finish(self) -> Result<usize, CorpusError> {
+        let written = self.written;
+        self.into_target()?.commit()?;
+        Ok(written)
+    }
+
+    /// The target, unpublished, for a run that publishes it with its other outputs.
+    pub fn into_target(self) -> Result<OutputTarget, CorpusError> {
         if self.poisoned {
             return Err(CorpusError::file(
                 self.target.path(),
                 "an earlier write failed; output abandoned",
             ));
         }
-        self.target.commit()?;
-        Ok(self.written)
+        Ok(self.target)
     }
 }

@@ -67,6 +67,8 @@ pub enum MlmError {
         #[source]
         source: candle_core::Error,
     },
+    #[error(transparent)]
+    Fs(#[from] crate::fsio::FsError),
 }
 
 impl MlmError {

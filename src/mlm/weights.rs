@@ -1,7 +1,6 @@
 //! Reading and writing model directories in the Hugging Face layout (config.json + weights).
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device, Tensor};
@@ -171,20 +170,6 @@ pub fn load_model_dir(dir: &Path, device: &Device) -> Result<LoadedModel, MlmErr
     })
 }
 
-fn write_atomic(
-    path: &Path,
-    bytes_writer: impl FnOnce(&Path) -> Result<(), MlmError>,
-) -> Result<(), MlmError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = tempfile::Builder::new()
-        .prefix(".anonlm-tmp-")
-        .tempfile_in(dir)
-        .map_err(|e| MlmError::io(dir, e))?;
-    bytes_writer(tmp.path())?;
-    tmp.persist(path).map_err(|e| MlmError::io(path, e.error))?;
-    Ok(())
-}
-
 /// Writes `config.json` (masked-LM architecture, float32) and `model.safetensors` with
 /// Hugging Face tensor names into `dir` (created if needed). The tied decoder weight is not
 /// written, as `save_pretrained` does. Each file is written to a temporary file and renamed.
@@ -196,7 +181,7 @@ pub fn save_model_dir(
     overwrite: bool,
 ) -> Result<(), MlmError> {
     let config = config.for_saving()?;
-    std::fs::create_dir_all(dir).map_err(|e| MlmError::io(dir, e))?;
+    crate::fsio::create_private_dir(dir)?;
     let config_path = dir.join(CONFIG_FILE);
     let weights_path = dir.join(SAFETENSORS_FILE);
     if !overwrite {
@@ -234,20 +219,14 @@ pub fn save_model_dir(
         .map_err(|e| MlmError::InvalidConfig(format!("safetensors view: {e}")))?;
     // transformers refuses safetensors files without format=pt metadata.
     let metadata = HashMap::from([("format".to_string(), "pt".to_string())]);
-    write_atomic(&weights_path, |tmp| {
-        safetensors::serialize_to_file(views, Some(metadata), tmp)
-            .map_err(|e| MlmError::io(tmp, std::io::Error::other(e.to_string())))
-    })?;
+    let bytes = safetensors::serialize(views, Some(metadata))
+        .map_err(|e| MlmError::io(&weights_path, std::io::Error::other(e.to_string())))?;
+    crate::fsio::replace_file(&weights_path, &bytes)?;
 
     let json = serde_json::to_string_pretty(&config).map_err(|e| MlmError::Json {
         path: config_path.clone(),
         source: e,
     })?;
-    write_atomic(&config_path, |tmp| {
-        let mut f = std::fs::File::create(tmp).map_err(|e| MlmError::io(tmp, e))?;
-        f.write_all(json.as_bytes())
-            .and_then(|_| f.write_all(b"\n"))
-            .and_then(|_| f.sync_all())
-            .map_err(|e| MlmError::io(tmp, e))
-    })
+    crate::fsio::replace_file(&config_path, format!("{json}\n").as_bytes())?;
+    Ok(())
 }

@@ -17,7 +17,6 @@ use candle_nn::VarMap;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
@@ -307,12 +306,10 @@ pub fn write_model_dir(
     model: serde_json::Value,
     summary: &TrainSummary,
     log: &[Evaluation],
-    write_files: impl FnOnce(&Path) -> Result<()>,
+    write_files: impl FnOnce(&crate::fsio::StagedDir) -> Result<()>,
 ) -> Result<()> {
-    use crate::mlm::train::atomic::{replace_dir, temp_dir_for};
-    let tmp = temp_dir_for(out)?;
-    let dir = tmp.path();
-    write_files(dir)?;
+    let tmp = crate::fsio::StagedDir::new(out, true, &crate::fsio::Inputs::new())?;
+    write_files(&tmp)?;
     let config = NerConfig {
         format: FORMAT.to_string(),
         arch,
@@ -322,13 +319,14 @@ pub fn write_model_dir(
         model,
         training: serde_json::to_value(summary)?,
     };
-    std::fs::write(dir.join(CONFIG_FILE), serde_json::to_vec_pretty(&config)?)?;
-    let mut f = std::fs::File::create(dir.join("training.jsonl"))?;
+    tmp.write(CONFIG_FILE, &serde_json::to_vec_pretty(&config)?)?;
+    let mut lines = String::new();
     for e in log {
-        writeln!(f, "{}", serde_json::to_string(e)?)?;
+        lines.push_str(&serde_json::to_string(e)?);
+        lines.push('\n');
     }
-    drop(f);
-    replace_dir(tmp, out)?;
+    tmp.write("training.jsonl", lines.as_bytes())?;
+    tmp.publish()?;
     Ok(())
 }
 

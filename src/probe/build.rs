@@ -382,7 +382,7 @@ pub fn build_probes(
 /// `overwrite`; with it, a stale originals file of an earlier build is removed.
 pub fn write_built(dir: &Path, built: &BuiltSet, overwrite: bool) -> Result<(), ProbeError> {
     use super::set::{to_jsonl, write_atomic, ORIGINALS_FILE, PROBES_FILE, SUMMARY_FILE};
-    std::fs::create_dir_all(dir).map_err(|e| ProbeError::io(dir, e))?;
+    crate::fsio::create_private_dir(dir)?;
     let files = [PROBES_FILE, SUMMARY_FILE, ORIGINALS_FILE].map(|f| dir.join(f));
     if !overwrite {
         if let Some(existing) = files.iter().find(|p| p.exists()) {
@@ -394,16 +394,16 @@ pub fn write_built(dir: &Path, built: &BuiltSet, overwrite: bool) -> Result<(), 
     }
     // The side file first: a set is never left pointing at originals of another build.
     match &built.originals {
-        Some(originals) => write_atomic(&files[2], &to_jsonl(originals), 0o600)?,
+        Some(originals) => write_atomic(&files[2], &to_jsonl(originals))?,
         None if files[2].exists() => {
             std::fs::remove_file(&files[2]).map_err(|e| ProbeError::io(&files[2], e))?
         }
         None => {}
     }
-    write_atomic(&files[0], &to_jsonl(&built.slots), 0o644)?;
+    write_atomic(&files[0], &to_jsonl(&built.slots))?;
     let mut summary = serde_json::to_vec_pretty(&built.summary).expect("summary serializes");
     summary.push(b'\n');
-    write_atomic(&files[1], &summary, 0o644)
+    write_atomic(&files[1], &summary)
 }
 
 /// A fixed per-set salt, so the two sets draw independent samples from one seed.
@@ -418,7 +418,7 @@ fn set_salt(set: SetKind) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::set::{ORIGINALS_FILE, PROBES_FILE};
+    use crate::probe::set::{ORIGINALS_FILE, PROBES_FILE, SUMMARY_FILE};
     use serde_json::json;
 
     /// Replaces each `(needle, tag, label, subtype)` in `orig` (first occurrence, in order) and
@@ -680,8 +680,10 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             let mode =
                 |p: &str| std::fs::metadata(out.join(p)).unwrap().permissions().mode() & 0o777;
-            assert_eq!(mode(ORIGINALS_FILE), 0o600);
-            assert_eq!(mode(PROBES_FILE), 0o644);
+            // The probes hold de-identified text, which may still hold missed names.
+            for f in [ORIGINALS_FILE, PROBES_FILE, SUMMARY_FILE] {
+                assert_eq!(mode(f), 0o600, "{f}");
+            }
         }
         // Overwriting without originals removes the stale side file.
         let no_orig = build_probes(&f.out, None, &f.ops, &m, &BuildOptions::default()).unwrap();

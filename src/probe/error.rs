@@ -30,6 +30,8 @@ pub enum ProbeError {
     Infer(#[from] crate::mlm::runtime::InferError),
     #[error(transparent)]
     Vocab(#[from] crate::vocab::VocabError),
+    #[error(transparent)]
+    Fs(#[from] crate::fsio::FsError),
 }
 
 impl ProbeError {

@@ -8,8 +8,8 @@ use crate::labels::{Category, Subtype};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
-use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::io::BufRead;
+use std::path::Path;
 
 /// File names inside a probe-set directory.
 pub const PROBES_FILE: &str = "probes.jsonl";
@@ -148,37 +148,10 @@ pub(crate) fn to_jsonl<T: Serialize>(items: &[T]) -> Vec<u8> {
     out
 }
 
-/// Writes `bytes` to `path` atomically (temp file in the same directory, fsync, rename) with
-/// unix permission bits `mode` (ignored elsewhere). The temp file has the final mode before any
-/// byte is written.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<(), ProbeError> {
-    let dir: PathBuf = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".probe.tmp")
-        .tempfile_in(&dir)
-        .map_err(|e| ProbeError::io(&dir, e))?;
-    set_mode(tmp.as_file(), mode).map_err(|e| ProbeError::io(path, e))?;
-    tmp.write_all(bytes).map_err(|e| ProbeError::io(path, e))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| ProbeError::io(path, e))?;
-    tmp.persist(path)
-        .map_err(|e| ProbeError::io(path, e.error))?;
-    Ok(())
-}
-
-#[cfg(unix)]
-fn set_mode(file: &std::fs::File, mode: u32) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    file.set_permissions(std::fs::Permissions::from_mode(mode))
-}
-
-#[cfg(not(unix))]
-fn set_mode(_file: &std::fs::File, _mode: u32) -> std::io::Result<()> {
-    Ok(())
+/// Writes `bytes` to `path` as one staged file (mode 0600: probe sets hold document text),
+/// replacing an existing one (callers check `--overwrite` for the whole set first).
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ProbeError> {
+    Ok(crate::fsio::replace_file(path, bytes)?)
 }
 
 #[cfg(test)]
@@ -201,14 +174,14 @@ mod tests {
     fn slots_round_trip_and_duplicates_fail() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join(PROBES_FILE);
-        write_atomic(&p, &to_jsonl(&[slot("d1#1"), slot("d1#4")]), 0o644).unwrap();
+        write_atomic(&p, &to_jsonl(&[slot("d1#1"), slot("d1#4")])).unwrap();
         let raw = std::fs::read_to_string(&p).unwrap();
         assert!(raw.starts_with(
             r#"{"slot_id":"d1#1","doc_id":"d1","set":"seen","label":"NAME","subtype":"PATIENT","lang":"nl","text":"#
         ));
         let back = read_set(dir.path(), None).unwrap();
         assert_eq!(back, vec![slot("d1#1"), slot("d1#4")]);
-        write_atomic(&p, &to_jsonl(&[slot("d1#1"), slot("d1#1")]), 0o644).unwrap();
+        write_atomic(&p, &to_jsonl(&[slot("d1#1"), slot("d1#1")])).unwrap();
         let err = read_probe_slots(&p).unwrap_err().to_string();
         assert!(
             err.contains("d1#1") && err.contains("more than once"),
@@ -235,8 +208,8 @@ mod tests {
     fn atomic_write_sets_the_mode() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join(ORIGINALS_FILE);
-        write_atomic(&p, b"x\n", 0o600).unwrap();
+        let p = dir.path().join(PROBES_FILE);
+        write_atomic(&p, b"x\n").unwrap();
         let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
     }

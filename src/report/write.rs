@@ -1,13 +1,14 @@
 //! Reading a report JSON (refusing any other schema) and writing a report folder:
 //! `report.json`, `report.md` and `report.html`, each staged and renamed into place.
 
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
 use super::model::{Report, REPORT_SCHEMA};
 use super::{html::to_html, markdown::to_markdown};
-use crate::corpus::{OutputOptions, OutputTarget};
+use crate::fsio::{Inputs, Kind, OutputSet};
 
 /// Names of the files [`write_report`] writes.
 pub const JSON_FILE: &str = "report.json";
@@ -65,17 +66,19 @@ fn write_files(dir: &Path, extra: &[(&str, String)], r: &Report, overwrite: bool
             );
         }
     }
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    for (name, text) in files {
-        let path = dir.join(name);
-        let mut target = OutputTarget::file(&path, &OutputOptions { overwrite })?;
-        target
-            .stream()
-            .expect("a file target has a stream")
-            .write_all(text.as_bytes())
+    crate::fsio::create_private_dir(dir)?;
+    // The three renderings are one unit: published together or not at all.
+    let paths: Vec<PathBuf> = files.iter().map(|(n, _)| dir.join(n)).collect();
+    let claims: Vec<(&Path, Kind)> = paths.iter().map(|p| (p.as_path(), Kind::File)).collect();
+    let set = OutputSet::claim(&claims, overwrite, Inputs::new())?;
+    let mut stages = Vec::new();
+    for ((_, text), path) in files.iter().zip(&paths) {
+        let mut f = set.file(path)?;
+        f.write_all(text.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
-        target.commit()?;
+        stages.push(f.into());
     }
+    set.publish(stages)?;
     Ok(())
 }
 

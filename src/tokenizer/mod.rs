@@ -47,6 +47,8 @@ pub enum TokenizerError {
     Train(String),
     #[error("tokenizer: {0}")]
     Tokenizers(String),
+    #[error(transparent)]
+    Fs(#[from] crate::fsio::FsError),
 }
 
 impl TokenizerError {

@@ -24,7 +24,7 @@ pub fn ensure_writable(dir: &Path, overwrite: bool) -> Result<(), TokenizerError
 /// Writes the tokenizer files into `dir` (created if needed; existing files are replaced).
 /// Returns the paths written.
 pub fn save_dir(tok: &ModelTokenizer, dir: &Path) -> Result<Vec<PathBuf>, TokenizerError> {
-    std::fs::create_dir_all(dir).map_err(|e| TokenizerError::io(dir, e))?;
+    crate::fsio::create_private_dir(dir)?;
     let mut written = Vec::new();
     let mut put = |name: &str, bytes: Vec<u8>| -> Result<(), TokenizerError> {
         let path = dir.join(name);
@@ -42,15 +42,13 @@ pub fn save_dir(tok: &ModelTokenizer, dir: &Path) -> Result<Vec<PathBuf>, Tokeni
     // renamed into place.
     let model = tok.inner.get_model();
     if matches!(model, ModelWrapper::WordPiece(_) | ModelWrapper::BPE(_)) {
-        let scratch = tempfile::Builder::new()
-            .prefix(".anonlm-tok-")
-            .tempdir_in(dir)
-            .map_err(|e| TokenizerError::io(dir, e))?;
+        let scratch = crate::fsio::scratch_dir(dir)?;
         let files = model.save(scratch.path(), None).map_err(tk_err)?;
         for f in files {
             let name = f.file_name().map(|n| n.to_owned()).unwrap_or_default();
             let to = dir.join(&name);
-            std::fs::rename(&f, &to).map_err(|e| TokenizerError::io(&to, e))?;
+            let bytes = std::fs::read(&f).map_err(|e| TokenizerError::io(&f, e))?;
+            write_atomic(&to, &bytes)?;
             written.push(to);
         }
     }

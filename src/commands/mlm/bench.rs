@@ -76,7 +76,12 @@ pub fn run(args: MlmBenchArgs) -> Result<ExitCode> {
     let text = serde_json::to_string_pretty(&result)?;
     println!("{text}");
     if let Some(out) = &args.out {
-        crate::commands::common::write_bytes_atomic(out, format!("{text}\n").as_bytes(), true)?;
+        crate::commands::common::write_bytes_atomic(
+            out,
+            format!("{text}\n").as_bytes(),
+            true,
+            &[],
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -43,6 +43,11 @@ pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
     let tok = tokenizer::load_dir(&tokenizer_dir)
         .with_context(|| format!("tokenizer {}", tokenizer_dir.display()))?;
     guard_output(&args.out, &args, init_dir.as_deref())?;
+    // One run per output dir; staging leftovers of a killed run are removed under the lock.
+    crate::fsio::refuse_special(&args.out)?;
+    crate::fsio::create_private_dir(&crate::fsio::parent_of(&args.out))?;
+    let _lock = crate::fsio::RunLock::acquire(&args.out)?;
+    crate::fsio::clean_stale_in(&args.out)?;
     let canary_path = super::canaries::canary_path(&args)?;
 
     // The model: loaded (continued pretraining) or new from a preset / config file.
@@ -243,8 +248,9 @@ fn guard_output(out: &Path, args: &MlmTrainArgs, init: Option<&Path>) -> Result<
     if same(out, &args.corpus) || init.is_some_and(|i| same(out, i)) {
         bail!("--out {} is an input of this run", out.display());
     }
-    let has_model =
-        out.join(weights::SAFETENSORS_FILE).exists() || out.join("manifest.json").exists();
+    // The weights make a model: a manifest and a log alone are what a run that failed or was
+    // killed before its first checkpoint leaves, and they must not block the rerun.
+    let has_model = out.join(weights::SAFETENSORS_FILE).exists();
     let has_checkpoint = train::checkpoint::find(out).is_some();
     if has_model && !has_checkpoint && !args.overwrite {
         bail!(

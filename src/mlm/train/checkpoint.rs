@@ -1,5 +1,6 @@
 //! Checkpoints: `checkpoint/` holds the model variables, the optimizer state, the best weights
-//! so far and `trainer_state.json`; the directory is replaced atomically as a whole.
+//! so far and `trainer_state.json`; the directory is replaced atomically as a whole (through
+//! [`crate::fsio::StagedDir`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -8,7 +9,6 @@ use candle_core::Tensor;
 use candle_nn::VarMap;
 use serde::{Deserialize, Serialize};
 
-use super::atomic;
 use super::error::{Result, TrainError};
 use super::optim::AdamW;
 
@@ -58,7 +58,7 @@ pub fn find(out_dir: &Path) -> Option<PathBuf> {
     if dir.join(STATE_FILE).is_file() {
         return Some(dir);
     }
-    let old = atomic::old_path(&dir);
+    let old = crate::fsio::parked(&dir);
     old.join(STATE_FILE).is_file().then_some(old)
 }
 
@@ -78,7 +78,8 @@ pub fn save(
     best: Option<&HashMap<String, Tensor>>,
 ) -> Result<()> {
     let dest = out_dir.join(CHECKPOINT_DIR);
-    let tmp = atomic::temp_dir_for(&dest)?;
+    // Replaced as a whole; a crash between the renames leaves the old one parked, complete.
+    let tmp = crate::fsio::StagedDir::new(&dest, true, &crate::fsio::Inputs::new())?;
     varmap.save(tmp.path().join(MODEL_FILE))?;
     opt.save(&tmp.path().join(OPTIMIZER_FILE))?;
     if let Some(best) = best {
@@ -86,9 +87,8 @@ pub fn save(
     }
     let mut json = serde_json::to_vec_pretty(state).expect("state serializes");
     json.push(b'\n');
-    let p = tmp.path().join(STATE_FILE);
-    std::fs::write(&p, json).map_err(|e| TrainError::io(&p, e))?;
-    atomic::replace_dir(tmp, &dest)
+    tmp.write(STATE_FILE, &json)?;
+    Ok(tmp.publish()?)
 }
 
 /// Copies of the current values of every variable (not views: `Var::set` writes in place).

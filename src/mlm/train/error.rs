@@ -42,6 +42,8 @@ pub enum TrainError {
         "{path} already holds a checkpoint; pass resume to continue it or choose a new directory"
     )]
     CheckpointExists { path: PathBuf },
+    #[error(transparent)]
+    Fs(#[from] crate::fsio::FsError),
 }
 
 impl TrainError {

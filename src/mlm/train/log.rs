@@ -1,13 +1,12 @@
 //! The JSONL training log: one object per optimizer step and per evaluation, appended; on
 //! resume cut back to the checkpoint's step so no step appears twice.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::atomic;
 use super::error::{Result, TrainError};
 
 /// File name of the log inside the output directory.
@@ -66,7 +65,7 @@ pub struct TrainLog {
 impl TrainLog {
     /// Starts an empty log at `path` (replacing an old one).
     pub fn create(path: &Path) -> Result<Self> {
-        atomic::write_file(path, b"")?;
+        write_private(path, b"")?;
         Self::append_to(path)
     }
 
@@ -98,15 +97,12 @@ impl TrainLog {
                 }
             }
         }
-        atomic::write_file(path, &kept)?;
+        write_private(path, &kept)?;
         Self::append_to(path)
     }
 
     fn append_to(path: &Path) -> Result<Self> {
-        let file = OpenOptions::new()
-            .append(true)
-            .open(path)
-            .map_err(|e| TrainError::io(path, e))?;
+        let file = crate::fsio::open_append(path)?;
         Ok(TrainLog {
             path: path.to_path_buf(),
             file,
@@ -122,6 +118,11 @@ impl TrainLog {
             .and_then(|_| self.file.flush())
             .map_err(|e| TrainError::io(&self.path, e))
     }
+}
+
+/// Replaces `path` by a staged file holding `bytes` (0600).
+fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+    Ok(crate::fsio::replace_file(path, bytes)?)
 }
 
 /// Reads every line of a log.

@@ -6,7 +6,6 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::atomic;
 use super::data::{CanarySummary, DocSet, PackSpec, PreparedData};
 use super::error::{Result, TrainError};
 
@@ -69,7 +68,7 @@ impl Manifest {
     pub fn write(&self, dir: &Path) -> Result<()> {
         let mut bytes = serde_json::to_vec_pretty(self).expect("manifest serializes");
         bytes.push(b'\n');
-        atomic::write_file(&dir.join(MANIFEST_FILE), &bytes)
+        Ok(crate::fsio::replace_file(&dir.join(MANIFEST_FILE), &bytes)?)
     }
 
     /// Reads `dir/manifest.json`.

@@ -2,7 +2,6 @@
 //! AdamW with a warm-up/decay schedule, gradient accumulation and clipping, held-out evaluation
 //! with early stopping, atomic checkpoints with exact resume, and a JSONL log.
 
-pub mod atomic;
 pub mod checkpoint;
 pub mod collate;
 pub mod data;

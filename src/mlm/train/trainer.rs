@@ -172,7 +172,7 @@ where
 {
     settings.validate()?;
     let out = options.out_dir;
-    std::fs::create_dir_all(out).map_err(|e| TrainError::io(out, e))?;
+    crate::fsio::create_private_dir(out)?;
     let device = varmap
         .all_vars()
         .first()

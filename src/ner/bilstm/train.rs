@@ -293,8 +293,8 @@ pub fn train(
         &summary,
         &stopping.log,
         |dir| {
-            varmap.save(dir.join(WEIGHTS_FILE))?;
-            std::fs::write(dir.join(VOCAB_FILE), serde_json::to_vec(&vocab)?)?;
+            varmap.save(dir.path().join(WEIGHTS_FILE))?;
+            dir.write(VOCAB_FILE, &serde_json::to_vec(&vocab)?)?;
             Ok(())
         },
     )?;

@@ -301,8 +301,8 @@ pub fn train(
         &summary,
         &stopping.log,
         |dir| {
-            crate::mlm::save_model_dir(&config, &varmap, dir, true)?;
-            crate::tokenizer::save_dir(&tok, dir)?;
+            crate::mlm::save_model_dir(&config, &varmap, dir.path(), true)?;
+            crate::tokenizer::save_dir(&tok, dir.path())?;
             Ok(())
         },
     )?;
