@@ -399,7 +399,14 @@ fn errors_and_ops_logs_never_quote_input_values() {
         write(&brat.join("a.ann"), ann);
         let err = fails(
             anonlm()
-                .args(["recognize", "-q", "--format", "brat", "--out-format", "jsonl"])
+                .args([
+                    "recognize",
+                    "-q",
+                    "--format",
+                    "brat",
+                    "--out-format",
+                    "jsonl",
+                ])
                 .args(["--out", "-"])
                 .arg(&brat),
         );

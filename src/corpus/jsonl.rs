@@ -406,7 +406,10 @@ mod tests {
             assert!(e.contains(want), "{line}: got {e}");
             assert!(!e.contains("Ágot"), "{line}: error echoes text: {e}");
             // Neither labels nor field names read from the line are quoted.
-            assert!(!e.contains("NOPE") && !e.contains("zz") && !e.contains("extra'"), "{line}: error echoes a value: {e}");
+            assert!(
+                !e.contains("NOPE") && !e.contains("zz") && !e.contains("extra'"),
+                "{line}: error echoes a value: {e}"
+            );
         }
     }
 
