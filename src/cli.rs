@@ -4,6 +4,52 @@ use crate::lang::LangChoice;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
+/// Parses a number flag that must be finite: `NaN` or `inf` would switch a comparison (a gate
+/// threshold, a learning rate) off silently, so they are bad input.
+pub fn finite_f64(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| "expected a number".to_string())?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err("expected a finite number (not NaN or infinity)".into())
+    }
+}
+
+/// Parses a count that must be at least 1 (a batch of 0 sentences would divide by zero).
+pub fn positive_usize(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("expected a whole number of at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("expected a whole number of at least 1".into()),
+    }
+}
+
+/// Most documents `synth` generates per language (they are built in memory).
+pub const MAX_SYNTH_DOCS: usize = 1_000_000;
+
+/// Parses `synth --docs`: 0 to [`MAX_SYNTH_DOCS`].
+pub fn synth_doc_count(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n <= MAX_SYNTH_DOCS => Ok(n),
+        _ => Err(format!(
+            "expected a whole number from 0 to {MAX_SYNTH_DOCS}"
+        )),
+    }
+}
+
+/// [`finite_f64`] for `f32` flags (also refuses values too large for an `f32`).
+pub fn finite_f32(s: &str) -> Result<f32, String> {
+    let v = finite_f64(s)? as f32;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err("expected a finite number within the range of a 32-bit float".into())
+    }
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "anonlm",
@@ -102,28 +148,28 @@ pub struct NerTrainArgs {
     #[arg(long)]
     pub epochs: Option<usize>,
     /// Sentences (bilstm-crf) or windows (transformer) per batch.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = positive_usize)]
     pub batch_size: usize,
     /// Peak learning rate [default: 2e-3 for bilstm-crf; 5e-5 for transformer, reached after a
     /// warm-up of a tenth of the steps and then decayed linearly].
-    #[arg(long)]
+    #[arg(long, value_parser = finite_f64)]
     pub lr: Option<f64>,
     /// Dropout [default: 0.5 for bilstm-crf; the base model's hidden dropout before the
     /// transformer's classifier].
-    #[arg(long)]
+    #[arg(long, value_parser = finite_f32)]
     pub dropout: Option<f32>,
     /// Evaluate on dev every N optimizer steps (and after every epoch).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = positive_usize)]
     pub eval_every: usize,
     /// Stop after this many evaluations without a better dev F1.
     #[arg(long, default_value_t = 6)]
     pub patience: usize,
     /// Decay of the exponential moving average of the weights that is evaluated and saved
     /// [default: 0.999 for bilstm-crf, none for transformer]; 0 turns it off.
-    #[arg(long)]
+    #[arg(long, value_parser = finite_f64)]
     pub ema: Option<f64>,
     /// Stop after this many minutes, keeping the best weights so far.
-    #[arg(long)]
+    #[arg(long, value_parser = finite_f64)]
     pub max_minutes: Option<f64>,
     /// Word embedding size (BiLSTM-CRF).
     #[arg(long, default_value_t = 100)]
@@ -342,7 +388,7 @@ pub struct SynthArgs {
     /// Language: nl, hu, es, it, en, or all.
     #[arg(long)]
     pub lang: String,
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = synth_doc_count)]
     pub docs: usize,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -525,27 +571,27 @@ pub struct MlmTrainArgs {
     #[arg(long)]
     pub epochs: Option<u64>,
     /// Sequences per micro-batch.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = positive_usize)]
     pub batch: usize,
     /// Micro-batches per optimizer step.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = positive_usize)]
     pub grad_accum: usize,
     /// Tokens per sequence, specials included.
     #[arg(long, default_value_t = 128)]
     pub seq_len: usize,
     /// Peak learning rate.
-    #[arg(long, default_value_t = 5e-4)]
+    #[arg(long, default_value_t = 5e-4, value_parser = finite_f64)]
     pub lr: f64,
     /// Warm-up: a fraction of the steps (< 1) or a number of steps (>= 1).
-    #[arg(long, default_value_t = 0.06)]
+    #[arg(long, default_value_t = 0.06, value_parser = finite_f64)]
     pub warmup: f64,
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(long, default_value_t = 0.01, value_parser = finite_f64)]
     pub weight_decay: f64,
     /// Global gradient-norm clip (0: none).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = finite_f64)]
     pub clip_norm: f64,
     /// Fraction of documents held out for evaluation (listed in the manifest).
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = 0.05, value_parser = finite_f64)]
     pub held_out: f64,
     /// Held-out loss every N steps (0: only at the end).
     #[arg(long, default_value_t = 200)]
@@ -640,7 +686,7 @@ pub struct MlmScoreArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Fraction of tokens masked by --method loss.
-    #[arg(long, default_value_t = 0.15)]
+    #[arg(long, default_value_t = 0.15, value_parser = finite_f64)]
     pub mask_prob: f64,
     #[arg(long)]
     pub overwrite: bool,
@@ -729,7 +775,7 @@ pub struct NameEvidenceArgs {
     #[arg(long)]
     pub no_builtin_lists: bool,
     /// Score from which a token is judged name-like (and proposed for removal by harvest).
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = 2.0, value_parser = finite_f64)]
     pub threshold: f64,
 }
 
@@ -842,7 +888,7 @@ pub struct ProbeMetricsArgs {
     #[arg(long)]
     pub overwrite: bool,
     /// Exit 1 when a set's share of name-like predictions is above this (e.g. 0.002).
-    #[arg(long)]
+    #[arg(long, value_parser = finite_f64)]
     pub max_name_like_share: Option<f64>,
     /// Also list the name-like tokens predicted, with counts (they may be real names: only
     /// inside the secure environment).
@@ -1023,5 +1069,88 @@ impl Default for RiskArgs {
         let cmd = RiskArgs::augment_args(clap::Command::new("risk"));
         RiskArgs::from_arg_matches(&cmd.get_matches_from(["risk"]))
             .expect("the flag defaults parse")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn number_flags_must_be_finite() {
+        for bad in ["NaN", "nan", "inf", "-inf", "infinity", "1e999", "", "x"] {
+            assert!(finite_f64(bad).is_err(), "{bad}");
+            assert!(finite_f32(bad).is_err(), "{bad}");
+        }
+        assert!(finite_f32("1e39").is_err());
+        assert_eq!(finite_f64("2.5"), Ok(2.5));
+        assert_eq!(finite_f32("-0.5"), Ok(-0.5));
+        assert!(positive_usize("0").is_err() && positive_usize("-1").is_err());
+        assert_eq!(positive_usize("16"), Ok(16));
+        assert!(synth_doc_count("18446744073709551615").is_err());
+        assert_eq!(synth_doc_count("0"), Ok(0));
+    }
+
+    #[test]
+    fn every_float_flag_refuses_nan() {
+        use clap::CommandFactory;
+        let cases: &[&[&str]] = &[
+            &[
+                "vocab",
+                "harvest",
+                "--probe",
+                "p",
+                "--model",
+                "m",
+                "--out",
+                "o",
+                "--threshold",
+                "NaN",
+            ],
+            &[
+                "probe",
+                "metrics",
+                "--probe",
+                "p",
+                "--model",
+                "m",
+                "--threshold",
+                "nan",
+            ],
+            &[
+                "probe",
+                "metrics",
+                "--probe",
+                "p",
+                "--model",
+                "m",
+                "--max-name-like-share",
+                "NaN",
+            ],
+            &["mlm", "train", "--corpus", "c", "--out", "o", "--lr", "inf"],
+            &[
+                "ner",
+                "train",
+                "--train",
+                "t",
+                "--dev",
+                "d",
+                "--out",
+                "o",
+                "--dropout",
+                "NaN",
+            ],
+        ];
+        Cli::command().debug_assert();
+        for args in cases {
+            let e = Cli::try_parse_from(std::iter::once("anonlm").chain(args.iter().copied()))
+                .unwrap_err();
+            assert_eq!(
+                e.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{args:?}: {e}"
+            );
+            assert!(e.to_string().contains("finite"), "{args:?}: {e}");
+        }
     }
 }

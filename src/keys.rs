@@ -4,7 +4,9 @@
 //! Keys come only from key files, never from defaults. A key file holds either hex (at least
 //! 64 hex digits, surrounding whitespace ignored) or at least 32 raw bytes. Content that looks
 //! like hex is always read as hex, so a short hex key is rejected rather than silently reused
-//! as raw bytes. Neither errors nor `Debug` ever show key material.
+//! as raw bytes. Neither errors nor `Debug` ever show key material. As ssh does for private
+//! keys, a key file that its group or others may read or write, or that holds only
+//! whitespace, is refused.
 
 use hmac::{Hmac, Mac};
 use rand::RngCore;
@@ -23,8 +25,13 @@ pub enum KeyError {
         #[source]
         source: std::io::Error,
     },
-    #[error("key file {path} is empty")]
+    #[error("key file {path} is empty or holds only whitespace")]
     Empty { path: PathBuf },
+    #[error(
+        "key file {path} has mode {mode:04o}: its group or others may read it; \
+         restrict it to its owner (chmod 600)"
+    )]
+    TooOpen { path: PathBuf, mode: u32 },
     #[error(
         "key file {path} holds {got} bytes of key material; at least {MIN_KEY_BYTES} are required"
     )]
@@ -46,9 +53,11 @@ impl fmt::Debug for Key {
 }
 
 impl Key {
-    /// Reads a key file: hex (whitespace-trimmed, even length) or raw bytes.
+    /// Reads a key file: hex (whitespace-trimmed, even length) or raw bytes. The file must be
+    /// private to its owner.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Key, KeyError> {
         let path = path.as_ref();
+        check_private(path)?;
         let raw = std::fs::read(path).map_err(|source| KeyError::Io {
             path: path.to_path_buf(),
             source,
@@ -70,6 +79,10 @@ impl Key {
     /// Decodes key-file content; `Err(n)` gives the usable length when it is too short.
     fn from_file_bytes(raw: &[u8]) -> Result<Key, usize> {
         let trimmed = raw.trim_ascii();
+        if trimmed.is_empty() {
+            // Whitespace alone is no secret, however many bytes of it there are.
+            return Err(0);
+        }
         let bytes = decode_hex(trimmed).unwrap_or_else(|| raw.to_vec());
         if bytes.len() < MIN_KEY_BYTES {
             return Err(if trimmed.is_empty() { 0 } else { bytes.len() });
@@ -124,6 +137,29 @@ impl Key {
     }
 }
 
+/// Refuses a key file that anyone but its owner may read or write (the mode of the file a
+/// symlink points to is what counts).
+fn check_private(path: &Path) -> Result<(), KeyError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let meta = std::fs::metadata(path).map_err(|source| KeyError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mode = meta.permissions().mode() & 0o7777;
+        if mode & 0o077 != 0 {
+            return Err(KeyError::TooOpen {
+                path: path.to_path_buf(),
+                mode,
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
 fn decode_hex(s: &[u8]) -> Option<Vec<u8>> {
     if s.is_empty() || !s.len().is_multiple_of(2) || !s.iter().all(u8::is_ascii_hexdigit) {
         return None;
@@ -162,12 +198,18 @@ mod tests {
             ("raw.key", &[7u8; 40], Some(40)),
             ("empty.key", b"", None),
             ("blank.key", b"  \n", None),
+            ("spaces.key", &[b' '; 64], None),
+            (
+                "mixedblank.key",
+                b" \t\n\r \t\n\r \t\n\r \t\n\r \t\n\r \t\n\r \t\n\r \t\n\r ",
+                None,
+            ),
             ("shorthex.key", b"abcdef0123", None),
             ("shortraw.key", b"tiny secret", None),
         ];
         for (name, content, want) in cases {
             let p = dir.path().join(name);
-            std::fs::write(&p, content).unwrap();
+            write_private(&p, content);
             match (Key::from_file(&p), want) {
                 (Ok(k), Some(n)) => assert_eq!(k.bytes.len(), *n, "{name}"),
                 (Err(e), None) => {
@@ -180,6 +222,38 @@ mod tests {
         }
         let missing = Key::from_file(dir.path().join("nope.key")).unwrap_err();
         assert!(missing.to_string().contains("nope.key"));
+    }
+
+    fn write_private(p: &Path, content: &[u8]) {
+        std::fs::write(p, content).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn key_files_open_to_group_or_others_are_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("open.key");
+        write_private(&p, "cd".repeat(32).as_bytes());
+        assert!(Key::from_file(&p).is_ok());
+        for mode in [0o644, 0o640, 0o604, 0o620, 0o602, 0o660] {
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+            let e = Key::from_file(&p).unwrap_err();
+            assert!(matches!(e, KeyError::TooOpen { .. }), "{mode:o}: {e}");
+            let msg = e.to_string();
+            assert!(
+                msg.contains("open.key") && msg.contains("chmod 600"),
+                "{msg}"
+            );
+            assert!(!msg.contains("cdcd"), "{msg}");
+        }
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o400)).unwrap();
+        assert!(Key::from_file(&p).is_ok(), "owner-only read is private");
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub mod namelike;
 pub mod ner;
 pub mod offsets;
 pub mod opslog;
+pub mod panic_hook;
 pub mod probe;
 pub mod progress;
 pub mod recognize;
@@ -36,6 +37,8 @@ pub mod span;
 pub mod stats;
 pub mod surrogate;
 pub mod synth;
+#[doc(hidden)]
+pub mod testdata;
 pub mod tokenizer;
 pub mod vocab;
 

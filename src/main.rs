@@ -1,10 +1,12 @@
 //! The `anonlm` binary: parse flags, run the subcommand, map the outcome to an exit code
-//! (0 success, 1 a checked threshold not met, 2 error).
+//! (0 success, 1 a checked threshold not met, 2 error). A panic prints its location only (its
+//! message could quote a document) and exits 2; a closed stdout ends the run quietly with 0.
 
 use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    anonlm::panic_hook::install();
     // candle asks for the thread count on every matrix product and, without this variable,
     // reads /proc/cpuinfo each time (a fifth of the NER tagging time). Rayon's own default is
     // the same number, so setting it here, before any thread starts, changes nothing else.
@@ -20,11 +22,22 @@ fn main() -> ExitCode {
     }
     match anonlm::commands::run(cli) {
         Ok(code) => code,
+        Err(err) if closed_stdout(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("anonlm: error: {}", describe(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// True when the run stopped because the reader of stdout went away (`... | head`): like
+/// ripgrep, that ends the run quietly with success.
+fn closed_stdout(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// The error and its causes, each cause added only when the text so far does not already

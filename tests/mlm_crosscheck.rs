@@ -1,5 +1,6 @@
-//! Cross-check against Python transformers (runs only when ANONLM_PYTHON names a python with
-//! transformers and scripts/crosscheck_transformers.py exists; otherwise prints a skip line).
+//! Cross-check against Python transformers. Needs ANONLM_PYTHON, a python with transformers and
+//! torch (`.ci/run` installs them into `.ci/venv`). Without it the tests skip with a note, unless
+//! `ANONLM_REQUIRE_DATA` or `CI` is set, where its absence fails them.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -16,13 +17,14 @@ const TOLERANCE: f32 = 1e-4;
 fn setup() -> Option<(PathBuf, PathBuf)> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/crosscheck_transformers.py");
     let Some(python) = std::env::var_os("ANONLM_PYTHON") else {
+        assert!(
+            !anonlm::testdata::required(),
+            "ANONLM_PYTHON is not set (CI runs these checks with .ci/venv)"
+        );
         println!("skip: ANONLM_PYTHON is not set (a python with transformers and torch)");
         return None;
     };
-    if !script.is_file() {
-        println!("skip: {} is absent", script.display());
-        return None;
-    }
+    assert!(script.is_file(), "{} is absent", script.display());
     Some((PathBuf::from(python), script))
 }
 

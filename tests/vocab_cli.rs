@@ -128,9 +128,14 @@ fn no_names(text: &str) {
 
 /// Python transformers loads the rewritten dir (AutoTokenizer, AutoModelForMaskedLM): the same
 /// ids as here, the same logits as the original, renamed ids decode to their new strings.
-/// Runs only when ANONLM_PYTHON names a python with transformers and torch.
+/// Needs ANONLM_PYTHON, a python with transformers and torch; skipped with a note without it,
+/// a failure when `ANONLM_REQUIRE_DATA` or `CI` is set.
 fn transformers_loads(original: &Path, out: &Path, ids: &[u32], entries: &[Value]) {
     let Some(python) = std::env::var_os("ANONLM_PYTHON") else {
+        assert!(
+            !anonlm::testdata::required(),
+            "ANONLM_PYTHON is not set (CI runs this check with .ci/venv)"
+        );
         println!("skip transformers check: ANONLM_PYTHON is not set");
         return;
     };

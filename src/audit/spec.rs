@@ -268,12 +268,47 @@ fn default_max_name_like_share() -> f64 {
     0.002
 }
 
+/// The dotted key of the first `nan` or `inf` value in a TOML table (TOML allows both; as a
+/// threshold or setting either switches a comparison off), e.g. `thresholds.max_auc`.
+pub fn non_finite_key(table: &toml::Table) -> Option<String> {
+    fn walk(v: &toml::Value, key: &str) -> Option<String> {
+        match v {
+            toml::Value::Float(f) if !f.is_finite() => Some(key.to_string()),
+            toml::Value::Table(t) => t.iter().find_map(|(k, v)| {
+                walk(
+                    v,
+                    &if key.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{key}.{k}")
+                    },
+                )
+            }),
+            toml::Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .find_map(|(i, v)| walk(v, &format!("{key}[{i}]"))),
+            _ => None,
+        }
+    }
+    table.iter().find_map(|(k, v)| walk(v, k))
+}
+
 impl AuditSpec {
     /// Reads and checks a spec; relative paths become relative to its folder.
     pub fn load(path: &Path) -> Result<Self, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut spec: AuditSpec =
+        let raw: toml::Table =
             toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))?;
+        if let Some(key) = non_finite_key(&raw) {
+            return Err(format!(
+                "{}: {key} must be a finite number (not nan or inf)",
+                path.display()
+            ));
+        }
+        let mut spec: AuditSpec = toml::Value::Table(raw)
+            .try_into()
+            .map_err(|e: toml::de::Error| format!("{}: {}", path.display(), e.message()))?;
         let base = path.parent().unwrap_or(Path::new("."));
         spec.resolve(base);
         spec.check()
@@ -471,5 +506,32 @@ mod tests {
         );
         let e = AuditSpec::load(&p).unwrap_err();
         assert!(e.contains("wieghts"), "{e}");
+    }
+
+    #[test]
+    fn non_finite_thresholds_and_settings_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = "[model]\ndir = \"m\"\n[data]\ncorpus = \"c.jsonl\"\n";
+        for (extra, key) in [
+            ("[thresholds]\nmax_auc = nan\n", "thresholds.max_auc"),
+            (
+                "[thresholds]\nmax_epsilon = inf\n",
+                "thresholds.max_epsilon",
+            ),
+            (
+                "[thresholds]\nmax_blind_auc = -inf\n",
+                "thresholds.max_blind_auc",
+            ),
+            ("[attacks]\nmask_prob = +nan\n", "attacks.mask_prob"),
+        ] {
+            let p = write(dir.path(), &format!("{base}{extra}"));
+            let e = AuditSpec::load(&p).unwrap_err();
+            assert!(
+                e.contains("spec.toml") && e.contains(key) && e.contains("finite"),
+                "{e}"
+            );
+        }
+        let p = write(dir.path(), &format!("{base}[thresholds]\nmax_auc = 0.6\n"));
+        assert_eq!(AuditSpec::load(&p).unwrap().thresholds.max_auc, 0.6);
     }
 }

@@ -89,12 +89,10 @@ pub fn init_threads(threads: Option<usize>) {
 
 /// The recognition pipeline for the input flags (fails closed on any list error).
 pub fn pipeline(args: &InputArgs) -> Result<Pipeline> {
-    let lists = ListSources {
-        user_dir: args.lists.clone(),
+    let lists = match &args.lists {
+        Some(dir) => ListSources::with_user_dir(dir).context("--lists")?,
+        None => ListSources::default(),
     };
-    if let Some(dir) = &args.lists {
-        anyhow::ensure!(dir.is_dir(), "--lists {}: not a directory", dir.display());
-    }
     let mut pipeline = build_pipeline(args.lang, args.fallback_lang, &lists)
         .context("building the recognizers")?;
     if let Some(dir) = &args.model {

@@ -11,6 +11,9 @@ use crate::engine::{process_stream, BatchLimits};
 use crate::fsio::{Inputs, Kind, OutputSet};
 use crate::keys::Key;
 use crate::opslog::OpsLogLine;
+
+/// The recognizer name the ops log gives to spans taken from the input (`--use-input-spans`).
+const INPUT_SPAN_SOURCE: &str = "input";
 use crate::progress;
 use crate::span::Entity;
 use anyhow::{Context, Result};
@@ -159,7 +162,15 @@ pub fn run(args: DeidArgs) -> Result<ExitCode> {
                 .and_then(Value::as_str)
                 .map(str::to_string);
             let given: Vec<Entity> = if args.use_input_spans {
-                doc.entities.clone()
+                // The input's `source` field is free text that the ops log would copy: the
+                // ops log names such spans only as coming from the input.
+                doc.entities
+                    .iter()
+                    .map(|e| Entity {
+                        source: INPUT_SPAN_SOURCE.into(),
+                        ..e.clone()
+                    })
+                    .collect()
             } else {
                 Vec::new()
             };

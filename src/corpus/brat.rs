@@ -14,6 +14,11 @@ use std::path::{Path, PathBuf};
 /// Maps a scheme label (e.g. a MEDDOCAN type) to a canonical label; `None` means "skip this type".
 pub type LabelResolver<'a> = dyn Fn(&str) -> Result<Option<Label>, String> + 'a;
 
+/// The error for a label that neither the label map nor the canonical labels know. It never
+/// quotes the label: a mislabelled span's label field can hold a name.
+pub const UNKNOWN_LABEL: &str = "unknown label (expected a canonical label such as NAME_DOCTOR or \
+     NAME/DOCTOR, or a label of the --label-map)";
+
 /// Resolver for files that already use canonical labels (`NAME_DOCTOR`, `DATE`).
 pub fn canonical_labels(raw: &str) -> Result<Option<Label>, String> {
     Label::parse(raw).map(Some)
@@ -61,7 +66,9 @@ pub struct BratDirReader {
 }
 
 impl BratDirReader {
-    /// Lists the directory; an error when it holds no `.txt` file.
+    /// Lists the directory; an error when it holds no `.txt` file, when a `.txt` is no
+    /// readable file (a dangling symlink, a folder) or when an `.ann` has no `.txt`: its
+    /// annotations would be dropped without a word.
     pub fn new(
         dir: &Path,
         opts: &ReadOptions,
@@ -73,6 +80,23 @@ impl BratDirReader {
                 dir,
                 "no documents: the directory holds no .txt files",
             ));
+        }
+        for txt in &files {
+            let meta = fs::metadata(txt).map_err(|e| CorpusError::io(txt, e))?;
+            if !meta.is_file() {
+                return Err(CorpusError::file(txt, "not a regular file"));
+            }
+        }
+        for entry in fs::read_dir(dir).map_err(|e| CorpusError::io(dir, e))? {
+            let ann = entry.map_err(|e| CorpusError::io(dir, e))?.path();
+            if ann.extension().is_some_and(|x| x == "ann")
+                && files.binary_search(&ann.with_extension("txt")).is_err()
+            {
+                return Err(CorpusError::file(
+                    &ann,
+                    "annotations without a text: no .txt of the same name",
+                ));
+            }
         }
         Ok(BratDirReader {
             files: files.into_iter(),
@@ -190,7 +214,13 @@ pub fn parse_ann(
         let last = nums.next_back();
         let (start, end) = match (first, last) {
             (Some(Ok(s)), Some(Ok(e))) if s < e => (s, e),
-            _ => return Err(err(format!("bad offsets '{ranges}'"))),
+            _ => {
+                return Err(err(
+                    "bad offsets: expected 'START END' (or 'S E;S E') with START < END, \
+                     whole numbers of characters"
+                        .into(),
+                ))
+            }
         };
         let (bs, be) = match (map.char_to_byte(start), map.char_to_byte(end)) {
             (Some(bs), Some(be)) => (bs, be),
@@ -209,11 +239,11 @@ pub fn parse_ann(
                 )));
             }
         }
-        let label =
-            match resolve(raw_label).map_err(|m| err(format!("label '{raw_label}': {m}")))? {
-                Some(l) => l,
-                None => continue,
-            };
+        // The resolver's message may quote the label, which is input: say what was expected.
+        let label = match resolve(raw_label).map_err(|_| err(UNKNOWN_LABEL.into()))? {
+            Some(l) => l,
+            None => continue,
+        };
         out.push(Entity::new(bs, be, label, "gold", 1.0));
     }
     out.sort_by_key(|e| (e.start, e.end));

@@ -130,7 +130,8 @@ impl<R: BufRead> ConllReader<R> {
         b.text.push_str(token);
         let end = b.text.len();
         b.in_sentence = true;
-        let resolve = |l: &str| (self.resolve)(l).map_err(|m| format!("label '{l}': {m}"));
+        let resolve =
+            |l: &str| (self.resolve)(l).map_err(|_| super::brat::UNKNOWN_LABEL.to_string());
         match tag {
             Tag::Outside => b.close(),
             Tag::Begin(l) => {
@@ -424,7 +425,7 @@ mod tests {
             ),
             ("Ágnes X-NAME\n", "a/train.conll:1: malformed tag"),
             ("Ágnes B-\n", "a/train.conll:1: malformed tag"),
-            ("Ágnes B-NOPE\n", "a/train.conll:1: label 'NOPE'"),
+            ("Ágnes B-NOPE\n", "a/train.conll:1: unknown label (expected"),
         ];
         for (input, want) in cases {
             let got = read(input);

@@ -8,6 +8,7 @@ use super::{
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, ErrorKind, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// The path that means standard input / output.
 pub const STDIO: &str = "-";
@@ -171,10 +172,42 @@ impl<R: BufRead> LineReader<R> {
     }
 }
 
+/// Bytes already taken from stdin to detect its format; the stdin reader yields them first.
+static STDIN_HEAD: Mutex<Vec<u8>> = Mutex::new(Vec::new());
+
+/// Most leading whitespace read from stdin while looking for its first non-blank byte.
+const STDIN_PEEK_MAX: usize = 1 << 20;
+
+/// The first byte of stdin that is not whitespace (after a byte order mark), `None` for blank
+/// input. The bytes read stay in [`STDIN_HEAD`], so the stream is unchanged for its reader.
+fn peek_stdin_first_byte() -> Result<Option<u8>, CorpusError> {
+    let mut head = STDIN_HEAD.lock().unwrap_or_else(|e| e.into_inner());
+    let mut chunk = [0u8; 8192];
+    loop {
+        let body = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&head);
+        if let Some(&b) = body.iter().find(|b| !b.is_ascii_whitespace()) {
+            return Ok(Some(b));
+        }
+        if head.len() >= STDIN_PEEK_MAX {
+            return Ok(None);
+        }
+        let n = match io::stdin().read(&mut chunk) {
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(CorpusError::io("<stdin>", e)),
+        };
+        if n == 0 {
+            return Ok(None);
+        }
+        head.extend_from_slice(&chunk[..n]);
+    }
+}
+
 /// A buffered reader for a path, or for stdin when the path is `-`.
 pub fn open_reader(path: &Path) -> Result<(Box<dyn BufRead + Send>, Source), CorpusError> {
     if is_stdio(path) {
-        let r = BufReader::with_capacity(READ_BUF, io::stdin());
+        let head = std::mem::take(&mut *STDIN_HEAD.lock().unwrap_or_else(|e| e.into_inner()));
+        let r = BufReader::with_capacity(READ_BUF, io::Cursor::new(head).chain(io::stdin()));
         return Ok((Box::new(r), Source::stdin()));
     }
     let f = File::open(path).map_err(|e| CorpusError::io(path, e))?;
@@ -274,11 +307,12 @@ pub const CONLL_EXTS: &[&str] = &["conll", "iob", "iob2", "bio"];
 pub const JSONL_EXTS: &[&str] = &["jsonl", "ndjson"];
 
 /// Guesses the format of an input path: a directory holding `.ann` files is brat, `.jsonl` is
-/// JSONL, `.conll`/`.iob`/`.bio` is CoNLL; anything else (stdin included) is text.
+/// JSONL, `.conll`/`.iob`/`.bio` is CoNLL; anything else is text. Stdin is JSONL when its first
+/// non-blank byte is `{` (JSONL read as text would keep the names inside it), else text.
 /// A directory without `.ann` or `.txt` files is JSONL or CoNLL when it holds such files.
 pub fn detect_format(path: &Path) -> Result<Format, CorpusError> {
     if is_stdio(path) {
-        return Ok(Format::Text);
+        return Ok(detect_stream_format(peek_stdin_first_byte()?));
     }
     if path.is_dir() {
         if !list_files(path, &["ann"])?.is_empty() {
@@ -306,6 +340,15 @@ pub fn detect_format(path: &Path) -> Result<Format, CorpusError> {
     } else {
         Format::Text
     })
+}
+
+/// The format of a stream from its first non-blank byte.
+fn detect_stream_format(first: Option<u8>) -> Format {
+    if first == Some(b'{') {
+        Format::Jsonl
+    } else {
+        Format::Text
+    }
 }
 
 /// Opens a lazy document stream for `format` at `path` (`-` is stdin).

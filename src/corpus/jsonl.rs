@@ -78,7 +78,8 @@ pub fn parse_document(
         Some(Any::Num(n)) if n.is_u64() || n.is_i64() => n.to_string(),
         Some(_) => return Err("field 'id' must be a non-empty string or an integer".into()),
     };
-    let in_doc = |msg: String| format!("document '{id}': {msg}");
+    let shown = super::show_id(&id);
+    let in_doc = |msg: String| format!("document {shown}: {msg}");
     let text = match doc.text {
         Some(Any::Str(s)) => s.into_owned(),
         Some(_) => return Err(in_doc("field 'text' must be a string".into())),
@@ -172,7 +173,7 @@ fn parse_entity(
             ))
         }
     }
-    let label = match resolve(&raw_label).map_err(|m| format!("label '{raw_label}': {m}"))? {
+    let label = match resolve(&raw_label).map_err(|_| super::brat::UNKNOWN_LABEL.to_string())? {
         Some(l) => l,
         None => return Ok(None),
     };
@@ -183,22 +184,27 @@ fn parse_entity(
 fn check_keys(unknown: Option<&str>, allowed: &[&str], what: &str) -> Result<(), String> {
     match unknown {
         None => Ok(()),
-        Some(k) => {
-            let shown: String = k.chars().take(40).collect();
-            Err(format!(
-                "unknown {what} field '{shown}' (expected {}; put extra fields in 'meta')",
-                allowed.join(", ")
-            ))
-        }
+        // A field name is input too (a misplaced name can become a key): never quoted.
+        Some(_) => Err(format!(
+            "unknown {what} field (expected only {}; put extra fields in 'meta')",
+            allowed.join(", ")
+        )),
     }
 }
 
 /// serde_json's syntax message with the column, without its "line 1" (we name the real line).
+/// Syntax messages are fixed phrases; data messages (`invalid type: string "…"`) can quote a
+/// value, so those are replaced by a phrase of our own.
 fn json_message(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
     let full = e.to_string();
-    let msg = full
-        .rsplit_once(" at line ")
-        .map_or(full.as_str(), |(m, _)| m);
+    let msg = match e.classify() {
+        Category::Syntax | Category::Eof | Category::Io => full
+            .rsplit_once(" at line ")
+            .map_or(full.as_str(), |(m, _)| m)
+            .to_string(),
+        Category::Data => "a field holds a value of the wrong type".to_string(),
+    };
     format!("malformed JSON: {msg} at column {}", e.column())
 }
 
@@ -360,7 +366,7 @@ mod tests {
             ),
             (
                 r#"{"id":"a","text":"Ágota","zz":1,"extra":["Ágota"]}"#,
-                "unknown document field 'extra'",
+                "unknown document field (expected only id, text, entities, meta",
             ),
             (
                 r#"{"id":"a","text":"Ágota","entities":[{"start":0,"end":5,"label":"NAME","x":1}]}"#,
@@ -368,7 +374,7 @@ mod tests {
             ),
             (
                 r#"{"id":"a","text":"Ágota","extra":1}"#,
-                "unknown document field 'extra'",
+                "unknown document field (expected only id, text, entities, meta",
             ),
             (
                 r#"{"id":"a","text":"Ágota","entities":[{"start":0,"end":6,"label":"NAME"}]}"#,
@@ -384,7 +390,7 @@ mod tests {
             ),
             (
                 r#"{"id":"a","text":"Ágota","entities":[{"start":0,"end":5,"label":"NOPE"}]}"#,
-                "label 'NOPE'",
+                "unknown label (expected",
             ),
             (
                 r#"{"id":"a","text":"Ágota","entities":[{"start":0,"end":5,"label":"NAME","text":"Ágot"}]}"#,
@@ -399,6 +405,11 @@ mod tests {
             let e = parse(line).unwrap_err();
             assert!(e.contains(want), "{line}: got {e}");
             assert!(!e.contains("Ágot"), "{line}: error echoes text: {e}");
+            // Neither labels nor field names read from the line are quoted.
+            assert!(
+                !e.contains("NOPE") && !e.contains("zz") && !e.contains("extra'"),
+                "{line}: error echoes a value: {e}"
+            );
         }
     }
 

@@ -105,6 +105,28 @@ impl FromStr for Format {
     }
 }
 
+/// Longest prefix of a document id shown in messages, in characters.
+const SHOWN_ID_CHARS: usize = 32;
+
+/// A document id as messages show it: quoted, control and other unusual characters escaped,
+/// cut to a short prefix (an id can be a file name or a field that holds more than an id).
+pub fn show_id(id: &str) -> String {
+    let mut out = String::from("'");
+    for (i, c) in id.chars().enumerate() {
+        if i == SHOWN_ID_CHARS {
+            out.push('…');
+            break;
+        }
+        if c.is_control() || c == '\'' || c == '\\' || (c.is_whitespace() && c != ' ') {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('\'');
+    out
+}
+
 /// Errors reading or writing a corpus. Messages name the file and line or document, never
 /// the document's text.
 #[derive(Debug, thiserror::Error)]
@@ -123,7 +145,7 @@ pub enum CorpusError {
     },
     #[error("{path}: {msg}")]
     File { path: PathBuf, msg: String },
-    #[error("document '{id}': {msg}")]
+    #[error("document {}: {msg}", show_id(id))]
     Doc { id: String, msg: String },
     #[error(transparent)]
     Fs(#[from] crate::fsio::FsError),
@@ -159,5 +181,20 @@ impl CorpusError {
     /// opposed to one bad line or document.
     pub fn is_io(&self) -> bool {
         matches!(self, CorpusError::Io { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_shown_escaped_and_cut() {
+        assert_eq!(show_id("doc-1"), "'doc-1'");
+        assert_eq!(show_id("a\u{1b}[2Jb\nc"), "'a\\u{1b}[2Jb\\nc'");
+        let long = "x".repeat(100);
+        let shown = show_id(&long);
+        assert_eq!(shown.chars().count(), SHOWN_ID_CHARS + 3, "{shown}");
+        assert!(CorpusError::doc(long.as_str(), "m").to_string().len() < 60);
     }
 }

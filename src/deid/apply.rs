@@ -546,14 +546,10 @@ mod tests {
     #[test]
     fn meddocan_gold_spans_round_trip() {
         use crate::corpus::brat::{list_documents, read_document};
-        let dir = std::path::Path::new("../shared/data/meddocan/dev");
-        if !dir.exists() {
-            eprintln!(
-                "note: {} absent; skipping the MEDDOCAN check",
-                dir.display()
-            );
+        let Some(dir) = crate::testdata::meddocan_split("dev") else {
             return;
-        }
+        };
+        let dir = dir.as_path();
         let key = Key::from_bytes(&[2u8; 32]);
         let d = Deidentifier::new(Policy::builtin("keyed").unwrap(), key, 3).unwrap();
         let mut stats = super::super::DeidStats::default();

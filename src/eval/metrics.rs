@@ -574,11 +574,10 @@ mod tests {
     /// MEDDOCAN dev gold, read in place: against itself, then against predictable perturbations.
     #[test]
     fn meddocan_dev_gold_against_itself_and_perturbed() {
-        let dir = std::path::Path::new("../shared/data/meddocan/dev");
-        if !dir.is_dir() {
-            eprintln!("note: {} absent, skipping", dir.display());
+        let Some(dir) = crate::testdata::meddocan_split("dev") else {
             return;
-        }
+        };
+        let dir = dir.as_path();
         let map = crate::labelmap::LabelMap::builtin("meddocan").unwrap();
         let resolver = map.resolver();
         let gold: Vec<Document> = crate::corpus::brat::list_documents(dir)

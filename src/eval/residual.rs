@@ -465,11 +465,10 @@ mod meddocan_tests {
     /// nothing leaves every entity; the untouched text leaks every checkable word.
     #[test]
     fn meddocan_dev_residual_extremes() {
-        let dir = std::path::Path::new("../shared/data/meddocan/dev");
-        if !dir.is_dir() {
-            eprintln!("note: {} absent, skipping", dir.display());
+        let Some(dir) = crate::testdata::meddocan_split("dev") else {
             return;
-        }
+        };
+        let dir = dir.as_path();
         let map = crate::labelmap::LabelMap::builtin("meddocan").unwrap();
         let resolver = map.resolver();
         let gold: Vec<Document> = crate::corpus::brat::list_documents(dir)

@@ -24,6 +24,8 @@ pub enum MlmError {
     UnsupportedArchitecture { found: String },
     #[error("invalid model config: {0}")]
     InvalidConfig(String),
+    #[error("{file}: tensor {name} holds NaN or infinite values; refusing a broken model")]
+    NonFinite { name: String, file: PathBuf },
     #[error("{file}: missing tensor {name}")]
     MissingTensor { name: String, file: PathBuf },
     #[error("{file}: tensor {name} has shape {found:?}, expected {expected:?}")]

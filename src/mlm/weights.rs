@@ -47,13 +47,50 @@ pub fn weights_file(dir: &Path) -> Result<PathBuf, MlmError> {
 
 fn read_tensors(file: &Path) -> Result<HashMap<String, Tensor>, MlmError> {
     let ctx = || format!("{}: cannot read tensors", file.display());
-    if file.extension().and_then(|e| e.to_str()) == Some("safetensors") {
-        candle_core::safetensors::load(file, &Device::Cpu).map_err(|e| MlmError::candle(ctx(), e))
+    let tensors = if file.extension().and_then(|e| e.to_str()) == Some("safetensors") {
+        candle_core::safetensors::load(file, &Device::Cpu)
+            .map_err(|e| MlmError::candle(ctx(), e))?
     } else {
-        Ok(candle_core::pickle::read_all(file)
+        candle_core::pickle::read_all(file)
             .map_err(|e| MlmError::candle(ctx(), e))?
             .into_iter()
-            .collect())
+            .collect()
+    };
+    check_finite(file, &tensors)?;
+    Ok(tensors)
+}
+
+/// The name of the first tensor (by name) holding a NaN or an infinity, `None` when every
+/// floating-point tensor is finite. Such a model would tag nothing or print NaN scores, so
+/// every loader refuses it.
+pub fn first_non_finite(
+    tensors: &HashMap<String, Tensor>,
+) -> Result<Option<String>, candle_core::Error> {
+    let mut names: Vec<&String> = tensors.keys().collect();
+    names.sort();
+    for name in names {
+        let t = &tensors[name];
+        if !t.dtype().is_float() {
+            continue;
+        }
+        let values = t.to_dtype(DType::F32)?.flatten_all()?.to_vec1::<f32>()?;
+        if values.iter().any(|v| !v.is_finite()) {
+            return Ok(Some(name.clone()));
+        }
+    }
+    Ok(None)
+}
+
+/// [`first_non_finite`] as an error naming the file and the tensor.
+pub fn check_finite(file: &Path, tensors: &HashMap<String, Tensor>) -> Result<(), MlmError> {
+    match first_non_finite(tensors)
+        .map_err(|e| MlmError::candle(format!("{}: reading tensors", file.display()), e))?
+    {
+        Some(name) => Err(MlmError::NonFinite {
+            name,
+            file: file.to_path_buf(),
+        }),
+        None => Ok(()),
     }
 }
 
@@ -229,4 +266,28 @@ pub fn save_model_dir(
     })?;
     crate::fsio::replace_file(&config_path, format!("{json}\n").as_bytes())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_finite_tensors_are_named() {
+        let ok = Tensor::new(&[1.0f32, -2.0], &Device::Cpu).unwrap();
+        let ids = Tensor::new(&[1u32, 2], &Device::Cpu).unwrap();
+        let mut map = HashMap::from([("a.weight".to_string(), ok), ("ids".to_string(), ids)]);
+        assert_eq!(first_non_finite(&map).unwrap(), None);
+        for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            let t = Tensor::new(&[0.5f32, bad], &Device::Cpu).unwrap();
+            map.insert("b.bias".into(), t.to_dtype(DType::F16).unwrap());
+            assert_eq!(first_non_finite(&map).unwrap().as_deref(), Some("b.bias"));
+            let e = check_finite(Path::new("m/model.safetensors"), &map).unwrap_err();
+            let msg = e.to_string();
+            assert!(
+                msg.contains("model.safetensors") && msg.contains("b.bias"),
+                "{msg}"
+            );
+        }
+    }
 }

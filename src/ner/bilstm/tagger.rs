@@ -131,6 +131,7 @@ impl BiLstmTagger {
         let weights = dir.join(WEIGHTS_FILE);
         let tensors = candle_core::safetensors::load(&weights, &device)
             .with_context(|| weights.display().to_string())?;
+        crate::mlm::weights::check_finite(&weights, &tensors)?;
         let vb = candle_nn::VarBuilder::from_tensors(tensors, DType::F32, &device);
         let model = BiLstmCrf::new(vb, dims, &vocab, tagset.len())
             .with_context(|| format!("{}: weights do not fit the config", weights.display()))?;

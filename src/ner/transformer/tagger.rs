@@ -140,6 +140,7 @@ impl TransformerTagger {
         let weights = crate::mlm::weights::weights_file(dir)?;
         let tensors = candle_core::safetensors::load(&weights, &device)
             .with_context(|| weights.display().to_string())?;
+        crate::mlm::weights::check_finite(&weights, &tensors)?;
         let vb = candle_nn::VarBuilder::from_tensors(tensors, DType::F32, &device);
         let tagset = TagSet::new(config.parsed_labels()?);
         let model = TokenClassifier::new(loaded.model, vb, tagset.len(), 0.0)

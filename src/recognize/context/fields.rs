@@ -77,9 +77,10 @@ pub fn field_hits(cfg: &ContextConfig, text: &str, toks: &[Token]) -> Vec<FieldH
 /// Where the value of a field starting at `start` ends: the line end, the next field label on
 /// the line (`next_label`), or a sentence end (". " before a capital letter, or a final dot).
 pub fn value_end(text: &str, start: usize, next_label: usize) -> usize {
-    let line_end =
-        memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |p| start + p);
-    let end = line_end.min(next_label);
+    // The line end is looked for only up to the next label: on a long single line a search to
+    // the line end per field would make the whole document quadratic.
+    let limit = next_label.clamp(start, text.len());
+    let end = memchr::memchr(b'\n', &text.as_bytes()[start..limit]).map_or(limit, |p| start + p);
     let bytes = text.as_bytes();
     let mut i = start;
     while i < end {

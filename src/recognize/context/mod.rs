@@ -227,10 +227,11 @@ impl ContextRecognizer {
 
     /// Name lines after a sign-off ("Met vriendelijke groet," / "J. de Vries" / "Logopedist").
     fn signature(&self, c: &mut Ctx, first: usize, last: usize) {
-        let line_start = c.text[..c.toks[first].start]
-            .rfind('\n')
-            .map_or(0, |p| p + 1);
-        if !c.text[line_start..c.toks[first].start].trim().is_empty() {
+        // Only blanks between the line start and the name. Scanning back over blanks alone
+        // (not to the line start) keeps a long single-line document linear.
+        let lead = c.text[..c.toks[first].start]
+            .trim_end_matches(|ch: char| ch.is_whitespace() && ch != '\n');
+        if !(lead.is_empty() || lead.ends_with('\n')) {
             return;
         }
         let mut k = last + 1;
@@ -267,11 +268,9 @@ impl ContextRecognizer {
         let pm = &mut c.pm;
         if let Some((j, _)) = pm.longest(n) {
             let e = c.toks[j].end;
-            let line_end = c.text[e..].find('\n').map_or(c.text.len(), |p| e + p);
-            if c.text[e..line_end]
-                .trim_matches([' ', '.', ',', '\r'])
-                .is_empty()
-            {
+            // Nothing but punctuation up to the line end (scanned only as far as it holds).
+            let rest = c.text[e..].trim_start_matches([' ', '.', ',', '\r']);
+            if rest.is_empty() || rest.starts_with('\n') {
                 let label = Label::new(Category::Profession, Subtype::Profession);
                 c.out.push(Entity::new(
                     c.toks[n].start,

@@ -1,12 +1,16 @@
 //! Street addresses: a street-type word (`vocab/<lang>/street_types.txt`) with the name around
 //! it and a house number/floor/door tail; plus typeless "Name, 12" right before a postcode.
 
-use super::text::{is_title_word, line_start, next_char, prev_char, run_start};
+use super::text::{is_title_word, line_start_within, next_char, prev_char, run_start};
 use super::{Cand, PatternError};
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
 use crate::vocab::ListSources;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+
+/// How far before a postcode the street in front of it is looked for (it is read back at most
+/// five words and 30 bytes; the bound keeps a long single-line document linear).
+const ZIP_LOOKBACK: usize = 512;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
@@ -307,7 +311,7 @@ impl Streets {
 
     /// Typeless street ending right before a postcode at `zip`: "Hermanos Falcó, s/n - 02006".
     pub fn before_zip(&self, text: &str, zip: usize) -> Option<Cand> {
-        let ls = line_start(text, zip);
+        let ls = line_start_within(text, zip, ZIP_LOOKBACK);
         let seg = &text[ls..zip];
         let seg = seg.trim_end_matches([' ', ',', '.', '-', '–']);
         if seg.is_empty() {

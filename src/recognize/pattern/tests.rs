@@ -702,9 +702,7 @@ fn malformed_user_lists_fail_closed() {
         "NHC ID/MEDICALRECORD\n",
     )
     .unwrap();
-    let lists = ListSources {
-        user_dir: Some(dir.path().to_path_buf()),
-    };
+    let lists = ListSources::with_user_dir(dir.path()).unwrap();
     assert!(matches!(
         PatternRecognizer::new(Es, &lists),
         Err(PatternError::BadEntry { .. })

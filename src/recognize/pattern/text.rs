@@ -82,14 +82,26 @@ pub fn words_before(text: &str, i: usize, n: usize) -> Vec<String> {
     out
 }
 
-/// Start of the line containing byte `i`.
-pub fn line_start(text: &str, i: usize) -> usize {
-    memchr::memrchr(b'\n', &text.as_bytes()[..i]).map_or(0, |p| p + 1)
+/// The start of the line holding byte `i`, looked for at most `max` bytes back; when the line
+/// starts earlier, the first word start inside that window (so no word is cut).
+pub fn line_start_within(text: &str, i: usize, max: usize) -> usize {
+    let lo = floor_char_boundary(text, i.saturating_sub(max));
+    let window = &text.as_bytes()[lo..i];
+    match memchr::memrchr(b'\n', window) {
+        Some(p) => lo + p + 1,
+        None if lo == 0 => 0,
+        None => window
+            .iter()
+            .position(|b| b.is_ascii_whitespace())
+            .map_or(i, |p| lo + p + 1),
+    }
 }
 
-/// End of the line containing byte `i` (position of the newline or the text end).
-pub fn line_end(text: &str, i: usize) -> usize {
-    memchr::memchr(b'\n', &text.as_bytes()[i..]).map_or(text.len(), |p| i + p)
+/// The end of the line holding byte `i`, looked for at most `max` bytes ahead (else the first
+/// character boundary at or after that bound).
+pub fn line_end_within(text: &str, i: usize, max: usize) -> usize {
+    let hi = ceil_char_boundary(text, i.saturating_add(max).min(text.len()));
+    memchr::memchr(b'\n', &text.as_bytes()[i..hi]).map_or(hi, |p| i + p)
 }
 
 pub fn floor_char_boundary(text: &str, mut i: usize) -> usize {

@@ -3,13 +3,16 @@
 //! before the trigger where the language puts it there: "jkovacs felhasználó").
 
 use super::shapes::{Kind, Shapes};
-use super::text::{is_word_char, line_end, next_char, prev_char};
+use super::text::{is_word_char, line_end_within, next_char, prev_char};
 use super::{Cand, PatternError};
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
 use crate::vocab::ListSources;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::Regex;
+
+/// How far after a location field label its line end is looked for.
+const FIELD_LINE_LOOKAHEAD: usize = 4096;
 
 pub struct Triggers {
     ac: AhoCorasick,
@@ -264,7 +267,9 @@ impl Triggers {
                 super::text::ends_token(text, end).then(|| Cand::new(v, end, label, "zip", 0.92))
             }
             (Category::Location, _) => {
-                let le = line_end(text, v);
+                // A field value is at most 120 bytes: the line end is looked for nearby only,
+                // which keeps a long single-line document linear.
+                let le = line_end_within(text, v, FIELD_LINE_LOOKAHEAD);
                 let line = &text[v..le];
                 let cut = ["  ", "; ", "\t"]
                     .iter()
