@@ -30,6 +30,18 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             .map(|s| Label::parse(s).map_err(anyhow::Error::msg))
             .collect::<Result<_>>()?,
     };
+    let r = &args.risk;
+    anyhow::ensure!(
+        args.names || r.risk || (r.lists.is_none() && r.model.is_none()),
+        "--lists and --model need --risk or --names (they configure the recognizers those run)"
+    );
+    let mut report = serde_json::Map::new();
+    if args.names {
+        let names = super::eval_names::run(&args)?;
+        print!("{}", names.to_table());
+        report.insert("names".into(), serde_json::to_value(&names)?);
+        return write_json(&args, report);
+    }
     let gold = read_all(
         &args.gold,
         &args.format,
@@ -37,7 +49,6 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         args.label_map.as_deref(),
     )
     .context("reading gold")?;
-    let mut report = serde_json::Map::new();
     if let Some(pred_path) = &args.pred {
         let pred_format = args.pred_format.as_deref().unwrap_or(&args.format);
         let pred = read_all(
@@ -88,6 +99,10 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         !report.is_empty(),
         "nothing to evaluate: give --pred, --ops-log / --deid for residual PII, or --risk"
     );
+    write_json(&args, report)
+}
+
+fn write_json(args: &EvalArgs, report: serde_json::Map<String, serde_json::Value>) -> Result<ExitCode> {
     if let Some(path) = &args.json {
         let body =
             json!({"tool": "anonlm", "version": env!("CARGO_PKG_VERSION"), "report": report});
