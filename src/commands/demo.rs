@@ -77,6 +77,7 @@ fn eval_args(
         deid,
         json: Some(json),
         max_doc_bytes: None,
+        names: false,
         risk: Default::default(),
     }
 }

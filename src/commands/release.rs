@@ -204,6 +204,7 @@ impl Chain {
                         deid: Some(c.path(paths::DEID)),
                         json: Some(c.path(paths::DEID_EVAL)),
                         max_doc_bytes: None,
+                        names: false,
                         risk: Default::default(),
                     }))
                 },
