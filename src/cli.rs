@@ -253,6 +253,12 @@ pub struct InputArgs {
     /// (union, overlaps resolved so every flagged character stays covered).
     #[arg(long)]
     pub model: Option<PathBuf>,
+    /// A directory of trained models, one per language (`DIR/<lang>/`, as
+    /// `scripts/train_name_models.sh` writes them): each document uses the model of its
+    /// language, joined with the rules as --model is; a language without one runs on rules and
+    /// lists (one notice line). Default: the ANONLM_MODELS environment variable.
+    #[arg(long, conflicts_with = "model")]
+    pub models: Option<PathBuf>,
     /// Only the spans of the --model, not the rules' (to score the model alone). A model
     /// trained with rule-hit features still runs the built-in recognizers as its input.
     #[arg(long, requires = "model")]
@@ -1010,6 +1016,10 @@ pub struct RiskArgs {
     /// A trained NER model directory, joined with the rules as in `deid --model`.
     #[arg(long)]
     pub model: Option<PathBuf>,
+    /// A directory of per-language models (`DIR/<lang>/`), as in `deid --models`; default:
+    /// the ANONLM_MODELS environment variable.
+    #[arg(long, conflicts_with = "model")]
+    pub models: Option<PathBuf>,
     /// Write what is left by gold label after the last pass as an SVG heat-map table.
     #[arg(long, requires = "risk")]
     pub risk_svg: Option<PathBuf>,

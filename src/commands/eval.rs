@@ -102,7 +102,10 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     write_json(&args, report)
 }
 
-fn write_json(args: &EvalArgs, report: serde_json::Map<String, serde_json::Value>) -> Result<ExitCode> {
+fn write_json(
+    args: &EvalArgs,
+    report: serde_json::Map<String, serde_json::Value>,
+) -> Result<ExitCode> {
     if let Some(path) = &args.json {
         let body =
             json!({"tool": "anonlm", "version": env!("CARGO_PKG_VERSION"), "report": report});

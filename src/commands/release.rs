@@ -484,6 +484,7 @@ fn deid_args(r: &ReleaseSpec, input: &Path, out: PathBuf) -> Result<DeidArgs> {
             lists: None,
             label_map: None,
             model: None,
+            models: None,
             no_rules: false,
             max_doc_bytes: crate::corpus::ReadOptions::DEFAULT_MAX_DOC_BYTES,
             threads: None,

@@ -11,13 +11,13 @@
 //! ```
 
 mod metrics;
+pub mod names;
+pub mod ner_gold;
 mod residual;
 pub mod risk;
 pub mod risk_svg;
 mod risk_table;
 mod table;
-pub mod names;
-pub mod ner_gold;
 pub mod tokens;
 
 pub use metrics::{evaluate, EvalReport, LabelRow, LevelScores};

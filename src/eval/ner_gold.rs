@@ -56,22 +56,21 @@ impl NerDoc {
         self.tokens.push((start, self.text.len()));
         self.types.push(ty);
     }
-
 }
 
 /// Entity spans of a tag sequence as `(first token, last token, type)`.
 fn spans(tags: &[Tag]) -> Vec<(usize, usize, NerType)> {
-        let mut out: Vec<(usize, usize, NerType)> = Vec::new();
-        for (i, t) in tags.iter().enumerate() {
-            match *t {
-                Tag::Outside => {}
-                Tag::Begin(ty) => out.push((i, i, ty)),
-                Tag::Inside(ty) => match out.last_mut() {
-                    Some(last) if last.1 + 1 == i && last.2 == ty => last.1 = i,
-                    _ => out.push((i, i, ty)),
-                },
-            }
+    let mut out: Vec<(usize, usize, NerType)> = Vec::new();
+    for (i, t) in tags.iter().enumerate() {
+        match *t {
+            Tag::Outside => {}
+            Tag::Begin(ty) => out.push((i, i, ty)),
+            Tag::Inside(ty) => match out.last_mut() {
+                Some(last) if last.1 + 1 == i && last.2 == ty => last.1 = i,
+                _ => out.push((i, i, ty)),
+            },
         }
+    }
     out
 }
 
@@ -91,7 +90,10 @@ pub fn parse_tag(tag: &str) -> Option<Tag> {
     match tag.split_at_checked(2) {
         Some(("B-", l)) if !l.is_empty() => Some(Tag::Begin(NerType::of_label(l))),
         Some(("I-", l)) if !l.is_empty() => Some(Tag::Inside(NerType::of_label(l))),
-        _ if tag.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-' || b == b'_') => {
+        _ if tag
+            .bytes()
+            .all(|b| b.is_ascii_alphabetic() || b == b'-' || b == b'_') =>
+        {
             Some(Tag::Inside(NerType::of_label(tag)))
         }
         _ => None,
@@ -124,7 +126,9 @@ impl GoldFormat {
     /// `.conllup` files, or a directory holding them, are CoNLL-U Plus; anything else columns.
     pub fn detect(path: &Path) -> GoldFormat {
         let is_up = |p: &Path| p.extension().is_some_and(|e| e == "conllup");
-        if is_up(path) || (path.is_dir() && files_under(path).is_ok_and(|f| f.iter().any(|p| is_up(p)))) {
+        if is_up(path)
+            || (path.is_dir() && files_under(path).is_ok_and(|f| f.iter().any(|p| is_up(p))))
+        {
             GoldFormat::ConlluPlus
         } else {
             GoldFormat::Columns
