@@ -299,6 +299,12 @@ pub struct InputArgs {
     /// (union, overlaps resolved so every flagged character stays covered).
     #[arg(long)]
     pub model: Option<PathBuf>,
+    /// A directory of trained models, one per language (`DIR/<lang>/`, as
+    /// `scripts/train_name_models.sh` writes them): each document uses the model of its
+    /// language, joined with the rules as --model is; a language without one runs on rules and
+    /// lists (one notice line). Default: the ANONLM_MODELS environment variable.
+    #[arg(long, conflicts_with = "model")]
+    pub models: Option<PathBuf>,
     /// Only the spans of the --model, not the rules' (to score the model alone). A model
     /// trained with rule-hit features still runs the built-in recognizers as its input.
     #[arg(long, requires = "model")]
@@ -439,6 +445,12 @@ pub struct EvalArgs {
     /// Largest document (or line) accepted, in bytes (default: as for recognize and deid).
     #[arg(long)]
     pub max_doc_bytes: Option<usize>,
+    /// Name and place token recall on news NER gold (CoNLL-2002, KIND / WNUT TSV, NerKor
+    /// CoNLL-U Plus; --format conll, tsv, conllup or auto): runs the recognizers (--lang,
+    /// --lists, --model) on the gold text and reports recall per type and the false-positive
+    /// share of the entity labels.
+    #[arg(long, conflicts_with_all = ["pred", "ops_log", "deid", "risk"])]
+    pub names: bool,
     #[command(flatten)]
     pub risk: RiskArgs,
 }
@@ -1038,13 +1050,13 @@ pub struct RiskArgs {
     #[arg(long, default_value_t = 2, requires = "risk")]
     pub passes: usize,
     /// Document language for the recognizers: nl, hu, es, it, en, or auto.
-    #[arg(long, default_value = "auto", requires = "risk")]
+    #[arg(long, default_value = "auto")]
     pub lang: LangChoice,
     /// Language used when auto detection finds no evidence.
-    #[arg(long, default_value = "en", requires = "risk")]
+    #[arg(long, default_value = "en")]
     pub fallback_lang: crate::lang::Lang,
     /// Extra word lists: DIR/<lang>/<name>.txt added to the built-in list of that name.
-    #[arg(long, requires = "risk")]
+    #[arg(long)]
     pub lists: Option<PathBuf>,
     /// De-identification policy (built-in name or TOML file); coverage does not depend on the
     /// replacement, but later passes see the text earlier passes wrote.
@@ -1054,8 +1066,12 @@ pub struct RiskArgs {
     #[arg(long, requires = "risk")]
     pub key_file: Option<PathBuf>,
     /// A trained NER model directory, joined with the rules as in `deid --model`.
-    #[arg(long, requires = "risk")]
+    #[arg(long)]
     pub model: Option<PathBuf>,
+    /// A directory of per-language models (`DIR/<lang>/`), as in `deid --models`; default:
+    /// the ANONLM_MODELS environment variable.
+    #[arg(long, conflicts_with = "model")]
+    pub models: Option<PathBuf>,
     /// Write what is left by gold label after the last pass as an SVG heat-map table.
     #[arg(long, requires = "risk")]
     pub risk_svg: Option<PathBuf>,

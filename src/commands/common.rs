@@ -87,6 +87,18 @@ pub fn init_threads(threads: Option<usize>) {
     }
 }
 
+/// `--models DIR`, else a non-empty ANONLM_MODELS (ignored when --model names one model).
+fn models_dir(args: &InputArgs) -> Option<std::path::PathBuf> {
+    if args.model.is_some() {
+        return None;
+    }
+    args.models.clone().or_else(|| {
+        std::env::var_os("ANONLM_MODELS")
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    })
+}
+
 /// The recognition pipeline for the input flags (fails closed on any list error).
 pub fn pipeline(args: &InputArgs) -> Result<Pipeline> {
     let lists = match &args.lists {
@@ -98,6 +110,9 @@ pub fn pipeline(args: &InputArgs) -> Result<Pipeline> {
     if let Some(dir) = &args.model {
         crate::ner::attach(&mut pipeline, dir, args.no_rules)
             .with_context(|| format!("loading the NER model {}", dir.display()))?;
+    } else if let Some(dir) = models_dir(args) {
+        anyhow::ensure!(dir.is_dir(), "--models {}: not a directory", dir.display());
+        crate::ner::attach_per_lang(&mut pipeline, &dir, args.no_rules)?;
     }
     Ok(pipeline)
 }

@@ -18,6 +18,7 @@ fn input(path: &Path) -> InputArgs {
         lists: None,
         label_map: None,
         model: None,
+        models: None,
         no_rules: false,
         max_doc_bytes: crate::corpus::ReadOptions::DEFAULT_MAX_DOC_BYTES,
         threads: None,
@@ -78,6 +79,7 @@ fn eval_args(
         json: Some(json),
         overwrite: true,
         max_doc_bytes: None,
+        names: false,
         risk: Default::default(),
     }
 }

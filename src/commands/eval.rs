@@ -51,6 +51,18 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             &crate::fsio::Inputs::of(inputs.iter().copied()),
         )?;
     }
+    let r = &args.risk;
+    anyhow::ensure!(
+        args.names || r.risk || (r.lists.is_none() && r.model.is_none()),
+        "--lists and --model need --risk or --names (they configure the recognizers those run)"
+    );
+    let mut report = serde_json::Map::new();
+    if args.names {
+        let names = super::eval_names::run(&args)?;
+        print!("{}", names.to_table());
+        report.insert("names".into(), serde_json::to_value(&names)?);
+        return write_json(&args, report, &inputs);
+    }
     let gold = read_all(
         &args.gold,
         &args.format,
@@ -58,7 +70,6 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         args.label_map.as_deref(),
     )
     .context("reading gold")?;
-    let mut report = serde_json::Map::new();
     if let Some(pred_path) = &args.pred {
         let pred_format = args.pred_format.as_deref().unwrap_or(&args.format);
         let pred = read_all(
@@ -108,11 +119,19 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         !report.is_empty(),
         "nothing to evaluate: give --pred, --ops-log / --deid for residual PII, or --risk"
     );
+    write_json(&args, report, &inputs)
+}
+
+fn write_json(
+    args: &EvalArgs,
+    report: serde_json::Map<String, serde_json::Value>,
+    inputs: &[&Path],
+) -> Result<ExitCode> {
     if let Some(path) = &args.json {
         let body =
             json!({"tool": "anonlm", "version": env!("CARGO_PKG_VERSION"), "report": report});
         let text = serde_json::to_string_pretty(&body)?;
-        common::write_bytes_atomic(path, text.as_bytes(), args.overwrite, &inputs)?;
+        common::write_bytes_atomic(path, text.as_bytes(), args.overwrite, inputs)?;
     }
     Ok(ExitCode::SUCCESS)
 }

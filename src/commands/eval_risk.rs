@@ -24,6 +24,7 @@ pub fn input_args(args: &EvalArgs) -> InputArgs {
         lists: r.lists.clone(),
         label_map: args.label_map.clone(),
         model: r.model.clone(),
+        models: r.models.clone(),
         no_rules: false,
         max_doc_bytes: args
             .max_doc_bytes

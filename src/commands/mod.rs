@@ -7,6 +7,7 @@ mod common;
 mod deid;
 mod demo;
 mod eval;
+mod eval_names;
 mod eval_risk;
 mod harvest;
 mod keygen;
@@ -32,9 +33,9 @@ use std::process::ExitCode;
 pub fn prefers_serial_candle(cli: &Cli) -> bool {
     match &cli.command {
         Command::Ner(_) => true,
-        Command::Recognize(a) => a.input.model.is_some(),
-        Command::Deid(a) => a.input.model.is_some(),
-        Command::Eval(a) => a.risk.model.is_some(),
+        Command::Recognize(a) => a.input.model.is_some() || a.input.models.is_some(),
+        Command::Deid(a) => a.input.model.is_some() || a.input.models.is_some(),
+        Command::Eval(a) => a.risk.model.is_some() || a.risk.models.is_some(),
         Command::LabelStudio(_) => true,
         _ => false,
     }

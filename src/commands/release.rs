@@ -201,6 +201,7 @@ impl Chain {
                         json: Some(c.path(paths::DEID_EVAL)),
                         overwrite: true,
                         max_doc_bytes: None,
+                        names: false,
                         risk: Default::default(),
                     }))
                 },
@@ -480,6 +481,7 @@ fn deid_args(r: &ReleaseSpec, input: &Path, out: PathBuf) -> Result<DeidArgs> {
             lists: None,
             label_map: None,
             model: None,
+            models: None,
             no_rules: false,
             max_doc_bytes: crate::corpus::ReadOptions::DEFAULT_MAX_DOC_BYTES,
             threads: None,

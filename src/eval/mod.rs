@@ -11,6 +11,8 @@
 //! ```
 
 mod metrics;
+pub mod names;
+pub mod ner_gold;
 mod residual;
 pub mod risk;
 pub mod risk_svg;

@@ -29,6 +29,41 @@ pub trait Tagger: Send + Sync {
     fn source(&self) -> &str;
 }
 
+/// Joins the model in `dir/<lang>/` to the recognizers of each language that has one; a
+/// language without a model directory keeps its rules and lists, with one notice line. A model
+/// directory that is there but cannot load stops the run (fail closed).
+pub fn attach_per_lang(
+    pipeline: &mut crate::recognize::Pipeline,
+    dir: &Path,
+    replace_rules: bool,
+) -> Result<()> {
+    let mut failed: Option<anyhow::Error> = None;
+    pipeline.for_each_lang(|lp| {
+        if failed.is_some() {
+            return;
+        }
+        let d = dir.join(lp.lang.code());
+        if !d.is_dir() {
+            eprintln!(
+                "note: no model for '{}' in {}: rules and lists only",
+                lp.lang.code(),
+                dir.display()
+            );
+            return;
+        }
+        match load_tagger(&d) {
+            Ok(tagger) => {
+                if replace_rules {
+                    lp.recognizers.clear();
+                }
+                lp.recognizers.push(Box::new(NerRecognizer::new(tagger)));
+            }
+            Err(e) => failed = Some(e.context(format!("loading the NER model {}", d.display()))),
+        }
+    });
+    failed.map_or(Ok(()), Err)
+}
+
 /// Loads the tagger saved in `dir` (fails closed: any missing or bad file is an error).
 pub fn load_tagger(dir: &Path) -> Result<Arc<dyn Tagger>> {
     let config = NerConfig::load(dir)?;

@@ -3,9 +3,11 @@
 use super::context::ContextRecognizer;
 use super::lookup::LookupRecognizer;
 use super::pattern::PatternRecognizer;
+use super::propagate::Propagator;
 use super::{LangPipeline, Pipeline, Recognizer};
 use crate::lang::{Lang, LangChoice};
 use crate::vocab::ListSources;
+use rayon::prelude::*;
 
 /// A recognizer that could not be built; the run stops (fail closed).
 #[derive(Debug, thiserror::Error)]
@@ -33,7 +35,12 @@ pub fn build_lang(lang: Lang, lists: &ListSources) -> Result<LangPipeline, Build
         Box::new(LookupRecognizer::new(lang, lists).map_err(vocab_err)?),
         Box::new(ContextRecognizer::new(lang, lists).map_err(vocab_err)?),
     ];
-    Ok(LangPipeline { lang, recognizers })
+    let propagate = Some(Propagator::new(lang, lists).map_err(vocab_err)?);
+    Ok(LangPipeline {
+        lang,
+        recognizers,
+        propagate,
+    })
 }
 
 /// The pipeline for a fixed language, or for all five when the language is detected per document.
@@ -46,8 +53,9 @@ pub fn build_pipeline(
         LangChoice::Fixed(l) => vec![l],
         LangChoice::Auto => Lang::ALL.to_vec(),
     };
+    // Languages load their lists in parallel: start-up is the slowest language, not the sum.
     let built = langs
-        .into_iter()
+        .into_par_iter()
         .map(|l| build_lang(l, lists))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Pipeline::new(choice, fallback, built))

@@ -4,6 +4,7 @@ pub mod build;
 pub mod context;
 pub mod lookup;
 pub mod pattern;
+pub mod propagate;
 
 use crate::lang::{Lang, LangChoice};
 use crate::span::{merge_adjacent, resolve_overlaps, Entity};
@@ -21,6 +22,8 @@ pub trait Recognizer: Send + Sync {
 pub struct LangPipeline {
     pub lang: Lang,
     pub recognizers: Vec<Box<dyn Recognizer>>,
+    /// Marks the other mentions of the names found (after the recognizers, on their result).
+    pub propagate: Option<propagate::Propagator>,
 }
 
 /// All configured languages; picks one per document and resolves the candidates.
@@ -70,6 +73,16 @@ impl Pipeline {
         for r in &lp.recognizers {
             r.find(text, &mut cands);
         }
-        merge_adjacent(text, resolve_overlaps(cands))
+        let found = merge_adjacent(text, resolve_overlaps(cands));
+        let Some(p) = &lp.propagate else {
+            return found;
+        };
+        let more = p.find(text, &found);
+        if more.is_empty() {
+            return found;
+        }
+        let mut all = found;
+        all.extend(more);
+        merge_adjacent(text, resolve_overlaps(all))
     }
 }

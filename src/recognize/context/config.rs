@@ -146,6 +146,19 @@ impl ContextConfig {
                 lex.insert(&e, bits);
             }
         }
+        // The open first names start name runs; the (much longer) open surname lists are only
+        // needed where the surname comes first, and the lookup has them anyway.
+        let mut open = vec![("first_names_open", FIRSTN)];
+        if lang == Lang::Hu {
+            open.push(("surnames_open", SURN));
+        }
+        for (file, bits) in open {
+            let entries = lists.load_optional(lang, file)?;
+            lex.reserve(entries.len());
+            for e in entries {
+                lex.insert(&e, bits);
+            }
+        }
         let mut fields = FxMap::default();
         let mut field_max_words = 1;
         for (n, line) in lists.load(lang, "field_labels")?.iter().enumerate() {

@@ -27,6 +27,7 @@ const S_ORG: f32 = 0.85;
 const S_PROFESSION: f32 = 0.6;
 const S_KIN: f32 = 0.6;
 const S_POSTCODE_CITY: f32 = 0.55;
+const S_FIRST_NAME_RUN: f32 = 0.55;
 
 /// Words skipped between a profession trigger and the profession ("trabaja como un ...").
 const ARTICLES: &[&str] = &[
@@ -37,13 +38,19 @@ const ARTICLES: &[&str] = &[
 pub struct ContextRecognizer {
     cfg: ContextConfig,
     kin_terms: bool,
+    /// Hungarian puts the surname first ("Kovács Péter").
+    surname_first: bool,
 }
 
 impl ContextRecognizer {
     pub fn new(lang: Lang, lists: &ListSources) -> Result<Self, VocabError> {
         let cfg = ContextConfig::load(lang, lists)?;
         let kin_terms = cfg.lex.all_bits() & KIN != 0;
-        Ok(ContextRecognizer { cfg, kin_terms })
+        Ok(ContextRecognizer {
+            cfg,
+            kin_terms,
+            surname_first: lang == Lang::Hu,
+        })
     }
 
     /// Whether kinship words marked `tag` in `name_triggers.txt` ("madre", "hermano") are tagged
@@ -169,6 +176,9 @@ impl ContextRecognizer {
             shape == Shape::Cap
         };
         if !ok_start {
+            if title && shape == Shape::Lower {
+                self.lower_case_name(c, k, bits);
+            }
             return;
         }
         let max = if title { 5 } else { 4 };
@@ -185,6 +195,66 @@ impl ContextRecognizer {
             "context:trigger"
         };
         c.push_run(run, role, source, if title { S_TITLE } else { S_TRIGGER });
+    }
+
+    /// Lower-case notes: after a title ("dr. jansen"), listed first names and surnames in lower
+    /// case are the name (one or two words); any other word is left alone.
+    fn lower_case_name(&self, c: &mut Ctx, k: usize, bits: u32) {
+        let toks = c.toks;
+        let listed = |m: &mut Matcher, j: usize| {
+            let b = m.single(j);
+            toks[j].shape == Shape::Lower && b & (SURN | FIRSTN) != 0 && b & (ALLOWW | BREAKS) == 0
+        };
+        if !listed(&mut c.m, k) {
+            return;
+        }
+        let mut last = k;
+        if k + 1 < c.toks.len()
+            && &c.text[c.toks[k].end..c.toks[k + 1].start] == " "
+            && listed(&mut c.m, k + 1)
+        {
+            last = k + 1;
+        }
+        c.push_run(
+            Run { first: k, last },
+            name_label(role_subtype(bits)),
+            "context:title",
+            S_TITLE,
+        );
+    }
+
+    /// A listed first name with the capitalized words after it ("Vincent De Poortere", "Anke
+    /// van der Berg"), and in Hungarian the capitalized word before it ("Kovács Péter"). A lone
+    /// first name is left to the lookup. Returns the run when one was taken.
+    fn first_name_run(&self, c: &mut Ctx, i: usize) -> Option<Run> {
+        let fwd = name_forward(&mut c.m, c.text, c.toks, i, 4, c.text.len())
+            .filter(|r| r.last > i && c.toks[r.last].shape.is_proper());
+        let mut first = i;
+        if self.surname_first && i > 0 && c.toks[i - 1].shape == Shape::Cap {
+            let g = &c.text[c.toks[i - 1].end..c.toks[i].start];
+            let bits = c.m.single(i - 1);
+            let listed = bits & SURN != 0;
+            let start = crate::recognize::lookup::sentence_start(c.text, c.toks, i - 1);
+            if g == " " && bits & BREAKS == 0 && (listed || !start) {
+                first = i - 1;
+            }
+        }
+        let last = fwd.map_or(i, |r| r.last);
+        if first == last {
+            return None;
+        }
+        // An allow-listed word as the whole rest of the run is no surname ("Mayo Clinic").
+        if first == i && last == i + 1 && c.m.single(last) & (ALLOWW | SURN) == ALLOWW {
+            return None;
+        }
+        let run = Run { first, last };
+        c.push_run(
+            run,
+            name_label(Subtype::Patient),
+            "context:first_name_run",
+            S_FIRST_NAME_RUN,
+        );
+        Some(run)
     }
 
     /// "J. García", "A.B. de Vries", "P. J. Smith": initials and a surname.
@@ -376,6 +446,12 @@ impl Recognizer for ContextRecognizer {
             if t.shape == Shape::Num {
                 i += 1;
                 continue;
+            }
+            if t.shape == Shape::Cap && c.m.single(i) & (FIRSTN | BREAKS) == FIRSTN {
+                if let Some(run) = self.first_name_run(&mut c, i) {
+                    i = run.last + 1;
+                    continue;
+                }
             }
             let Some((last, bits)) = c.m.longest(i) else {
                 i += 1;

@@ -83,3 +83,111 @@ fn kinship_terms_can_be_turned_off() {
     r.find("Su madre y su hermano están sanos.", &mut out);
     assert!(out.is_empty(), "{out:?}");
 }
+
+#[test]
+fn first_names_take_the_capitalized_words_beside_them() {
+    // Language, text, the run expected (None: no first-name run).
+    let cases: &[(Lang, &str, Option<&str>)] = &[
+        (
+            Lang::Nl,
+            "Gisteren belde Vincent De Poortere over de afspraak.",
+            Some("Vincent De Poortere"),
+        ),
+        (
+            Lang::Nl,
+            "Daarna kwam Anke van der Meulen binnen.",
+            Some("Anke van der Meulen"),
+        ),
+        (
+            Lang::Es,
+            "Ayer llamó Lucía de la Fuente Ortega al servicio.",
+            Some("Lucía de la Fuente Ortega"),
+        ),
+        (
+            Lang::It,
+            "Ieri è passato Matteo Di Lorenzo in reparto.",
+            Some("Matteo Di Lorenzo"),
+        ),
+        (
+            Lang::En,
+            "We met Oliver Quennell near the ward yesterday.",
+            Some("Oliver Quennell"),
+        ),
+        // Hungarian: surname first, also at the start of a sentence when the surname is listed.
+        (
+            Lang::Hu,
+            "Tegnap Kovács Péter hívott fel minket.",
+            Some("Kovács Péter"),
+        ),
+        (
+            Lang::Hu,
+            "Kovács Péter hívott fel minket.",
+            Some("Kovács Péter"),
+        ),
+        // A lone first name is the lookup's; an all-caps heading is no name by shape.
+        (Lang::Hu, "Tegnap Péter hívott.", None),
+        (Lang::En, "Thanks, Oliver, for the update.", None),
+        (Lang::En, "OLIVER WARD REPORT\nNo change.", None),
+    ];
+    for (lang, text, want) in cases {
+        let found = run(*lang, text);
+        let runs: Vec<&str> = found
+            .iter()
+            .filter(|(_, _, src)| src == "context:first_name_run")
+            .map(|(s, _, _)| s.as_str())
+            .collect();
+        assert_eq!(
+            runs,
+            want.iter().copied().collect::<Vec<_>>(),
+            "{lang}: {text}"
+        );
+    }
+}
+
+#[test]
+fn names_after_titles_in_any_case() {
+    // Language, text, the name expected after the title (None: nothing after it).
+    let cases: &[(Lang, &str, Option<&str>)] = &[
+        (
+            Lang::Es,
+            "visto hoy por dr. garcía en consulta",
+            Some("garcía"),
+        ),
+        (
+            Lang::Nl,
+            "controle bij dr. jansen volgende week",
+            Some("jansen"),
+        ),
+        (
+            Lang::Es,
+            "VISTO POR DR. GARCÍA LÓPEZ.",
+            Some("GARCÍA LÓPEZ"),
+        ),
+        // A lower-case word that is not a listed name stays text.
+        (Lang::Es, "pendiente de valoración por dr. mañana", None),
+        // A title of another language inside the note.
+        (
+            Lang::Hu,
+            "A beteget Mr. Quennell kísérte be.",
+            Some("Quennell"),
+        ),
+        (
+            Lang::It,
+            "Ha parlato l'on. Bracchetti in aula.",
+            Some("Bracchetti"),
+        ),
+    ];
+    for (lang, text, want) in cases {
+        let found = run(*lang, text);
+        let titled: Vec<&str> = found
+            .iter()
+            .filter(|(_, l, src)| src == "context:title" && l.category == Category::Name)
+            .map(|(s, _, _)| s.as_str())
+            .collect();
+        assert_eq!(
+            titled,
+            want.iter().copied().collect::<Vec<_>>(),
+            "{lang}: {text}"
+        );
+    }
+}

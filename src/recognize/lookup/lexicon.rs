@@ -6,7 +6,7 @@ use super::tokens::{fold_into, tokenize, FxMap, Shape, Token};
 
 /// Hungarian case endings tried (longest first) when an inflected capitalized word is not in a
 /// list: "Budapesten" → "Budapest", "Kovácsnak" → "Kovács".
-const HU_SUFFIXES: &[&str] = &[
+pub(crate) const HU_SUFFIXES: &[&str] = &[
     "janak", "jenek", "ban", "ben", "bol", "rol", "tol", "hoz", "hez", "nak", "nek", "val", "vel",
     "nal", "nel", "ert", "kor", "ba", "be", "ra", "re", "on", "en", "ig", "ot", "et", "al", "el",
     "os", "es", "ek", "ok", "ne", "i", "t", "n",
@@ -21,6 +21,9 @@ pub struct Lexicon {
     max_len: usize,
     /// Try Hungarian case endings on a miss.
     hungarian: bool,
+    /// Scratch space of `insert`, kept so that loading 100k-entry lists allocates little.
+    scratch_toks: Vec<Token>,
+    scratch_buf: String,
 }
 
 impl Lexicon {
@@ -34,15 +37,35 @@ impl Lexicon {
 
     /// Adds `entry` (tokenized and folded like text) with `bits`; false when it has no word.
     pub fn insert(&mut self, entry: &str, bits: u32) -> bool {
-        let mut toks = Vec::new();
-        tokenize(entry, &mut toks);
+        let mut toks = std::mem::take(&mut self.scratch_toks);
+        let mut buf = std::mem::take(&mut self.scratch_buf);
+        let ok = self.insert_with(entry, bits, &mut toks, &mut buf);
+        self.scratch_toks = toks;
+        self.scratch_buf = buf;
+        ok
+    }
+
+    /// Room for `n` more entries, so a long list does not rehash the tables as it loads.
+    pub fn reserve(&mut self, n: usize) {
+        self.words.reserve(n);
+        self.next.reserve(n);
+        self.bits.reserve(n);
+    }
+
+    fn insert_with(
+        &mut self,
+        entry: &str,
+        bits: u32,
+        toks: &mut Vec<Token>,
+        buf: &mut String,
+    ) -> bool {
+        tokenize(entry, toks);
         if toks.is_empty() {
             return false;
         }
-        let mut buf = String::new();
         let mut node = 0u32;
-        for t in &toks {
-            fold_into(&entry[t.start..t.end], &mut buf);
+        for t in toks.iter() {
+            fold_into(&entry[t.start..t.end], buf);
             self.max_len = self.max_len.max(buf.len());
             let n_words = self.words.len() as u32;
             let id = *self.words.entry(buf.as_str().into()).or_insert(n_words);

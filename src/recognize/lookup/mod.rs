@@ -23,6 +23,14 @@ pub(crate) const ALLOW: u32 = 1 << 7;
 const NAME_BITS: u32 = FIRST | SURNAME;
 const PLACE_BITS: u32 = CITY | REGION | COUNTRY;
 
+/// The lists derived from open data by `scripts/build_name_lists.py` (see
+/// `vocab/PROVENANCE_names.md`); not every language has all three.
+pub(crate) const OPEN_LISTS: [(&str, u32); 3] = [
+    ("first_names_open", FIRST),
+    ("surnames_open", SURNAME),
+    ("places_open", CITY),
+];
+
 /// Loads `name` and keeps the plain entries (lines without a `key:` directive).
 pub(crate) fn plain_entries(
     lists: &ListSources,
@@ -130,6 +138,13 @@ impl LookupRecognizer {
             ("allow", ALLOW),
         ] {
             for entry in plain_entries(lists, lang, name)? {
+                lex.insert(&entry, bits);
+            }
+        }
+        for (name, bits) in OPEN_LISTS {
+            let entries = lists.load_optional(lang, name)?;
+            lex.reserve(entries.len());
+            for entry in entries {
                 lex.insert(&entry, bits);
             }
         }

@@ -3,8 +3,8 @@
 //!
 //! Submodules: `shapes` (one combined scan for number-like shapes), `triggers` (values after
 //! trigger words from `vocab/<lang>/id_triggers.txt`), `street` (street-type words from
-//! `vocab/<lang>/street_types.txt`), `web` (e-mail, URL, IPv6), `lexicon` (month names, age
-//! words), `text` (offset helpers).
+//! `vocab/<lang>/street_types.txt`), `web` (e-mail, URL, IPv6), `card` (Luhn-checked payment
+//! card numbers), `lexicon` (month names, age words), `text` (offset helpers).
 //!
 //! Choices: a Spanish NASS (social security number) is labelled ID/HEALTHPLAN, because it is
 //! the number of the public health insurance (MEDDOCAN's ID_ASEGURAMIENTO); national personal
@@ -12,6 +12,7 @@
 //! checksum, a national phone-number shape, or a trigger word; a trigger reads its value even
 //! when the checksum fails (recall first).
 
+mod card;
 mod lexicon;
 mod shapes;
 mod street;
@@ -93,6 +94,7 @@ impl PatternRecognizer {
         web::emails(text, &mut c);
         self.urls.find(text, &mut c);
         web::ipv6(text, &mut c);
+        card::cards(text, &mut c);
         self.shapes.find(text, &mut c);
         self.triggers.find(text, &self.shapes, &mut c);
         self.streets.find(text, &mut c);

@@ -777,3 +777,28 @@ fn a_bad_third_trigger_column_fails_the_list() {
     let ok = triggers::parse_triggers(Hu, &["felhasználó\tNAME/USERNAME\tbefore".to_string()]);
     assert!(ok.unwrap()[0].2);
 }
+
+#[test]
+fn identifiers_after_a_copula_and_card_numbers() {
+    check_found(&[
+        (
+            Lang::En,
+            "Her medical record number is 40-771-235 per the desk.",
+            "40-771-235",
+            "ID/MEDICALRECORD",
+        ),
+        (
+            Lang::En,
+            "The MRN was 3318820 at admission.",
+            "3318820",
+            "ID/MEDICALRECORD",
+        ),
+        (
+            Lang::En,
+            "Paid with 5500-0000-0000-0004 yesterday.",
+            "5500-0000-0000-0004",
+            "ID/ACCOUNT",
+        ),
+    ]);
+    check_absent(&[(Lang::En, "The MRN is missing from the form.", "missing")]);
+}

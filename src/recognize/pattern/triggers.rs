@@ -25,6 +25,9 @@ pub struct Triggers {
     age: Regex,
     /// "fax al 91…", "by fax on 020…", "geboren op 3 mei": a linking word before a number or date.
     link: Regex,
+    /// "number is 12…", "nummer was 34…", "número es 56…": a copula between an ID trigger and
+    /// its value in running text.
+    copula: Regex,
     /// A user name: ASCII letter first, then letters, digits, ".", "_" or "-".
     user: Regex,
     lang: Lang,
@@ -113,6 +116,9 @@ impl Triggers {
             labels: parsed.iter().map(|t| t.1).collect(),
             before: parsed.iter().map(|t| t.2).collect(),
             user: re(r"[A-Za-z][A-Za-z0-9._\-]{2,31}")?,
+            copula: re(
+                r"^(?i:is|was|are|were|es|era|fue|è|era|ist|volt|=)[ \t]+(?:(?i:the|number)[ \t]+)?",
+            )?,
             lang,
             skip: re(
                 r"^[ \t]*[:=#.\-–\[(]*[ \t]*(?:(?i:nº|n°|n\.º|no\.|nr\.?|núm\.?|num\.?|número|numero|number|n\.)[ \t]*[:.]?[ \t]*[:=#\[(]*[ \t]*)?",
@@ -151,6 +157,9 @@ impl Triggers {
             let mut v = e + skipped.len();
             if matches!(label.category, Category::Contact | Category::Date) {
                 v += self.link.find(&text[v..]).map_or(0, |m| m.end());
+            }
+            if label.category == Category::Id && skipped.trim().is_empty() {
+                v += self.copula.find(&text[v..]).map_or(0, |m| m.end());
             }
             if v >= text.len() {
                 continue;

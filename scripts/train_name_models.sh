@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Trains the name/place tagger of every language from corpora laid out as in ../shared/data/ner:
+#   scripts/train_name_models.sh DATA_DIR OUT_DIR [extra `anonlm ner train` flags]
+# writes OUT_DIR/<lang>/ (a BiLSTM-CRF with rule-hit features, `anonlm ner train`). Labels map
+# through the built-in `conll_ner` label map (PER -> NAME, LOC -> LOCATION, ORG ->
+# LOCATION/ORGANIZATION, MISC ignored). NerKor's CoNLL-U Plus files are first flattened to
+# `word<TAB>tag` files in a private temporary directory (0700, removed at exit).
+# Environment: ANONLM (binary, default target/release/anonlm), LANGS (default "nl es hu it en"),
+# MAX_MINUTES (per language, default 16, so all five fit in 90 minutes on 2 cores).
+# Models trained on CoNLL-2002 (research only) or KIND (non-commercial) are for the user's own
+# use: do not ship them (see ../shared/data/ner/README.md).
+set -euo pipefail
+[ $# -ge 2 ] || { echo "usage: $0 DATA_DIR OUT_DIR [anonlm ner train flags]" >&2; exit 2; }
+DATA=$1 OUT=$2
+shift 2
+ANONLM=${ANONLM:-target/release/anonlm}
+LANGS=${LANGS:-nl es hu it en}
+MAX_MINUTES=${MAX_MINUTES:-16}
+[ -x "$ANONLM" ] || { echo "$0: $ANONLM is not an executable (cargo build --release)" >&2; exit 2; }
+[ -d "$DATA" ] || { echo "$0: $DATA is not a directory" >&2; exit 2; }
+umask 077
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+mkdir -p "$OUT"
+
+# Concatenates token-per-line files (tag last) into one CoNLL file, a blank line between files.
+cat_columns() {
+    local out=$1; shift
+    : > "$out"
+    for f in "$@"; do
+        awk '{ if (NF == 0) print ""; else print $1 "\t" $NF }' "$f" >> "$out"
+        echo >> "$out"
+    done
+}
+
+# Flattens NerKor CoNLL-U Plus files (FORM and CONLL:NER columns) into one CoNLL file.
+cat_conllup() {
+    local out=$1; shift
+    : > "$out"
+    for f in "$@"; do
+        awk -F'\t' 'NR == 1 { n = split(substr($0, index($0, "=") + 1), c, " ");
+                              for (i = 1; i <= n; i++) { if (c[i] == "FORM") fo = i; if (c[i] == "CONLL:NER") ne = i }
+                              if (!fo || !ne) { print FILENAME ": no FORM / CONLL:NER column" > "/dev/stderr"; exit 2 }
+                              next }
+                    /^#/ { next }
+                    NF == 0 { print ""; next }
+                    { print $fo "\t" $ne }' "$f" >> "$out"
+        echo >> "$out"
+    done
+}
+
+for lang in $LANGS; do
+    train="$TMP/$lang.train.conll" dev="$TMP/$lang.dev.conll"
+    case $lang in
+        nl) cat_columns "$train" "$DATA/nl/conll2002.ned.train"; cat_columns "$dev" "$DATA/nl/conll2002.ned.testa" ;;
+        es) cat_columns "$train" "$DATA/es/conll2002.esp.train"; cat_columns "$dev" "$DATA/es/conll2002.esp.testa" ;;
+        it) cat_columns "$train" "$DATA"/it/kind/*_train.tsv; cat_columns "$dev" "$DATA"/it/kind/*_dev.tsv ;;
+        hu) mapfile -t tr < <(find "$DATA/hu/nerkor/train" -name '*.conllup' | sort)
+            mapfile -t de < <(find "$DATA/hu/nerkor/devel" -name '*.conllup' | sort)
+            cat_conllup "$train" "${tr[@]}"; cat_conllup "$dev" "${de[@]}" ;;
+        en) cat_columns "$train" "$DATA/en/wnut17/train.conll" "$DATA"/en/btc/*.conll "$DATA/en/wikigold/wikigold.conll"
+            cat_columns "$dev" "$DATA/en/wnut17/dev.conll" ;;
+        *) echo "$0: unknown language $lang" >&2; exit 2 ;;
+    esac
+    echo "== $lang: training $OUT/$lang (at most $MAX_MINUTES minutes)"
+    "$ANONLM" ner train --format conll --label-map conll_ner --train "$train" --dev "$dev" \
+        --out "$OUT/$lang" --max-minutes "$MAX_MINUTES" "$@"
+done

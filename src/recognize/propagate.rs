@@ -1,0 +1,212 @@
+//! Document-level propagation: a name found with good evidence (a full name, or a name after a
+//! title, trigger or field label) marks its other capitalized mentions in the same document,
+//! alone or, in Hungarian, with a case ending ("Kovácsnak", "Annát", "Péterrel").
+
+use super::lookup::lexicon::HU_SUFFIXES;
+use super::lookup::tokens::{fold_into, fold_phrase, tokenize, FxMap, Shape, Token};
+use super::lookup::{directive, plain_entries};
+use crate::labels::{Category, Label};
+use crate::lang::Lang;
+use crate::span::Entity;
+use crate::vocab::{ListSources, VocabError};
+
+const SCORE: f32 = 0.4;
+
+/// Sources whose names are evidence on their own, even as one word.
+const SEED_SOURCES: &[&str] = &[
+    "context:title",
+    "context:trigger",
+    "context:field_label",
+    "context:first_name_run",
+    "context:initials",
+];
+
+pub struct Propagator {
+    hungarian: bool,
+    /// Folded words never propagated: titles, triggers, particles, stop words, allow-listed
+    /// medical words.
+    skip: FxMap<String, ()>,
+}
+
+impl Propagator {
+    pub fn new(lang: Lang, lists: &ListSources) -> Result<Self, VocabError> {
+        let mut skip = FxMap::default();
+        for file in ["titles", "name_triggers"] {
+            for line in lists.load(lang, file)? {
+                let phrase = line.split('\t').next().unwrap_or("");
+                for w in fold_phrase(phrase).split(' ').filter(|w| !w.is_empty()) {
+                    skip.insert(w.to_string(), ());
+                }
+            }
+        }
+        for line in plain_entries(lists, lang, "allow")? {
+            if directive(&line).is_none() {
+                skip.insert(fold_phrase(&line), ());
+            }
+        }
+        Ok(Propagator {
+            hungarian: lang == Lang::Hu,
+            skip,
+        })
+    }
+
+    /// Whether an entity is evidence enough to mark the other mentions of its words.
+    fn is_seed(e: &Entity, toks: &[Token]) -> bool {
+        if e.label.category != Category::Name {
+            return false;
+        }
+        // Signatures and kinship words are weaker evidence than a title, trigger or label.
+        if SEED_SOURCES.contains(&e.source.as_str()) {
+            return true;
+        }
+        toks.iter().filter(|t| t.shape == Shape::Cap).count() >= 2
+    }
+
+    /// New entities for the unmarked mentions of seed names; `ents` are the resolved spans.
+    pub fn find(&self, text: &str, ents: &[Entity]) -> Vec<Entity> {
+        let mut seeds: FxMap<String, Label> = FxMap::default();
+        let mut toks = Vec::new();
+        let mut buf = String::new();
+        for e in ents {
+            tokenize(&text[e.start..e.end], &mut toks);
+            if !Self::is_seed(e, &toks) {
+                continue;
+            }
+            for t in &toks {
+                let w = &text[e.start + t.start..e.start + t.end];
+                if t.shape != Shape::Cap || w.chars().count() < 3 {
+                    continue;
+                }
+                fold_into(w, &mut buf);
+                if !self.skip.contains_key(&buf) {
+                    seeds.entry(buf.clone()).or_insert(e.label);
+                }
+            }
+        }
+        if seeds.is_empty() {
+            return Vec::new();
+        }
+        tokenize(text, &mut toks);
+        let mut out = Vec::new();
+        let mut k = 0; // next entity that may cover a token
+        for t in &toks {
+            while k < ents.len() && ents[k].end <= t.start {
+                k += 1;
+            }
+            let covered = k < ents.len() && ents[k].start < t.end;
+            if covered || !t.shape.is_proper() {
+                continue;
+            }
+            fold_into(&text[t.start..t.end], &mut buf);
+            let label = seeds
+                .get(&buf)
+                .or_else(|| self.hungarian.then(|| hu_stem_seed(&buf, &seeds)).flatten());
+            if let Some(&label) = label {
+                out.push(Entity::new(t.start, t.end, label, "propagate:name", SCORE));
+            }
+        }
+        out
+    }
+}
+
+/// The seed a Hungarian inflected word comes from: a case ending stripped, then an assimilated
+/// consonant ("Péterrel" → "péterr" → "péter") or a lengthened final vowel ("Annát" → "anná"
+/// → "anna"; folding already merged á and a).
+fn hu_stem_seed<'a>(word: &str, seeds: &'a FxMap<String, Label>) -> Option<&'a Label> {
+    for suf in HU_SUFFIXES {
+        let Some(stem) = word.strip_suffix(suf) else {
+            continue;
+        };
+        if stem.chars().count() < 3 {
+            continue;
+        }
+        if let Some(l) = seeds.get(stem) {
+            return Some(l);
+        }
+        let b = stem.as_bytes();
+        let n = b.len();
+        if matches!(*suf, "al" | "el") && n >= 4 && b[n - 1] == b[n - 2] {
+            if let Some(l) = seeds.get(&stem[..n - 1]) {
+                return Some(l);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::labels::Subtype;
+
+    fn ent(text: &str, s: &str, source: &str) -> Entity {
+        let start = text.find(s).unwrap();
+        Entity::new(
+            start,
+            start + s.len(),
+            Label::new(Category::Name, Subtype::Patient),
+            source,
+            0.5,
+        )
+    }
+
+    fn found(lang: Lang, text: &str, seeds: &[(&str, &str)]) -> Vec<String> {
+        let p = Propagator::new(lang, &ListSources::default()).unwrap();
+        let ents: Vec<Entity> = seeds.iter().map(|(s, src)| ent(text, s, src)).collect();
+        p.find(text, &ents)
+            .iter()
+            .map(|e| text[e.start..e.end].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn full_names_and_title_names_mark_later_mentions() {
+        let cases: &[(Lang, &str, &[(&str, &str)], &[&str])] = &[
+            (
+                Lang::Nl,
+                "Gisteren sprak Marieke Doorewaard in Zwolle. Doorewaard zei dat Marieke kwam.",
+                &[("Marieke Doorewaard", "lookup:first_names")],
+                &["Doorewaard", "Marieke"],
+            ),
+            (
+                Lang::En,
+                "Mr. Quillfeather arrived late. Later QUILLFEATHER signed the form.",
+                &[("Quillfeather", "context:title")],
+                &["QUILLFEATHER"],
+            ),
+            // A lone list hit is not evidence enough.
+            (
+                Lang::Es,
+                "Vino Rosales. Luego Rosales se fue.",
+                &[("Rosales", "lookup:surnames")],
+                &[],
+            ),
+            // Lower-case words never become names, nor do titles inside the seed.
+            (
+                Lang::It,
+                "Il dottor Ettore Bracchi visita; bracchi di ferro. Dottor Bracchi torna.",
+                &[("Ettore Bracchi", "context:title")],
+                &["Bracchi"],
+            ),
+            (
+                Lang::Hu,
+                "Kovács Péter ma jött. Kovácsnak írtunk, Péterrel beszéltünk, Annát láttuk.",
+                &[
+                    ("Kovács Péter", "context:first_name_run"),
+                    ("Szabó Anna", "context:first_name_run"),
+                ],
+                &["Kovácsnak", "Péterrel", "Annát"],
+            ),
+        ];
+        for (lang, text, seeds, want) in cases {
+            let text = if *lang == Lang::Hu {
+                format!("{text} Szabó Anna")
+            } else {
+                text.to_string()
+            };
+            let seeds: Vec<(&str, &str)> = seeds.to_vec();
+            let got = found(*lang, &text, &seeds);
+            assert_eq!(&got, want, "{text}");
+        }
+    }
+}
