@@ -400,8 +400,9 @@ fn errors_and_ops_logs_never_quote_input_values() {
         let err = fails(
             anonlm()
                 .args([
-                    "recognize",
+                    "deid",
                     "-q",
+                    "--use-input-spans",
                     "--format",
                     "brat",
                     "--out-format",
@@ -425,7 +426,20 @@ fn errors_and_ops_logs_never_quote_input_values() {
     ];
     for (i, line) in bad_jsonl.iter().enumerate() {
         let f = write(&d.join(format!("bad{i}.jsonl")), &format!("{line}\n"));
-        let err = fails(anonlm().args(["recognize", "-q", "--out", "-"]).arg(&f));
+        // deid with --use-input-spans reads the entities (recognize skips them).
+        let err = fails(
+            anonlm()
+                .args([
+                    "deid",
+                    "-q",
+                    "--lang",
+                    "nl",
+                    "--use-input-spans",
+                    "--out",
+                    "-",
+                ])
+                .arg(&f),
+        );
         assert!(err.contains(&format!("bad{i}.jsonl:1")), "{err}");
         assert!(!err.contains('\u{1b}'), "{err:?}");
         no_marks(&err);

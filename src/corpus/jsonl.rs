@@ -370,7 +370,7 @@ mod tests {
             ),
             (
                 r#"{"id":"a","text":"Ágota","entities":[{"start":0,"end":5,"label":"NAME","x":1}]}"#,
-                "unknown entity field 'x'",
+                "entity 0: unknown entity field (expected only start, end",
             ),
             (
                 r#"{"id":"a","text":"Ágota","extra":1}"#,
