@@ -295,7 +295,7 @@ fn read_columns(
             std::mem::replace(&mut cur, next).finish(out);
             continue;
         }
-        let tag_text = cols.last().ok_or_else(|| GoldError::Line {
+        let tag_text = cols.next_back().ok_or_else(|| GoldError::Line {
             path: path.to_path_buf(),
             line: n + 1,
             msg: "a token line needs a tag column".into(),

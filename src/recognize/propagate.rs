@@ -159,9 +159,12 @@ mod tests {
             .collect()
     }
 
+    /// Language, text, the spans found before propagation (text, source), the marked mentions.
+    type PropagationCase<'a> = (Lang, &'a str, &'a [(&'a str, &'a str)], &'a [&'a str]);
+
     #[test]
     fn full_names_and_title_names_mark_later_mentions() {
-        let cases: &[(Lang, &str, &[(&str, &str)], &[&str])] = &[
+        let cases: &[PropagationCase] = &[
             (
                 Lang::Nl,
                 "Gisteren sprak Marieke Doorewaard in Zwolle. Doorewaard zei dat Marieke kwam.",

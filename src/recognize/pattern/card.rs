@@ -20,7 +20,7 @@ pub fn luhn(digits: &[u8]) -> bool {
         }
         sum += v;
     }
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 pub fn cards(text: &str, out: &mut Vec<Cand>) {
