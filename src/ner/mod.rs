@@ -54,7 +54,9 @@ pub fn attach_per_lang(
         match load_tagger(&d) {
             Ok(tagger) => {
                 if replace_rules {
+                    // The model alone: document-level propagation is a rule too.
                     lp.recognizers.clear();
+                    lp.propagate = None;
                 }
                 lp.recognizers.push(Box::new(NerRecognizer::new(tagger)));
             }
@@ -116,7 +118,9 @@ pub fn attach(
     let tagger = load_tagger(dir)?;
     pipeline.for_each_lang(|lp| {
         if replace_rules {
+            // The model alone: document-level propagation is a rule too.
             lp.recognizers.clear();
+            lp.propagate = None;
         }
         lp.recognizers
             .push(Box::new(NerRecognizer::new(tagger.clone())));
