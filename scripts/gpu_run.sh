@@ -62,8 +62,11 @@ step cuda_device env CARGO_BIN_EXE_anonlm="$bin/anonlm" "$bin/cuda_device" --ign
 
 # 2. The whole release chain with training, probes and the audit on the GPU, on the demo's
 #    notes; its decision beside the CPU run's.
-sed 's/^\[release.train\]$/[release.train]\ndevice = "cuda"/' "$demo/input/demo.toml" >"$demo/input/demo-cuda.toml"
-step release_cuda "$bin/anonlm" release --spec "$demo/input/demo-cuda.toml" --out "$out/release-cuda" -q
+#    The spec names its corpora relative to itself, so it is copied with them: the demo dir
+#    stays as it was.
+cp -r "$demo/input" "$out/input-cuda"
+sed 's/^\[release.train\]$/[release.train]\ndevice = "cuda"/' "$demo/input/demo.toml" >"$out/input-cuda/demo-cuda.toml"
+step release_cuda "$bin/anonlm" release --spec "$out/input-cuda/demo-cuda.toml" --out "$out/release-cuda" -q
 python3 - "$demo/report/report.json" "$out/release-cuda/report/report.json" >"$out/release_compare.txt" 2>&1 <<'PY'
 import json, sys
 cpu, gpu = (json.load(open(p)) for p in sys.argv[1:3])

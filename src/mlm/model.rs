@@ -331,12 +331,9 @@ impl MaskedLm {
         inference && !self.device.is_cpu()
     }
 
-    /// MLM head on hidden states [batch, seq, hidden] → logits [batch, seq, vocab].
-    pub fn head(&self, hidden: &Tensor) -> candle_core::Result<Tensor> {
-        self.head_with(hidden, false)
-    }
-
-    fn head_with(&self, hidden: &Tensor, fused: bool) -> candle_core::Result<Tensor> {
+    /// MLM head on hidden states [batch, seq, hidden] → logits [batch, seq, vocab]; `fused`
+    /// as [`MaskedLm::fused_inference`] decides.
+    fn head(&self, hidden: &Tensor, fused: bool) -> candle_core::Result<Tensor> {
         let (b, t, h) = hidden.dims3()?;
         let y = self.head_dense.forward(hidden)?;
         let y = self.head_act.forward(&y)?;
@@ -361,7 +358,7 @@ impl MaskedLm {
         let hidden = self.forward_hidden(input_ids, attention_mask, dropout)?;
         let (b, t, h) = hidden.dims3()?;
         let picked = hidden.reshape((b * t, h))?.index_select(rows, 0)?;
-        self.head_with(&picked.unsqueeze(0)?, fused)?.squeeze(0)
+        self.head(&picked.unsqueeze(0)?, fused)?.squeeze(0)
     }
 
     /// input_ids u32 [batch, seq]; attention_mask u32 [batch, seq] (1 = real token);
@@ -374,6 +371,6 @@ impl MaskedLm {
     ) -> candle_core::Result<Tensor> {
         let fused = self.fused_inference(dropout.is_none());
         let hidden = self.forward_hidden(input_ids, attention_mask, dropout)?;
-        self.head_with(&hidden, fused)
+        self.head(&hidden, fused)
     }
 }
