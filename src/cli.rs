@@ -1,12 +1,14 @@
 //! Command-line definitions (clap). Flags only; the work happens in `commands` and the library.
 
+use crate::error::ValueError;
+
 use crate::lang::LangChoice;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 /// Parses a number flag that must be finite: `NaN` or `inf` would switch a comparison (a gate
 /// threshold, a learning rate) off silently, so they are bad input.
-pub fn finite_f64(s: &str) -> Result<f64, String> {
+pub fn finite_f64(s: &str) -> Result<f64, ValueError> {
     let v: f64 = s
         .trim()
         .parse()
@@ -19,7 +21,7 @@ pub fn finite_f64(s: &str) -> Result<f64, String> {
 }
 
 /// Parses a count that must be at least 1 (a batch of 0 sentences would divide by zero).
-pub fn positive_usize(s: &str) -> Result<usize, String> {
+pub fn positive_usize(s: &str) -> Result<usize, ValueError> {
     match s.trim().parse::<usize>() {
         Ok(0) => Err("expected a whole number of at least 1".into()),
         Ok(n) => Ok(n),
@@ -31,17 +33,17 @@ pub fn positive_usize(s: &str) -> Result<usize, String> {
 pub const MAX_SYNTH_DOCS: usize = 1_000_000;
 
 /// Parses `synth --docs`: 0 to [`MAX_SYNTH_DOCS`].
-pub fn synth_doc_count(s: &str) -> Result<usize, String> {
+pub fn synth_doc_count(s: &str) -> Result<usize, ValueError> {
     match s.trim().parse::<usize>() {
         Ok(n) if n <= MAX_SYNTH_DOCS => Ok(n),
-        _ => Err(format!(
+        _ => Err(ValueError::from(format!(
             "expected a whole number from 0 to {MAX_SYNTH_DOCS}"
-        )),
+        ))),
     }
 }
 
 /// [`finite_f64`] for `f32` flags (also refuses values too large for an `f32`).
-pub fn finite_f32(s: &str) -> Result<f32, String> {
+pub fn finite_f32(s: &str) -> Result<f32, ValueError> {
     let v = finite_f64(s)? as f32;
     if v.is_finite() {
         Ok(v)

@@ -142,7 +142,7 @@ impl LabelMap {
 
     /// The canonical label for a scheme label; `Ok(None)` for a skipped type. Canonical labels
     /// (`NAME_DOCTOR`, `DATE`) not in the map are accepted as themselves.
-    pub fn resolve(&self, raw: &str) -> Result<Option<Label>, String> {
+    pub fn resolve(&self, raw: &str) -> Result<Option<Label>, crate::error::ValueError> {
         let raw = raw.trim();
         let found = self.entries.iter().find(|(k, _)| k == raw).or_else(|| {
             self.entries
@@ -152,10 +152,10 @@ impl LabelMap {
         match found {
             Some((_, l)) => Ok(*l),
             None => Label::parse(raw).map(Some).map_err(|_| {
-                format!(
+                crate::error::ValueError::from(format!(
                     "label '{raw}' is neither in label map '{}' nor a canonical label",
                     self.name
-                )
+                ))
             }),
         }
     }
@@ -173,7 +173,9 @@ impl LabelMap {
     }
 
     /// A closure usable as `&crate::corpus::brat::LabelResolver`.
-    pub fn resolver(&self) -> impl Fn(&str) -> Result<Option<Label>, String> + '_ {
+    pub fn resolver(
+        &self,
+    ) -> impl Fn(&str) -> Result<Option<Label>, crate::error::ValueError> + '_ {
         move |raw| self.resolve(raw)
     }
 }

@@ -1,5 +1,7 @@
 //! Canonical PHI categories and subcategories (i2b2 2014, extended) and their text forms.
 
+use crate::error::ValueError;
+
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -87,12 +89,12 @@ impl fmt::Display for Category {
 }
 
 impl FromStr for Category {
-    type Err = String;
+    type Err = crate::error::ValueError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Category::ALL
             .into_iter()
             .find(|c| c.as_str().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| format!("unknown category '{s}'"))
+            .ok_or_else(|| ValueError::from(format!("unknown category '{s}'")))
     }
 }
 
@@ -222,12 +224,12 @@ impl fmt::Display for Subtype {
 }
 
 impl FromStr for Subtype {
-    type Err = String;
+    type Err = crate::error::ValueError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Subtype::ALL
             .into_iter()
             .find(|c| c.as_str().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| format!("unknown subtype '{s}'"))
+            .ok_or_else(|| ValueError::from(format!("unknown subtype '{s}'")))
     }
 }
 
@@ -254,19 +256,19 @@ impl Label {
     }
 
     /// Builds a label, checking that the subtype belongs to the category.
-    pub fn checked(category: Category, subtype: Option<Subtype>) -> Result<Self, String> {
+    pub fn checked(category: Category, subtype: Option<Subtype>) -> Result<Self, ValueError> {
         if let Some(s) = subtype {
             if !category.subtypes().contains(&s) {
-                return Err(format!(
+                return Err(ValueError::from(format!(
                     "subtype {s} does not belong to category {category}"
-                ));
+                )));
             }
         }
         Ok(Label { category, subtype })
     }
 
     /// Parses `CATEGORY`, `CATEGORY/SUBTYPE` or `CATEGORY_SUBTYPE` (the brat and IOB2 form).
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, ValueError> {
         match s.split_once(['/', '_']) {
             Some((c, st)) => Label::checked(c.parse()?, Some(st.parse()?)),
             None => Ok(Label::category_only(s.parse()?)),

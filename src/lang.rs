@@ -1,5 +1,7 @@
 //! Supported languages and a cheap stop-word based language guess for `--lang auto`.
 
+use crate::error::ValueError;
+
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -169,12 +171,16 @@ impl fmt::Display for Lang {
 }
 
 impl FromStr for Lang {
-    type Err = String;
+    type Err = crate::error::ValueError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Lang::ALL
             .into_iter()
             .find(|l| l.code().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| format!("unknown language '{s}' (expected nl, hu, es, it or en)"))
+            .ok_or_else(|| {
+                ValueError::from(format!(
+                    "unknown language '{s}' (expected nl, hu, es, it or en)"
+                ))
+            })
     }
 }
 
@@ -196,7 +202,7 @@ impl LangChoice {
 }
 
 impl FromStr for LangChoice {
-    type Err = String;
+    type Err = crate::error::ValueError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         if s.eq_ignore_ascii_case("auto") {
             Ok(LangChoice::Auto)

@@ -15,6 +15,7 @@ pub mod corpus;
 pub mod dates;
 pub mod deid;
 pub mod engine;
+pub mod error;
 pub mod eval;
 pub mod fsio;
 pub mod keys;

@@ -63,7 +63,7 @@ const OTHERS: &[&str] = &[
     "ID_EMPLEO_PERSONAL_SANITARIO",
 ];
 
-fn mine(raw: &str) -> Result<Option<Label>, String> {
+fn mine(raw: &str) -> Result<Option<Label>, anonlm::error::ValueError> {
     if let Some((_, c, s)) = MINE.iter().find(|(n, _, _)| *n == raw) {
         return Ok(Some(Label {
             category: *c,
@@ -77,7 +77,7 @@ fn mine(raw: &str) -> Result<Option<Label>, String> {
 }
 
 /// Any PHI except SEXO (scored apart): the reference for binary precision.
-fn any_phi(raw: &str) -> Result<Option<Label>, String> {
+fn any_phi(raw: &str) -> Result<Option<Label>, anonlm::error::ValueError> {
     if raw == "SEXO_SUJETO_ASISTENCIA" {
         return Ok(None);
     }

@@ -54,7 +54,7 @@ const FLOORS: &[(&str, f64)] = &[
 /// Token precision floor for every label the recognizer predicts on dev (measured >= 0.966).
 const PRECISION_FLOOR: f64 = 0.95;
 
-fn resolver(raw: &str) -> Result<Option<Label>, String> {
+fn resolver(raw: &str) -> Result<Option<Label>, anonlm::error::ValueError> {
     Ok(LABELS
         .iter()
         .find(|(n, _, _)| *n == raw)

@@ -4,6 +4,8 @@
 //! is a row: WordPiece pieces such as `##sen` start with `#`), tokens and evidence escaped
 //! (`\t`, `\n`, `\r`, `\\`).
 
+use crate::error::ValueError;
+
 use super::AnonymizeError;
 use std::fmt;
 use std::path::Path;
@@ -31,8 +33,8 @@ impl fmt::Display for Decision {
 }
 
 impl FromStr for Decision {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = crate::error::ValueError;
+    fn from_str(s: &str) -> Result<Self, ValueError> {
         match s.trim().to_ascii_lowercase().as_str() {
             "remove" => Ok(Decision::Remove),
             "keep" => Ok(Decision::Keep),
@@ -71,7 +73,7 @@ pub fn escape(s: &str) -> String {
 }
 
 /// Inverse of [`escape`]; any other backslash sequence is an error.
-pub fn unescape(s: &str) -> Result<String, String> {
+pub fn unescape(s: &str) -> Result<String, ValueError> {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars();
     while let Some(c) = chars.next() {
@@ -191,7 +193,7 @@ fn parse_review(path: &Path, text: &str) -> Result<Vec<(usize, ReviewRow)>, Anon
             .filter(|s: &f64| s.is_finite())
             .ok_or_else(|| bad("score must be a finite number".into()))?;
         let evidence = unescape(evidence).map_err(|m| bad(format!("evidence: {m}")))?;
-        let decision: Decision = decision.parse().map_err(bad)?;
+        let decision: Decision = decision.parse().map_err(|e: ValueError| bad(e.0))?;
         if let Some(first) = ids.insert(id, line) {
             return Err(bad(format!("id {id} repeats line {first}")));
         }

@@ -3,6 +3,8 @@
 //! against its SHA-256) or of two given sets, sampled with a seed. Only ids and counts leave
 //! this module in reports.
 
+use crate::error::ValueError;
+
 use std::collections::BTreeMap;
 
 use rand::SeedableRng;
@@ -15,7 +17,7 @@ use crate::probe::sentences::{split, Abbreviations};
 use crate::probe::SetKind;
 
 /// The byte span of each token of a text (no specials), or why it cannot be tokenized.
-pub type TokenOffsets<'a> = &'a dyn Fn(&str) -> Result<Vec<(usize, usize)>, String>;
+pub type TokenOffsets<'a> = &'a dyn Fn(&str) -> Result<Vec<(usize, usize)>, ValueError>;
 
 /// How documents are cut into scored examples.
 pub enum Cut<'a> {
@@ -56,7 +58,7 @@ pub fn from_manifest(
     manifest: &Manifest,
     cut: &Cut<'_>,
     sampling: &Sampling,
-) -> Result<Examples, String> {
+) -> Result<Examples, ValueError> {
     let sets = crate::probe::build::manifest_sets(manifest).map_err(|e| e.to_string())?;
     let by_id: BTreeMap<&str, &Document> = corpus.iter().map(|d| (d.id.as_str(), d)).collect();
     let mut skipped = 0;
@@ -90,7 +92,7 @@ pub fn from_sets(
     non_members: &[Document],
     cut: &Cut<'_>,
     sampling: &Sampling,
-) -> Result<Examples, String> {
+) -> Result<Examples, ValueError> {
     let m: Vec<(&Document, usize)> = members.iter().map(|d| (d, usize::MAX)).collect();
     let n: Vec<(&Document, usize)> = non_members.iter().map(|d| (d, usize::MAX)).collect();
     sample_both(&m, &n, 0, cut, sampling)
@@ -113,7 +115,7 @@ fn sample_both(
     skipped: usize,
     cut: &Cut<'_>,
     sampling: &Sampling,
-) -> Result<Examples, String> {
+) -> Result<Examples, ValueError> {
     let s = sampling;
     Ok(Examples {
         members: sample(cut_all(members, cut)?, s.max_per_set, s.min_words, s.seed),
@@ -130,7 +132,7 @@ fn sample_both(
 }
 
 /// Every example of `docs`, in order.
-fn cut_all(docs: &Packed<'_>, cut: &Cut<'_>) -> Result<Vec<Example>, String> {
+fn cut_all(docs: &Packed<'_>, cut: &Cut<'_>) -> Result<Vec<Example>, ValueError> {
     let example = |d: &Document, text: &str| Example {
         doc_id: d.id.clone(),
         text: text.trim().to_string(),
@@ -150,7 +152,10 @@ fn cut_all(docs: &Packed<'_>, cut: &Cut<'_>) -> Result<Vec<Example>, String> {
         Cut::Blocks { room, offsets } => {
             let spans = docs
                 .iter()
-                .map(|(d, _)| offsets(&d.text).map_err(|e| format!("document {}: {e}", d.id)))
+                .map(|(d, _)| {
+                    offsets(&d.text)
+                        .map_err(|e| ValueError::from(format!("document {}: {e}", d.id)))
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             let lengths: Vec<usize> = docs
                 .iter()
@@ -282,7 +287,7 @@ mod tests {
     #[test]
     fn blocks_cut_documents_at_the_packed_token_boundaries() {
         // One token per word: offsets of whitespace-separated words.
-        let offsets = |t: &str| -> Result<Vec<(usize, usize)>, String> {
+        let offsets = |t: &str| -> Result<Vec<(usize, usize)>, ValueError> {
             let mut out = Vec::new();
             let mut start = None;
             for (i, c) in t.char_indices().chain([(t.len(), ' ')]) {

@@ -1,6 +1,8 @@
 //! Audit specs (TOML): the model, the member and non-member data, the attacks and the
 //! thresholds of the release gate. Relative paths are taken from the spec file's folder.
 
+use crate::error::ValueError;
+
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -296,23 +298,27 @@ pub fn non_finite_key(table: &toml::Table) -> Option<String> {
 
 impl AuditSpec {
     /// Reads and checks a spec; relative paths become relative to its folder.
-    pub fn load(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let raw: toml::Table =
-            toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))?;
+    pub fn load(path: &Path) -> Result<Self, ValueError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ValueError::from(format!("{}: {e}", path.display())))?;
+        let raw: toml::Table = toml::from_str(&text)
+            .map_err(|e| ValueError::from(format!("{}: {}", path.display(), e.message())))?;
         if let Some(key) = non_finite_key(&raw) {
-            return Err(format!(
+            return Err(ValueError::from(format!(
                 "{}: {key} must be a finite number (not nan or inf)",
                 path.display()
-            ));
+            )));
         }
-        let mut spec: AuditSpec = toml::Value::Table(raw)
-            .try_into()
-            .map_err(|e: toml::de::Error| format!("{}: {}", path.display(), e.message()))?;
+        let mut spec: AuditSpec =
+            toml::Value::Table(raw)
+                .try_into()
+                .map_err(|e: toml::de::Error| {
+                    ValueError::from(format!("{}: {}", path.display(), e.message()))
+                })?;
         let base = path.parent().unwrap_or(Path::new("."));
         spec.resolve(base);
         spec.check()
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|e| ValueError::from(format!("{}: {e}", path.display())))?;
         Ok(spec)
     }
 
@@ -357,7 +363,7 @@ impl AuditSpec {
         }
     }
 
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), ValueError> {
         let d = &self.data;
         if self.release.is_some() {
             // The chain produces these; a value here would be silently replaced.
@@ -385,9 +391,9 @@ impl AuditSpec {
                 ("[evidence] vocab_map", self.evidence.vocab_map.is_some()),
             ];
             if let Some((key, _)) = produced.iter().find(|(_, set)| *set) {
-                return Err(format!(
+                return Err(ValueError::from(format!(
                     "{key} is produced by the [release] chain: leave it out of a release spec"
-                ));
+                )));
             }
         } else {
             if self.model.as_ref().and_then(|m| m.dir.as_ref()).is_none() {

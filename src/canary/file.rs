@@ -2,6 +2,8 @@
 //! template, secret kind, secret, repeats and text. It holds the secrets, so it is written with
 //! mode 0600, atomically, next to (never inside) the model dir that gets released.
 
+use crate::error::ValueError;
+
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -125,35 +127,42 @@ impl CanaryFile {
         };
         let file: CanaryFile =
             serde_json::from_slice(&bytes).map_err(|e| invalid(format!("JSON: {e}")))?;
-        file.check().map_err(invalid)?;
+        file.check().map_err(|e| invalid(e.0))?;
         Ok(file)
     }
 
     /// Schema, and for every canary: its template parses, its kind and secret agree with it,
     /// its text is the template filled with the secret; secrets are distinct.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), ValueError> {
         if self.schema != CANARY_SCHEMA {
-            return Err(format!(
+            return Err(ValueError::from(format!(
                 "schema '{}' (expected {CANARY_SCHEMA})",
                 self.schema
-            ));
+            )));
         }
         if self.canaries.is_empty() {
             return Err("no canaries".into());
         }
         for c in &self.canaries {
-            let t = Template::parse(&c.template).map_err(|e| format!("{}: template: {e}", c.id))?;
+            let t = Template::parse(&c.template)
+                .map_err(|e| ValueError::from(format!("{}: template: {e}", c.id)))?;
             if t.kind() != c.kind || !c.kind.matches(&c.secret) {
-                return Err(format!(
+                return Err(ValueError::from(format!(
                     "{}: the secret is not of the template's kind",
                     c.id
-                ));
+                )));
             }
             if t.fill(&c.secret) != c.text {
-                return Err(format!("{}: the text is not the filled template", c.id));
+                return Err(ValueError::from(format!(
+                    "{}: the text is not the filled template",
+                    c.id
+                )));
             }
             if c.repeats == 0 {
-                return Err(format!("{}: repeats must be at least 1", c.id));
+                return Err(ValueError::from(format!(
+                    "{}: repeats must be at least 1",
+                    c.id
+                )));
             }
         }
         if self.secrets().len() != self.canaries.len() {

@@ -1,6 +1,8 @@
 //! Secret kinds of canary placeholders (`{digits:N}`, `{phone}`): their text format, the size
 //! of their secret space, and seeded draws of distinct secrets.
 
+use crate::error::ValueError;
+
 use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
@@ -75,7 +77,7 @@ impl fmt::Display for SecretKind {
 }
 
 impl FromStr for SecretKind {
-    type Err = String;
+    type Err = crate::error::ValueError;
 
     /// `digits:N` (5 ≤ N ≤ 18) or `phone`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -85,23 +87,27 @@ impl FromStr for SecretKind {
         let n = s
             .strip_prefix("digits:")
             .and_then(|n| n.parse::<u8>().ok())
-            .ok_or_else(|| format!("unknown secret kind '{s}' (digits:N or phone)"))?;
+            .ok_or_else(|| {
+                ValueError::from(format!("unknown secret kind '{s}' (digits:N or phone)"))
+            })?;
         if !(1..=MAX_DIGITS).contains(&n) {
-            return Err(format!("digits:{n}: N must be between 5 and {MAX_DIGITS}"));
+            return Err(ValueError::from(format!(
+                "digits:{n}: N must be between 5 and {MAX_DIGITS}"
+            )));
         }
         let kind = SecretKind::Digits(n);
         if kind.space() < MIN_SPACE {
-            return Err(format!(
+            return Err(ValueError::from(format!(
                 "digits:{n} has only {} secrets; at least {MIN_SPACE} are needed (N >= 5)",
                 kind.space()
-            ));
+            )));
         }
         Ok(kind)
     }
 }
 
 impl TryFrom<String> for SecretKind {
-    type Error = String;
+    type Error = ValueError;
     fn try_from(s: String) -> Result<Self, Self::Error> {
         s.parse()
     }

@@ -2,6 +2,8 @@
 //! from the built-in files `testsets/canaries/<lang>.txt` (embedded in the binary) or a user
 //! file of the same format (documented in the header of the built-in files).
 
+use crate::error::ValueError;
+
 use std::path::Path;
 
 use super::secret::SecretKind;
@@ -19,7 +21,7 @@ pub struct Template {
 
 impl Template {
     /// Parses one template (see the file format); the error says what is wrong.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, ValueError> {
         let opens: Vec<usize> = text.match_indices('{').map(|(i, _)| i).collect();
         let closes: Vec<usize> = text.match_indices('}').map(|(i, _)| i).collect();
         let (start, close) = match (opens.as_slice(), closes.as_slice()) {
@@ -76,7 +78,7 @@ pub fn parse_templates(source_name: &str, contents: &str) -> Result<Vec<Template
         let t = Template::parse(line).map_err(|message| CanaryError::Template {
             source_name: source_name.to_string(),
             line: i + 1,
-            message,
+            message: message.0,
         })?;
         out.push(t);
     }

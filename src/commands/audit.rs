@@ -221,13 +221,13 @@ fn load_examples(spec: &AuditSpec, model: &MlmRuntime) -> Result<Examples> {
         }
         None => None,
     };
-    let offsets = |text: &str| -> Result<Vec<(usize, usize)>, String> {
+    let offsets = |text: &str| -> Result<Vec<(usize, usize)>, crate::error::ValueError> {
         model
             .tokenizer
             .inner
             .encode(text, false)
             .map(|e| e.get_offsets().to_vec())
-            .map_err(|e| e.to_string())
+            .map_err(|e| crate::error::ValueError::new(e.to_string()))
     };
     let cut = match d.examples {
         ExampleKind::Sentences => Cut::Sentences,

@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Maps a scheme label (e.g. a MEDDOCAN type) to a canonical label; `None` means "skip this type".
-pub type LabelResolver<'a> = dyn Fn(&str) -> Result<Option<Label>, String> + 'a;
+pub type LabelResolver<'a> = dyn Fn(&str) -> Result<Option<Label>, crate::error::ValueError> + 'a;
 
 /// The error for a label that neither the label map nor the canonical labels know. It never
 /// quotes the label: a mislabelled span's label field can hold a name.
@@ -20,7 +20,7 @@ pub const UNKNOWN_LABEL: &str = "unknown label (expected a canonical label such 
      NAME/DOCTOR, or a label of the --label-map)";
 
 /// Resolver for files that already use canonical labels (`NAME_DOCTOR`, `DATE`).
-pub fn canonical_labels(raw: &str) -> Result<Option<Label>, String> {
+pub fn canonical_labels(raw: &str) -> Result<Option<Label>, crate::error::ValueError> {
     Label::parse(raw).map(Some)
 }
 

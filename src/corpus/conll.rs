@@ -7,6 +7,8 @@
 //! Writing tokenizes on whitespace and punctuation, also cutting at entity edges, and starts
 //! each document with `-DOCSTART- -X- -X- O`; documents without tokens vanish.
 
+use crate::error::ValueError;
+
 use super::input::{LineReader, Source};
 use super::{CorpusError, DocResult, Document, ReadOptions, SharedResolver};
 use crate::labels::Label;
@@ -112,7 +114,7 @@ impl<R: BufRead> ConllReader<R> {
     }
 
     /// Adds one token line to `b`; the error is a message for this line.
-    fn add_token(&self, b: &mut Building, token: &str, tag: &str) -> Result<(), String> {
+    fn add_token(&self, b: &mut Building, token: &str, tag: &str) -> Result<(), ValueError> {
         let tag = parse_tag(tag).ok_or("malformed tag (expected O, B-<LABEL> or I-<LABEL>)")?;
         let sep = match (b.in_sentence, b.text.is_empty()) {
             (true, _) => " ",
@@ -120,10 +122,10 @@ impl<R: BufRead> ConllReader<R> {
             (false, true) => "",
         };
         if b.text.len() + sep.len() + token.len() > self.max {
-            return Err(format!(
+            return Err(ValueError::from(format!(
                 "document grows past the limit of {} bytes (max_doc_bytes)",
                 self.max
-            ));
+            )));
         }
         b.text.push_str(sep);
         let start = b.text.len();
@@ -216,7 +218,7 @@ impl<R: BufRead> Iterator for ConllReader<R> {
                 return Some(Err(CorpusError::line(
                     &self.lines.source().name,
                     line.no,
-                    msg,
+                    msg.0,
                 )));
             }
         }

@@ -432,6 +432,7 @@ mod tests {
     use super::*;
     use std::io::Cursor;
 
+    /// Each line or its error message (the tests compare messages).
     type Lines = Vec<Result<(usize, String), String>>;
 
     fn lines(input: &[u8], max: usize) -> Lines {

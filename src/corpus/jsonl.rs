@@ -6,6 +6,8 @@
 //! checked by hand, so that no error message repeats a value from the document (serde's type
 //! errors quote the offending value).
 
+use crate::error::ValueError;
+
 mod raw;
 
 use super::codepoints::CodePoints;
@@ -48,7 +50,7 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
             let src = self.lines.source();
             return Some(
                 parse_document(&line.text, &src.stem, line.no, &*self.resolve)
-                    .map_err(|msg| CorpusError::line(&src.name, line.no, msg)),
+                    .map_err(|msg| CorpusError::line(&src.name, line.no, msg.0)),
             );
         }
     }
@@ -66,7 +68,7 @@ pub fn parse_document(
     stem: &str,
     line_no: usize,
     resolve: &super::brat::LabelResolver,
-) -> Result<Document, String> {
+) -> Result<Document, ValueError> {
     let raw: RawLine = serde_json::from_str(line).map_err(|e| json_message(&e))?;
     let RawLine::Doc(doc) = raw else {
         return Err("expected a JSON object".into());
@@ -79,7 +81,7 @@ pub fn parse_document(
         Some(_) => return Err("field 'id' must be a non-empty string or an integer".into()),
     };
     let shown = super::show_id(&id);
-    let in_doc = |msg: String| format!("document {shown}: {msg}");
+    let in_doc = |msg: String| ValueError::from(format!("document {shown}: {msg}"));
     let text = match doc.text {
         Some(Any::Str(s)) => s.into_owned(),
         Some(_) => return Err(in_doc("field 'text' must be a string".into())),
@@ -118,27 +120,29 @@ fn parse_entity(
     text: &str,
     cps: &CodePoints,
     resolve: &super::brat::LabelResolver,
-) -> Result<Option<Entity>, String> {
+) -> Result<Option<Entity>, ValueError> {
     let RawEntity::Obj(obj) = raw else {
         return Err("expected an object".into());
     };
     check_keys(obj.unknown.as_deref(), ENTITY_KEYS, "entity")?;
-    let offset = |v: &Option<Any>, key: &str| -> Result<usize, String> {
+    let offset = |v: &Option<Any>, key: &str| -> Result<usize, ValueError> {
         match v {
             Some(Any::Num(n)) => n
                 .as_u64()
                 .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(|| format!("'{key}' must be a non-negative integer")),
-            Some(_) => Err(format!("'{key}' must be a non-negative integer")),
-            None => Err(format!("missing '{key}'")),
+                .ok_or_else(|| ValueError::from(format!("'{key}' must be a non-negative integer"))),
+            Some(_) => Err(ValueError::from(format!(
+                "'{key}' must be a non-negative integer"
+            ))),
+            None => Err(ValueError::from(format!("missing '{key}'"))),
         }
     };
     let (start, end) = (offset(&obj.start, "start")?, offset(&obj.end, "end")?);
     let len = cps.char_len();
     if start >= end || end > len {
-        return Err(format!(
+        return Err(ValueError::from(format!(
             "offsets {start}-{end} must satisfy start < end <= {len} (text length in code points)"
-        ));
+        )));
     }
     let (bs, be) = (cps.to_byte(start).unwrap(), cps.to_byte(end).unwrap());
     let label = match obj.label {
@@ -168,9 +172,9 @@ fn parse_entity(
         None | Some(Any::Null) => {}
         Some(Any::Str(s)) if *s == text[bs..be] => {}
         Some(_) => {
-            return Err(format!(
+            return Err(ValueError::from(format!(
                 "offsets {start}-{end} do not match the entity's 'text' field"
-            ))
+            )))
         }
     }
     let label = match resolve(&raw_label).map_err(|_| super::brat::UNKNOWN_LABEL.to_string())? {
@@ -181,14 +185,14 @@ fn parse_entity(
 }
 
 /// `unknown` is the first field name (in sorted order) outside `allowed`, if any.
-fn check_keys(unknown: Option<&str>, allowed: &[&str], what: &str) -> Result<(), String> {
+fn check_keys(unknown: Option<&str>, allowed: &[&str], what: &str) -> Result<(), ValueError> {
     match unknown {
         None => Ok(()),
         // A field name is input too (a misplaced name can become a key): never quoted.
-        Some(_) => Err(format!(
+        Some(_) => Err(ValueError::from(format!(
             "unknown {what} field (expected only {}; put extra fields in 'meta')",
             allowed.join(", ")
-        )),
+        ))),
     }
 }
 
@@ -304,7 +308,7 @@ mod tests {
     use crate::corpus::brat::canonical_labels;
     use crate::labels::{Category, Label, Subtype};
 
-    fn parse(line: &str) -> Result<Document, String> {
+    fn parse(line: &str) -> Result<Document, ValueError> {
         parse_document(line, "f", 7, &canonical_labels)
     }
 

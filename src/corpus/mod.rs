@@ -4,6 +4,8 @@
 //! (`OutputTarget`, `open_output`). Inside the process entity offsets are bytes; every reader
 //! and writer converts at the edge (code points in JSONL and brat).
 
+use crate::error::ValueError;
+
 pub mod brat;
 mod codepoints;
 pub mod conll;
@@ -31,7 +33,8 @@ pub type DocResult = Result<Document, CorpusError>;
 pub type DocIter = Box<dyn Iterator<Item = DocResult> + Send>;
 
 /// A label resolver that can travel with a reader across threads (see [`brat::LabelResolver`]).
-pub type SharedResolver = Arc<dyn Fn(&str) -> Result<Option<Label>, String> + Send + Sync>;
+pub type SharedResolver =
+    Arc<dyn Fn(&str) -> Result<Option<Label>, crate::error::ValueError> + Send + Sync>;
 
 /// The resolver for inputs that already use canonical labels.
 pub fn canonical_resolver() -> SharedResolver {
@@ -91,16 +94,16 @@ pub enum Format {
 }
 
 impl FromStr for Format {
-    type Err = String;
+    type Err = crate::error::ValueError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.to_ascii_lowercase().as_str() {
             "text" | "txt" => Ok(Format::Text),
             "jsonl" | "json" => Ok(Format::Jsonl),
             "brat" => Ok(Format::Brat),
             "conll" | "iob" | "iob2" => Ok(Format::Conll),
-            _ => Err(format!(
+            _ => Err(ValueError::from(format!(
                 "unknown format '{s}' (expected text, jsonl, brat or conll)"
-            )),
+            ))),
         }
     }
 }
@@ -131,20 +134,8 @@ pub fn show_id(id: &str) -> String {
 /// the document's text.
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{path}:{line}: {msg}")]
-    Line {
-        path: PathBuf,
-        line: usize,
-        msg: String,
-    },
-    #[error("{path}: {msg}")]
-    File { path: PathBuf, msg: String },
+    #[error(transparent)]
+    Input(#[from] crate::error::InputError),
     #[error("document {}: {msg}", show_id(id))]
     Doc { id: String, msg: String },
     #[error(transparent)]
@@ -153,23 +144,13 @@ pub enum CorpusError {
 
 impl CorpusError {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        CorpusError::Io {
-            path: path.into(),
-            source,
-        }
+        crate::error::InputError::io(path, source).into()
     }
     pub fn line(path: impl Into<PathBuf>, line: usize, msg: impl Into<String>) -> Self {
-        CorpusError::Line {
-            path: path.into(),
-            line,
-            msg: msg.into(),
-        }
+        crate::error::InputError::line(path, line, msg).into()
     }
     pub fn file(path: impl Into<PathBuf>, msg: impl Into<String>) -> Self {
-        CorpusError::File {
-            path: path.into(),
-            msg: msg.into(),
-        }
+        crate::error::InputError::file(path, msg).into()
     }
     pub fn doc(id: impl Into<String>, msg: impl Into<String>) -> Self {
         CorpusError::Doc {
@@ -180,7 +161,10 @@ impl CorpusError {
     /// True for failures of the file system or stream itself (after which a reader stops), as
     /// opposed to one bad line or document.
     pub fn is_io(&self) -> bool {
-        matches!(self, CorpusError::Io { .. })
+        matches!(
+            self,
+            CorpusError::Input(crate::error::InputError::Io { .. })
+        )
     }
 }
 

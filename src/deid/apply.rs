@@ -517,7 +517,7 @@ mod tests {
     }
 
     /// MEDDOCAN's scheme, from its README table (test-only; the real label maps live in vocab/).
-    fn meddocan_label(raw: &str) -> Result<Option<Label>, String> {
+    fn meddocan_label(raw: &str) -> Result<Option<Label>, crate::error::ValueError> {
         let canonical = match raw {
             "TERRITORIO" => "LOCATION/CITY",
             "FECHAS" => "DATE/DATE",

@@ -20,6 +20,8 @@
 //!
 //! Lookup takes the most specific entry: CATEGORY/SUBTYPE, then CATEGORY, then `default`.
 
+use crate::error::ValueError;
+
 use super::tag::TagStyle;
 use crate::labels::{Category, Label};
 use serde::Deserialize;
@@ -56,13 +58,13 @@ impl OperatorKind {
         }
     }
 
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, ValueError> {
         let s = s.trim();
         OperatorKind::ALL
             .into_iter()
             .find(|k| k.as_str() == s || (*k == OperatorKind::DateShift && s == "date_shift"))
             .ok_or_else(|| {
-                format!("unknown operator '{s}' (expected tag, redact, surrogate, pseudonym or date-shift)")
+                ValueError::from(format!("unknown operator '{s}' (expected tag, redact, surrogate, pseudonym or date-shift)"))
             })
     }
 }
@@ -138,11 +140,11 @@ fn line_of(text: &str, pos: usize) -> usize {
 }
 
 /// Checks an operator choice for a label (`None` = the default).
-fn check_choice(label: Option<Label>, op: OperatorKind) -> Result<(), String> {
+fn check_choice(label: Option<Label>, op: OperatorKind) -> Result<(), ValueError> {
     match (label, op) {
-        (Some(l), OperatorKind::DateShift) if l.category != Category::Date => {
-            Err(format!("date-shift applies only to DATE labels, not {l}"))
-        }
+        (Some(l), OperatorKind::DateShift) if l.category != Category::Date => Err(
+            ValueError::from(format!("date-shift applies only to DATE labels, not {l}")),
+        ),
         (None, OperatorKind::DateShift) => {
             Err("date-shift cannot be the default operator (it applies only to DATE)".into())
         }
@@ -187,7 +189,7 @@ impl Policy {
         if let Some(d) = &raw.default {
             p.default = OperatorKind::parse(d.get_ref())
                 .and_then(|k| check_choice(None, k).map(|_| k))
-                .map_err(|m| bad(d.span().start, m))?;
+                .map_err(|m| bad(d.span().start, m.0))?;
         }
         let subtype = raw.tag_subtype.unwrap_or(false);
         let template = raw.tag_template.as_ref().map(|t| t.get_ref().as_str());
@@ -203,7 +205,7 @@ impl Policy {
             ));
         }
         p.tag_style =
-            TagStyle::parse(style_name, subtype, template).map_err(|m| bad(style_pos, m))?;
+            TagStyle::parse(style_name, subtype, template).map_err(|m| bad(style_pos, m.0))?;
         if let Some(c) = &raw.redact_char {
             let mut chars = c.get_ref().chars();
             p.redact_fill = match (chars.next(), chars.next()) {
@@ -265,9 +267,9 @@ impl Policy {
             ));
         }
         for (k, v) in &raw.labels {
-            let label = Label::parse(k.get_ref()).map_err(|m| bad(k.span().start, m))?;
-            let op = OperatorKind::parse(v.get_ref()).map_err(|m| bad(v.span().start, m))?;
-            check_choice(Some(label), op).map_err(|m| bad(v.span().start, m))?;
+            let label = Label::parse(k.get_ref()).map_err(|m| bad(k.span().start, m.0))?;
+            let op = OperatorKind::parse(v.get_ref()).map_err(|m| bad(v.span().start, m.0))?;
+            check_choice(Some(label), op).map_err(|m| bad(v.span().start, m.0))?;
             if p.labels.insert(label, op).is_some() {
                 return Err(bad(
                     k.span().start,
@@ -302,14 +304,14 @@ impl Policy {
             what: format!("{label}={operator}"),
             msg,
         };
-        let op = OperatorKind::parse(operator).map_err(err)?;
+        let op = OperatorKind::parse(operator).map_err(|e| err(e.0))?;
         if label.trim().eq_ignore_ascii_case("default") {
-            check_choice(None, op).map_err(err)?;
+            check_choice(None, op).map_err(|e| err(e.0))?;
             self.default = op;
             return Ok(());
         }
-        let l = Label::parse(label).map_err(err)?;
-        check_choice(Some(l), op).map_err(err)?;
+        let l = Label::parse(label).map_err(|e| err(e.0))?;
+        check_choice(Some(l), op).map_err(|e| err(e.0))?;
         self.labels.insert(l, op);
         Ok(())
     }

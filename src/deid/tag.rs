@@ -1,5 +1,7 @@
 //! The `tag` operator: replaces a span with a label tag in one of several styles.
 
+use crate::error::ValueError;
+
 use super::{OpContext, Operator, Replaced};
 use crate::labels::{Category, Label, Subtype};
 
@@ -24,7 +26,11 @@ pub enum TagStyle {
 
 impl TagStyle {
     /// Parses a style name; `template` needs the template text.
-    pub fn parse(name: &str, subtype: bool, template: Option<&str>) -> Result<TagStyle, String> {
+    pub fn parse(
+        name: &str,
+        subtype: bool,
+        template: Option<&str>,
+    ) -> Result<TagStyle, ValueError> {
         match name {
             "medroberta" => Ok(TagStyle::MedRoberta),
             "brackets" => Ok(TagStyle::Brackets { subtype }),
@@ -36,9 +42,9 @@ impl TagStyle {
                 }
                 None => Err("tag_style \"template\" needs tag_template".into()),
             },
-            other => Err(format!(
+            other => Err(ValueError::from(format!(
                 "unknown tag_style '{other}' (expected medroberta, brackets, deid or template)"
-            )),
+            ))),
         }
     }
 
@@ -59,7 +65,7 @@ impl TagStyle {
 
 /// A template may use only the known placeholders, and must not be empty (an empty tag would
 /// silently turn `tag` into removal).
-pub fn check_template(t: &str) -> Result<(), String> {
+pub fn check_template(t: &str) -> Result<(), ValueError> {
     if t.is_empty() {
         return Err("tag_template is empty".into());
     }
@@ -69,9 +75,9 @@ pub fn check_template(t: &str) -> Result<(), String> {
         let close = after.find('}').ok_or("tag_template has an unclosed '{'")?;
         let name = &after[..close];
         if !matches!(name, "category" | "subtype" | "tag") {
-            return Err(format!(
+            return Err(ValueError::from(format!(
                 "tag_template uses unknown placeholder {{{name}}} (expected {{category}}, {{subtype}} or {{tag}})"
-            ));
+            )));
         }
         rest = &after[close + 1..];
     }

@@ -9,6 +9,8 @@
 //! `#` lines are comments, `# newdoc` starts a document; a directory is read recursively
 //! (files in name order, each at least one document).
 
+use crate::error::ValueError;
+
 use std::path::{Path, PathBuf};
 
 /// The entity types the report tells apart; everything else is `Other` (MISC, product, ...).
@@ -110,14 +112,14 @@ pub enum GoldFormat {
 }
 
 impl std::str::FromStr for GoldFormat {
-    type Err = String;
+    type Err = crate::error::ValueError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.to_ascii_lowercase().as_str() {
             "conll" | "conll2002" | "tsv" | "kind" | "iob" | "iob2" => Ok(GoldFormat::Columns),
             "conllu" | "conllup" | "conllu-plus" | "nerkor" => Ok(GoldFormat::ConlluPlus),
-            _ => Err(format!(
+            _ => Err(ValueError::from(format!(
                 "unknown NER gold format '{s}' (expected conll, tsv or conllup)"
-            )),
+            ))),
         }
     }
 }
@@ -136,24 +138,8 @@ impl GoldFormat {
     }
 }
 
-/// Errors reading NER gold. Messages name the file and line, never the text.
-#[derive(Debug, thiserror::Error)]
-pub enum GoldError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{path}:{line}: {msg}")]
-    Line {
-        path: PathBuf,
-        line: usize,
-        msg: String,
-    },
-    #[error("{path}: {msg}")]
-    File { path: PathBuf, msg: String },
-}
+/// Errors reading NER gold: the shared file/line error.
+pub type GoldError = crate::error::InputError;
 
 /// Reads every document of `path` (a file, or a directory read recursively).
 pub fn read_gold(path: &Path, format: GoldFormat) -> Result<Vec<NerDoc>, GoldError> {

@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// One input sentence and where it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,21 +13,8 @@ pub struct Sentence {
     pub text: String,
 }
 
-/// Bad sentence input, naming the file and line.
-#[derive(Debug, thiserror::Error)]
-pub enum SentenceError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path}:{line}: {msg}")]
-    Line {
-        path: PathBuf,
-        line: usize,
-        msg: String,
-    },
-}
+/// Bad sentence input, naming the file and line: the shared file/line error.
+pub type SentenceError = crate::error::InputError;
 
 #[derive(Deserialize)]
 struct JsonSentence {

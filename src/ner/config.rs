@@ -1,5 +1,7 @@
 //! The model directory's `ner.json`: architecture, labels, sizes and how the model was trained.
 
+use crate::error::ValueError;
+
 use crate::labels::Label;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -17,14 +19,14 @@ pub enum Arch {
 }
 
 impl std::str::FromStr for Arch {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = crate::error::ValueError;
+    fn from_str(s: &str) -> Result<Self, ValueError> {
         match s {
             "bilstm-crf" | "bilstm" => Ok(Arch::BilstmCrf),
             "transformer" => Ok(Arch::Transformer),
-            _ => Err(format!(
+            _ => Err(ValueError::from(format!(
                 "unknown architecture '{s}' (expected bilstm-crf or transformer)"
-            )),
+            ))),
         }
     }
 }

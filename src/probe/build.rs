@@ -112,9 +112,11 @@ pub fn read_manifest(path: &Path) -> Result<Manifest, ProbeError> {
         path.to_path_buf()
     };
     let bytes = std::fs::read(&file).map_err(|e| ProbeError::io(&file, e))?;
-    serde_json::from_slice(&bytes).map_err(|e| ProbeError::File {
-        path: file.clone(),
-        msg: format!("not an anonlm manifest ({})", json_kind(&e)),
+    serde_json::from_slice(&bytes).map_err(|e| {
+        ProbeError::file(
+            file.clone(),
+            format!("not an anonlm manifest ({})", json_kind(&e)),
+        )
     })
 }
 
@@ -386,10 +388,10 @@ pub fn write_built(dir: &Path, built: &BuiltSet, overwrite: bool) -> Result<(), 
     let files = [PROBES_FILE, SUMMARY_FILE, ORIGINALS_FILE].map(|f| dir.join(f));
     if !overwrite {
         if let Some(existing) = files.iter().find(|p| p.exists()) {
-            return Err(ProbeError::File {
-                path: existing.clone(),
-                msg: "exists already (use --overwrite to replace the probe set)".into(),
-            });
+            return Err(ProbeError::file(
+                existing.clone(),
+                "exists already (use --overwrite to replace the probe set)",
+            ));
         }
     }
     // The side file first: a set is never left pointing at originals of another build.

@@ -1,26 +1,14 @@
 //! Errors of probe building and probe runs: each names the file and line, the document id or
 //! the slot id, never a sentence or a name.
 
+use crate::error::InputError;
 use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    /// Bad input at a line (or CSV row) of a file.
-    #[error("{path}:{line}: {msg}")]
-    Line {
-        path: PathBuf,
-        line: usize,
-        msg: String,
-    },
-    /// Bad input about a whole file.
-    #[error("{path}: {msg}")]
-    File { path: PathBuf, msg: String },
+    /// Bad or unreadable input at a file (and line, or CSV row).
+    #[error(transparent)]
+    Input(#[from] InputError),
     /// A problem with one slot of a probe set.
     #[error("slot {slot_id}: {msg}")]
     Slot { slot_id: String, msg: String },
@@ -36,27 +24,16 @@ pub enum ProbeError {
 
 impl ProbeError {
     pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> Self {
-        ProbeError::Io {
-            path: path.to_path_buf(),
-            source,
-        }
+        InputError::io(path, source).into()
     }
 
     pub(crate) fn line(path: &std::path::Path, line: usize, msg: impl Into<String>) -> Self {
-        ProbeError::Line {
-            path: path.to_path_buf(),
-            line,
-            msg: msg.into(),
-        }
+        InputError::line(path, line, msg).into()
+    }
+
+    pub(crate) fn file(path: impl Into<PathBuf>, msg: impl Into<String>) -> Self {
+        InputError::file(path, msg).into()
     }
 }
 
-/// The kind of a JSON error only: serde's messages can quote values.
-pub(crate) fn json_kind(e: &serde_json::Error) -> &'static str {
-    match e.classify() {
-        serde_json::error::Category::Io => "I/O error",
-        serde_json::error::Category::Syntax => "malformed JSON",
-        serde_json::error::Category::Data => "unexpected fields or types",
-        serde_json::error::Category::Eof => "truncated JSON",
-    }
-}
+pub(crate) use crate::error::json_kind;

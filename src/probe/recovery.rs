@@ -53,16 +53,11 @@ impl CandidatePool {
     /// One name per line (`#` comments and blank lines skipped, duplicates dropped).
     pub fn from_file(path: &Path) -> Result<Self, ProbeError> {
         let bytes = std::fs::read(path).map_err(|e| ProbeError::io(path, e))?;
-        let text = String::from_utf8(bytes).map_err(|_| ProbeError::File {
-            path: path.to_path_buf(),
-            msg: "not valid UTF-8".into(),
-        })?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| ProbeError::file(path.to_path_buf(), "not valid UTF-8"))?;
         let list = dedup(crate::vocab::parse_list(&text).map(str::to_string));
         if list.is_empty() {
-            return Err(ProbeError::File {
-                path: path.to_path_buf(),
-                msg: "no candidate names".into(),
-            });
+            return Err(ProbeError::file(path.to_path_buf(), "no candidate names"));
         }
         Ok(CandidatePool::List(list))
     }

@@ -90,10 +90,10 @@ pub fn read_probe_slots(path: &Path) -> Result<Vec<ProbeSlot>, ProbeError> {
     let mut ids = HashSet::new();
     for s in &slots {
         if !ids.insert(s.slot_id.as_str()) {
-            return Err(ProbeError::File {
-                path: path.to_path_buf(),
-                msg: format!("slot id '{}' occurs more than once", s.slot_id),
-            });
+            return Err(ProbeError::file(
+                path.to_path_buf(),
+                format!("slot id '{}' occurs more than once", s.slot_id),
+            ));
         }
     }
     Ok(slots)
@@ -105,10 +105,10 @@ pub fn read_originals(path: &Path) -> Result<HashMap<String, String>, ProbeError
     let mut out = HashMap::with_capacity(lines.len());
     for l in lines {
         if out.contains_key(&l.slot_id) {
-            return Err(ProbeError::File {
-                path: path.to_path_buf(),
-                msg: format!("slot id '{}' occurs more than once", l.slot_id),
-            });
+            return Err(ProbeError::file(
+                path.to_path_buf(),
+                format!("slot id '{}' occurs more than once", l.slot_id),
+            ));
         }
         out.insert(l.slot_id, l.original);
     }

@@ -67,10 +67,7 @@ pub fn read_lines(path: &Path, lang: Option<&str>) -> Result<Vec<ProbeSlot>, Pro
         out.push(user_slot(format!("line {line_no}"), text, lang));
     }
     if out.is_empty() {
-        return Err(ProbeError::File {
-            path: path.to_path_buf(),
-            msg: "no sentences".into(),
-        });
+        return Err(ProbeError::file(path.to_path_buf(), "no sentences"));
     }
     Ok(out)
 }
@@ -88,9 +85,11 @@ pub fn read_csv(path: &Path, lang: Option<&str>) -> Result<Vec<ProbeSlot>, Probe
     let column = headers
         .iter()
         .position(|h| h.trim_start_matches('\u{feff}').trim() == CSV_COLUMN)
-        .ok_or_else(|| ProbeError::File {
-            path: path.to_path_buf(),
-            msg: format!("no '{CSV_COLUMN}' column in the header"),
+        .ok_or_else(|| {
+            ProbeError::file(
+                path.to_path_buf(),
+                format!("no '{CSV_COLUMN}' column in the header"),
+            )
         })?;
     let mut out = Vec::new();
     for (n, record) in reader.records().enumerate() {
@@ -107,10 +106,7 @@ pub fn read_csv(path: &Path, lang: Option<&str>) -> Result<Vec<ProbeSlot>, Probe
         out.push(user_slot(format!("row {}", n + 1), text.to_string(), lang));
     }
     if out.is_empty() {
-        return Err(ProbeError::File {
-            path: path.to_path_buf(),
-            msg: "no data rows".into(),
-        });
+        return Err(ProbeError::file(path.to_path_buf(), "no data rows"));
     }
     Ok(out)
 }
@@ -131,10 +127,7 @@ fn csv_error(path: &Path, e: csv::Error) -> ProbeError {
     };
     match line {
         Some(line) => ProbeError::line(path, line, msg),
-        None => ProbeError::File {
-            path: path.to_path_buf(),
-            msg,
-        },
+        None => ProbeError::file(path.to_path_buf(), msg),
     }
 }
 

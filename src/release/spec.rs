@@ -1,6 +1,8 @@
 //! The `[release]` section of an audit spec: the corpus and the settings of every stage the
 //! chain runs before the audit. Relative paths are taken from the spec file's folder.
 
+use crate::error::ValueError;
+
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -217,7 +219,7 @@ impl ReleaseSpec {
         }
     }
 
-    pub(crate) fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), ValueError> {
         let t = &self.train;
         if !(t.held_out > 0.0 && t.held_out < 1.0) {
             return Err("[release.train] held_out must lie between 0 and 1: the held-out documents are the audit's non-members".into());

@@ -3,6 +3,8 @@
 //! the fingerprints of the stages it reads and the hashes of files a person may edit between
 //! runs) changed, when it was interrupted, or when one of its outputs is gone or was changed.
 
+use crate::error::InputError;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -51,22 +53,22 @@ impl StageRecord {
     /// The record of a finished stage, with the hashes of its outputs under `dir`. Outputs in
     /// `editable` (a review file a person edits between runs) are only required to exist:
     /// their hash is recorded empty.
-    pub fn finished(mut self, dir: &Path, exit: u8, editable: &[&str]) -> Result<Self, String> {
+    pub fn finished(mut self, dir: &Path, exit: u8, editable: &[&str]) -> Result<Self, InputError> {
         self.hashes = self
             .outputs
             .iter()
             .map(|o| {
                 let p = dir.join(o);
                 let hash = output_hash(&p)
-                    .map_err(|e| format!("{}: {e}", p.display()))?
-                    .ok_or_else(|| format!("{}: the stage did not write it", p.display()))?;
+                    .map_err(|e| InputError::io(&p, e))?
+                    .ok_or_else(|| InputError::file(&p, "the stage did not write it"))?;
                 Ok(if editable.iter().any(|e| Path::new(e) == o) {
                     String::new()
                 } else {
                     hash
                 })
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, InputError>>()?;
         self.exit = exit;
         Ok(self)
     }
@@ -135,18 +137,19 @@ impl State {
     const SCHEMA: &'static str = "anonlm.release-state/1";
 
     /// The state of `dir`, empty when there is none yet.
-    pub fn load(dir: &Path) -> Result<Self, String> {
+    pub fn load(dir: &Path) -> Result<Self, InputError> {
         let path = dir.join(STATE_FILE);
         match std::fs::read(&path) {
             Ok(bytes) => {
-                let s: State = serde_json::from_slice(&bytes)
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                let s: State =
+                    serde_json::from_slice(&bytes).map_err(|e| InputError::json(&path, &e))?;
                 if s.schema != Self::SCHEMA {
-                    return Err(format!(
-                        "{}: schema {:?}, expected {}",
-                        path.display(),
-                        s.schema,
-                        Self::SCHEMA
+                    return Err(InputError::file(
+                        &path,
+                        format!(
+                            "not a release state of this version (expected {})",
+                            Self::SCHEMA
+                        ),
                     ));
                 }
                 Ok(s)
@@ -155,7 +158,7 @@ impl State {
                 schema: Self::SCHEMA.into(),
                 stages: BTreeMap::new(),
             }),
-            Err(e) => Err(format!("{}: {e}", path.display())),
+            Err(e) => Err(InputError::io(&path, e)),
         }
     }
 
@@ -168,12 +171,17 @@ impl State {
     }
 
     /// Records a stage (started or finished) and writes the state atomically (mode 0600).
-    pub fn finish(&mut self, dir: &Path, stage: &str, record: StageRecord) -> Result<(), String> {
+    pub fn finish(
+        &mut self,
+        dir: &Path,
+        stage: &str,
+        record: StageRecord,
+    ) -> Result<(), crate::fsio::FsError> {
         self.stages.insert(stage.into(), record);
         let mut bytes = serde_json::to_vec_pretty(self).expect("state serializes");
         bytes.push(b'\n');
         let path = dir.join(STATE_FILE);
-        crate::fsio::replace_file(&path, &bytes).map_err(|e| e.to_string())
+        crate::fsio::replace_file(&path, &bytes)
     }
 }
 

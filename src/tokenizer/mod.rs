@@ -23,20 +23,8 @@ use std::path::PathBuf;
 /// `vocab.txt` / `merges.txt`), never document text.
 #[derive(Debug, thiserror::Error)]
 pub enum TokenizerError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{path}:{line}: {msg}")]
-    Line {
-        path: PathBuf,
-        line: usize,
-        msg: String,
-    },
-    #[error("{path}: {msg}")]
-    File { path: PathBuf, msg: String },
+    #[error(transparent)]
+    Input(#[from] crate::error::InputError),
     #[error("{dir}: {msg}")]
     Dir { dir: PathBuf, msg: String },
     #[error("{path} already exists (pass --overwrite to replace it)")]
@@ -53,23 +41,13 @@ pub enum TokenizerError {
 
 impl TokenizerError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        TokenizerError::Io {
-            path: path.into(),
-            source,
-        }
+        crate::error::InputError::io(path, source).into()
     }
     pub(crate) fn file(path: impl Into<PathBuf>, msg: impl Into<String>) -> Self {
-        TokenizerError::File {
-            path: path.into(),
-            msg: msg.into(),
-        }
+        crate::error::InputError::file(path, msg).into()
     }
     pub(crate) fn line(path: impl Into<PathBuf>, line: usize, msg: impl Into<String>) -> Self {
-        TokenizerError::Line {
-            path: path.into(),
-            line,
-            msg: msg.into(),
-        }
+        crate::error::InputError::line(path, line, msg).into()
     }
     pub(crate) fn dir(dir: impl Into<PathBuf>, msg: impl Into<String>) -> Self {
         TokenizerError::Dir {

@@ -1,6 +1,8 @@
 //! Special tokens: the BERT and RoBERTa sets, and finding a tokenizer's own special tokens
 //! from its config files and vocabulary.
 
+use crate::error::ValueError;
+
 use super::TokenizerError;
 use serde_json::Value;
 use std::path::Path;
@@ -19,14 +21,14 @@ pub enum SpecialStyle {
 }
 
 impl FromStr for SpecialStyle {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = crate::error::ValueError;
+    fn from_str(s: &str) -> Result<Self, ValueError> {
         match s.to_ascii_lowercase().as_str() {
             "bert" => Ok(SpecialStyle::Bert),
             "roberta" => Ok(SpecialStyle::Roberta),
-            _ => Err(format!(
+            _ => Err(ValueError::from(format!(
                 "unknown special tokens '{s}' (expected bert or roberta)"
-            )),
+            ))),
         }
     }
 }

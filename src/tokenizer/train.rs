@@ -11,6 +11,8 @@
 //!   ourselves (sorted), train on one thread, give every character one extra single-character
 //!   occurrence so it keeps a learned score, and order pieces of equal score by their text.
 
+use crate::error::ValueError;
+
 use super::pipeline::{self, set_front};
 use super::specials::{SpecialStrings, SpecialStyle};
 use super::{tk_err, ModelTokenizer, TokenizerError};
@@ -42,15 +44,15 @@ pub enum Kind {
 }
 
 impl FromStr for Kind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = crate::error::ValueError;
+    fn from_str(s: &str) -> Result<Self, ValueError> {
         match s.to_ascii_lowercase().as_str() {
             "wordpiece" => Ok(Kind::WordPiece),
             "bpe" => Ok(Kind::Bpe),
             "unigram" => Ok(Kind::Unigram),
-            _ => Err(format!(
+            _ => Err(ValueError::from(format!(
                 "unknown tokenizer kind '{s}' (expected wordpiece, bpe or unigram)"
-            )),
+            ))),
         }
     }
 }

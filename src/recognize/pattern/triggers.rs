@@ -52,7 +52,7 @@ pub fn parse_triggers(lang: Lang, entries: &[String]) -> Result<Vec<Trigger>, Pa
             let label = cols
                 .next()
                 .ok_or_else(|| bad("expected TRIGGER<TAB>LABEL".into()))?;
-            let label = Label::parse(label.trim()).map_err(bad)?;
+            let label = Label::parse(label.trim()).map_err(|e| bad(e.0))?;
             let before = match cols.next().map(str::trim) {
                 None => false,
                 Some("before") => true,
