@@ -135,6 +135,15 @@ pub enum StageError {
     Anonymize(#[from] crate::anonymize::AnonymizeError),
     #[error(transparent)]
     Eval(#[from] crate::eval::EvalError),
+    /// A learned tagger that cannot load or run (the `ner` module still reports through
+    /// anyhow; converting it is left to its own change).
+    #[error(transparent)]
+    Tagger(anyhow::Error),
+    #[error(transparent)]
+    OpsLog(#[from] crate::opslog::OpsLogError),
+    /// A JSON value this program built that did not serialize (a bug, not bad input).
+    #[error("serializing: {}", crate::error::json_kind(.0))]
+    Serialize(#[from] serde_json::Error),
     /// Kept as a cause of its own (not transparent) so that a closed stdout is found in the
     /// chain and ends the run quietly.
     #[error("{0}")]

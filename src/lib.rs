@@ -6,6 +6,7 @@
 //! (+ ops log without raw PII) → tokenizer / masked LM → probes → vocabulary rewrite → audit → report.
 
 pub mod anonymize;
+pub mod artifact;
 pub mod audit;
 pub mod canary;
 pub mod checksum;

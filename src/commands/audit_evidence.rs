@@ -38,13 +38,7 @@ pub(crate) fn deid_summary(e: &EvidenceSpec) -> Result<Option<DeidSummary>> {
     let Some(stats_path) = &e.deid_stats else {
         return Ok(None);
     };
-    let v = read_json(stats_path)?;
-    let Some(by_category) = v["stats"]["by_category"].as_object() else {
-        bail!(
-            "{}: not a deid stats file (no stats.by_category)",
-            stats_path.display()
-        );
-    };
+    let stats: crate::deid::DeidStatsFile = crate::artifact::read(stats_path)?;
     let recall = match &e.deid_eval {
         None => None,
         Some(p) => {
@@ -63,16 +57,18 @@ pub(crate) fn deid_summary(e: &EvidenceSpec) -> Result<Option<DeidSummary>> {
     };
     Ok(Some(DeidSummary {
         stats_file: file_hash(stats_path)?,
-        documents: v["documents"].as_u64().unwrap_or(0),
-        replaced_by_label: by_category
+        documents: stats.documents,
+        replaced_by_label: stats
+            .stats
+            .by_category
             .iter()
             .map(|(label, n)| LabelCount {
                 label: label.clone(),
-                count: n.as_u64().unwrap_or(0),
+                count: *n,
             })
             .collect(),
-        passes: v["passes"].as_u64().unwrap_or(1),
-        policy: v["policy"].as_str().unwrap_or("?").to_string(),
+        passes: stats.passes as u64,
+        policy: stats.policy,
         recall,
     }))
 }

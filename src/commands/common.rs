@@ -1,62 +1,15 @@
 //! Plumbing shared by the corpus commands: formats, label maps, inputs, outputs, threads, counts.
 
 use crate::cli::InputArgs;
-use crate::corpus::{
-    self, detect_format, ensure_not_input, open_input, DocIter, Document, Format, OutputOptions,
-    OutputTarget, ReadOptions, SharedResolver,
-};
+use crate::corpus::{self, ensure_not_input, Document, Format, OutputOptions, OutputTarget};
 use crate::fsio::Inputs;
-use crate::labelmap::LabelMap;
-use crate::recognize::build::build_pipeline;
+use crate::recognize::settings::RecognizerSettings;
 use crate::recognize::Pipeline;
-use crate::vocab::ListSources;
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
 
-/// `--format auto` resolves from the input path.
-pub fn resolve_format(spec: &str, input: &Path) -> Result<Format> {
-    if spec.eq_ignore_ascii_case("auto") {
-        Ok(detect_format(input)?)
-    } else {
-        spec.parse().map_err(anyhow::Error::msg)
-    }
-}
-
-/// A label resolver for scheme labels, from a built-in map name or a TOML file.
-pub fn resolver(label_map: Option<&str>) -> Result<Option<SharedResolver>> {
-    let Some(spec) = label_map else {
-        return Ok(None);
-    };
-    let map = Arc::new(LabelMap::load(spec).with_context(|| format!("label map '{spec}'"))?);
-    Ok(Some(Arc::new(move |raw: &str| map.resolve(raw))))
-}
-
-/// What to do with spans already present in the input (brat `.ann`, JSONL entities, IOB tags).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum InputSpans {
-    /// Read and validate them (labels through the label map, or canonical).
-    Keep,
-    /// The command replaces them: offsets are still checked, labels are not interpreted.
-    Ignore,
-}
-
-/// Opens the input stream of a corpus command.
-pub fn open_documents(
-    input: &Path,
-    format: Format,
-    max_doc_bytes: usize,
-    label_map: Option<&str>,
-    spans: InputSpans,
-) -> Result<DocIter> {
-    let opts = ReadOptions { max_doc_bytes };
-    let resolver = match spans {
-        InputSpans::Keep => resolver(label_map)?,
-        InputSpans::Ignore => Some(Arc::new(|_: &str| Ok(None)) as SharedResolver),
-    };
-    Ok(open_input(format, input, &opts, resolver)?)
-}
+pub use crate::corpus::source::{input_size, open_documents, resolve_format, InputSpans};
 
 /// The staged output target; refuses to write onto the input.
 pub fn output_target(
@@ -99,41 +52,21 @@ fn models_dir(args: &InputArgs) -> Option<std::path::PathBuf> {
     })
 }
 
-/// The recognition pipeline for the input flags (fails closed on any list error).
-pub fn pipeline(args: &InputArgs) -> Result<Pipeline> {
-    let lists = match &args.lists {
-        Some(dir) => ListSources::with_user_dir(dir).context("--lists")?,
-        None => ListSources::default(),
-    };
-    let mut pipeline = build_pipeline(args.lang, args.fallback_lang, &lists)
-        .context("building the recognizers")?;
-    if let Some(dir) = &args.model {
-        crate::ner::attach(&mut pipeline, dir, args.no_rules)
-            .with_context(|| format!("loading the NER model {}", dir.display()))?;
-    } else if let Some(dir) = models_dir(args) {
-        anyhow::ensure!(dir.is_dir(), "--models {}: not a directory", dir.display());
-        crate::ner::attach_per_lang(&mut pipeline, &dir, args.no_rules)?;
+/// The recognizer settings of the input flags (and ANONLM_MODELS).
+pub fn recognizer_settings(args: &InputArgs) -> RecognizerSettings {
+    RecognizerSettings {
+        lang: args.lang,
+        fallback_lang: args.fallback_lang,
+        lists: args.lists.clone(),
+        model: args.model.clone(),
+        models: models_dir(args),
+        no_rules: args.no_rules,
     }
-    Ok(pipeline)
 }
 
-/// Total bytes of a file or of the files directly inside a directory (for the progress bar).
-pub fn input_size(input: &Path) -> Option<u64> {
-    if corpus::input::is_stdio(input) {
-        return None;
-    }
-    let meta = std::fs::metadata(input).ok()?;
-    if meta.is_file() {
-        return Some(meta.len());
-    }
-    let total = std::fs::read_dir(input)
-        .ok()?
-        .flatten()
-        .filter_map(|e| e.metadata().ok())
-        .filter(|m| m.is_file())
-        .map(|m| m.len())
-        .sum();
-    Some(total)
+/// The recognition pipeline for the input flags (fails closed on any list error).
+pub fn pipeline(args: &InputArgs) -> Result<Pipeline> {
+    Ok(recognizer_settings(args).pipeline()?)
 }
 
 /// Entity counts per label: labels only, never text.

@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod coords;
 pub mod date_shift;
+pub mod job;
 pub mod norm;
 pub mod passes;
 pub mod policy;
@@ -15,6 +16,7 @@ pub mod tag;
 
 pub use apply::{DeidError, DeidOutput, Deidentifier, OpRecord};
 pub use coords::{CoordMap, Edit};
+pub use job::{run, DeidSettings, DeidStatsFile, DeidSummary};
 pub use passes::MultiPassOutput;
 pub use policy::{OperatorKind, Policy, PolicyError};
 pub use stats::DeidStats;

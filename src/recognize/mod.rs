@@ -5,6 +5,7 @@ pub mod context;
 pub mod lookup;
 pub mod pattern;
 pub mod propagate;
+pub mod settings;
 
 use crate::lang::{Lang, LangChoice};
 use crate::span::{merge_adjacent, resolve_overlaps, Entity};
