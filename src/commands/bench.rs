@@ -2,7 +2,8 @@
 //! on, one 1 MB document against the same text as small documents, peak memory and start-up.
 
 use super::common::write_bytes_atomic;
-use super::synth::{generate, parse_langs, write_documents};
+use super::synth::{parse_langs, write_documents};
+use crate::synth::job::generate_all as generate;
 use crate::cli::BenchArgs;
 use crate::corpus::{Document, Format};
 use crate::deid::apply::Deidentifier;

@@ -2,6 +2,7 @@
 //! referral letters, radiology reports and nursing notes built from the templates in
 //! `vocab/<lang>/synth/notes.txt`, with every value drawn from the `surrogate` module.
 
+pub mod job;
 mod templates;
 
 use crate::corpus::Document;

@@ -6,12 +6,14 @@
 //! pipelines around it and writes the files `transformers.AutoTokenizer` reads.
 
 mod files;
+pub mod job;
 mod load;
 mod pipeline;
 mod save;
 mod specials;
 mod train;
 
+pub use job::{run, TokenizerSettings};
 pub use load::{load_dir, parse_merges, parse_vocab_txt};
 pub use save::{ensure_writable, save_dir, MODEL_MAX_LENGTH};
 pub use specials::{SpecialStyle, SpecialTokens};
