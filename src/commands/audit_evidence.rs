@@ -42,13 +42,19 @@ pub(crate) fn deid_summary(e: &EvidenceSpec) -> Result<Option<DeidSummary>> {
     let recall = match &e.deid_eval {
         None => None,
         Some(p) => {
-            let overall = &read_json(p)?["report"]["residual"]["coverage"]["overall"];
-            match (
-                overall["entities"].as_u64(),
-                overall["with_residue"].as_u64(),
-            ) {
-                (Some(n), Some(left)) if left <= n => Some(Proportion::new(n - left, n)),
-                _ => bail!(
+            let eval: crate::eval::job::EvalFile = crate::artifact::read(p)?;
+            let overall = eval
+                .report
+                .residual
+                .and_then(|r| r.coverage)
+                .map(|c| c.overall)
+                .filter(|o| o.with_residue <= o.entities);
+            match overall {
+                Some(o) => Some(Proportion::new(
+                    (o.entities - o.with_residue) as u64,
+                    o.entities as u64,
+                )),
+                None => bail!(
                     "{}: not the JSON of eval --ops-log --deid (no residual coverage)",
                     p.display()
                 ),

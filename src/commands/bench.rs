@@ -3,7 +3,6 @@
 
 use super::common::write_bytes_atomic;
 use super::synth::{parse_langs, write_documents};
-use crate::synth::job::generate_all as generate;
 use crate::cli::BenchArgs;
 use crate::corpus::{Document, Format};
 use crate::deid::apply::Deidentifier;
@@ -11,6 +10,7 @@ use crate::deid::policy::Policy;
 use crate::lang::{Lang, LangChoice};
 use crate::recognize::build::build_pipeline;
 use crate::recognize::Pipeline;
+use crate::synth::job::generate_all as generate;
 use crate::vocab::ListSources;
 use anyhow::{Context, Result};
 use rayon::prelude::*;

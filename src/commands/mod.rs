@@ -7,7 +7,6 @@ mod common;
 mod deid;
 mod demo;
 mod eval;
-mod eval_names;
 mod eval_risk;
 mod harvest;
 mod keygen;

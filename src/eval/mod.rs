@@ -10,6 +10,7 @@
 //! let json = serde_json::to_string_pretty(&report).unwrap();
 //! ```
 
+pub mod job;
 mod metrics;
 pub mod names;
 pub mod ner_gold;

@@ -11,11 +11,11 @@ use super::ner_gold::{NerDoc, NerType};
 use super::tokens::intersecting;
 use crate::labels::Category;
 use crate::span::Entity;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 /// Recall of one gold type.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TypeRecall {
     /// Gold tokens of this type.
     pub tokens: usize,
@@ -28,7 +28,7 @@ pub struct TypeRecall {
 }
 
 /// The whole report of one run (one language).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct NameReport {
     pub documents: usize,
     pub tokens: usize,

@@ -54,8 +54,8 @@ pub fn run(s: &TokenizerSettings) -> StageResult<TrainStats> {
         lowercase: s.lowercase,
         show_progress: !s.quiet,
     };
-    let (tok, stats) = train(docs, &opts)
-        .with_stage_context(|| format!("training on {}", s.corpus.display()))?;
+    let (tok, stats) =
+        train(docs, &opts).with_stage_context(|| format!("training on {}", s.corpus.display()))?;
     ensure_writable(&s.out, s.overwrite)?;
     save_dir(&tok, &s.out)
         .with_stage_context(|| format!("writing the tokenizer to {}", s.out.display()))?;
