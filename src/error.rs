@@ -128,6 +128,8 @@ pub enum StageError {
     #[error(transparent)]
     Inference(#[from] crate::mlm::runtime::InferError),
     #[error(transparent)]
+    Device(#[from] crate::mlm::device::DeviceError),
+    #[error(transparent)]
     Probe(#[from] crate::probe::error::ProbeError),
     #[error(transparent)]
     Canary(#[from] crate::canary::CanaryError),

@@ -12,6 +12,7 @@ pub mod conll;
 pub mod input;
 pub mod jsonl;
 pub mod output;
+pub mod records;
 pub mod source;
 pub mod text;
 pub mod writer;

@@ -72,6 +72,14 @@ impl MlmRuntime {
 
     /// Loads a model dir or hub id (local cache) with its tokenizer; the tokenizer must fit
     /// the embeddings.
+    /// Loads a model dir or hub id with its tokenizer onto the device named `device`
+    /// (`cpu`, `cuda`, `cuda:N`, `auto`).
+    pub fn open_named(spec: &str, device: &str) -> crate::error::StageResult<Self> {
+        use crate::error::StageContext;
+        let device = crate::mlm::device::select_device(device)?;
+        Self::open(spec, &device).with_stage_context(|| format!("loading model '{spec}'"))
+    }
+
     pub fn open(spec: &str, device: &Device) -> Result<Self, InferError> {
         let files = crate::mlm::hub::resolve_model(spec)?;
         let loaded = crate::mlm::weights::load_model_dir(&files.dir, device)?;

@@ -4,6 +4,7 @@
 
 pub mod build;
 pub mod error;
+pub mod job;
 pub mod metrics;
 pub mod recovery;
 pub mod run;
