@@ -20,6 +20,15 @@ pub trait Artifact: Serialize + DeserializeOwned {
     fn schema(&self) -> &str;
 }
 
+/// SHA-256 (hex) of a file's bytes, for the identity blocks of artifacts and reports.
+pub fn file_sha256(path: &Path) -> Result<String, InputError> {
+    use sha2::{Digest, Sha256};
+    let mut f = std::fs::File::open(path).map_err(|e| InputError::io(path, e))?;
+    let mut h = Sha256::new();
+    std::io::copy(&mut f, &mut h).map_err(|e| InputError::io(path, e))?;
+    Ok(format!("{:x}", h.finalize()))
+}
+
 /// The artifact as written: pretty JSON with a final newline.
 pub fn to_bytes<T: Artifact>(value: &T) -> Vec<u8> {
     let mut bytes = serde_json::to_vec_pretty(value).expect("artifacts serialize");

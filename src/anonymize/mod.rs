@@ -3,7 +3,9 @@
 //! the result.
 
 mod check;
+pub mod evidence;
 mod harvest;
+pub mod harvest_stage;
 mod json_order;
 mod review;
 mod rewrite;

@@ -27,12 +27,6 @@ pub(crate) fn file_hash(path: &Path) -> Result<FileHash> {
     })
 }
 
-fn read_json(path: &Path) -> Result<Value> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))
-}
-
 /// `deid`'s stats file, and the residual PII of `eval --json` when given.
 pub(crate) fn deid_summary(e: &EvidenceSpec) -> Result<Option<DeidSummary>> {
     let Some(stats_path) = &e.deid_stats else {
@@ -173,12 +167,8 @@ pub(crate) fn vocabulary_summary(
 
 /// The probe metrics JSON named by the spec, gated on the name-like share of each set.
 pub(crate) fn probe_evidence(path: &Path, max_share: f64) -> Result<ProbeEvidence> {
-    let v = read_json(path)?;
-    if v["schema"] != "anonlm.probe-metrics/1" {
-        bail!("{}: not the output of probe metrics --out", path.display());
-    }
-    let sets: Vec<SetMetrics> = serde_json::from_value(v["sets"].clone())
-        .with_context(|| format!("{}: unexpected sets", path.display()))?;
+    let file: crate::probe::metrics_stage::ProbeMetricsFile = crate::artifact::read(path)?;
+    let sets: Vec<SetMetrics> = file.sets;
     let reasons: Vec<String> = sets
         .iter()
         .filter_map(|s| {

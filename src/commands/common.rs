@@ -5,7 +5,7 @@ use crate::corpus::{self, ensure_not_input, Document, Format, OutputOptions, Out
 use crate::fsio::Inputs;
 use crate::recognize::settings::RecognizerSettings;
 use crate::recognize::Pipeline;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -115,8 +115,7 @@ impl LabelCounts {
 
 /// SHA-256 (hex) of a file's bytes, for the identity blocks of reports.
 pub fn file_sha256(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(crate::mlm::train::data::sha256_hex(&bytes))
+    Ok(crate::artifact::file_sha256(path)?)
 }
 
 /// Writes a whole small file (report, stats) atomically through [`crate::fsio`]: never over

@@ -6,6 +6,7 @@ pub mod build;
 pub mod error;
 pub mod job;
 pub mod metrics;
+pub mod metrics_stage;
 pub mod recovery;
 pub mod run;
 pub mod sentences;
