@@ -129,6 +129,9 @@ pub enum StageError {
     Inference(#[from] crate::mlm::runtime::InferError),
     #[error(transparent)]
     Device(#[from] crate::mlm::device::DeviceError),
+    /// A tensor operation of a model failed (shapes, device memory).
+    #[error("model computation: {0}")]
+    Tensor(#[from] candle_core::Error),
     #[error(transparent)]
     Probe(#[from] crate::probe::error::ProbeError),
     #[error(transparent)]

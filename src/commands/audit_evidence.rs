@@ -5,7 +5,6 @@
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use serde_json::Value;
 
 use super::common::file_sha256;
 use crate::anonymize::{self, CheckOptions, Decision, Reason};
@@ -232,11 +231,10 @@ pub(crate) fn utility(
 
 /// The unigram baseline from the closing summary line of `train_log.jsonl`, if any.
 fn unigram_baseline(model_dir: &Path) -> Option<f64> {
-    let text = std::fs::read_to_string(model_dir.join("train_log.jsonl")).ok()?;
-    text.lines().rev().find_map(|line| {
-        let v: Value = serde_json::from_str(line).ok()?;
-        (v["type"] == "summary")
-            .then(|| v["unigram_baseline"].as_f64())
-            .flatten()
-    })
+    match crate::mlm::train::log::read_summary(model_dir) {
+        Ok(Some(crate::mlm::train::log::LogLine::Summary {
+            unigram_baseline, ..
+        })) => Some(unigram_baseline),
+        _ => None,
+    }
 }

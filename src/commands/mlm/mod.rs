@@ -1,7 +1,6 @@
 //! `anonlm mlm ...`: masked language models — train, fill-mask, score, benchmark.
 
 mod bench;
-mod canaries;
 mod fill;
 mod score;
 mod train;

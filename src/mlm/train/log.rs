@@ -56,6 +56,29 @@ impl LogLine {
     }
 }
 
+/// The summary line of the log in `dir` (the last line of a run that reached its end), read
+/// as the typed [`LogLine`]; `None` when there is no log or the run did not finish.
+pub fn read_summary(dir: &Path) -> std::result::Result<Option<LogLine>, crate::error::InputError> {
+    let path = dir.join(LOG_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(crate::error::InputError::io(&path, e)),
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let Some((i, line)) = lines
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, l)| !l.trim().is_empty())
+    else {
+        return Ok(None);
+    };
+    let parsed: LogLine = serde_json::from_str(line)
+        .map_err(|e| crate::error::InputError::line(&path, i + 1, crate::error::json_kind(&e)))?;
+    Ok(matches!(parsed, LogLine::Summary { .. }).then_some(parsed))
+}
+
 /// An open log, appending.
 pub struct TrainLog {
     path: PathBuf,

@@ -2,6 +2,7 @@
 //! AdamW with a warm-up/decay schedule, gradient accumulation and clipping, held-out evaluation
 //! with early stopping, atomic checkpoints with exact resume, and a JSONL log.
 
+pub mod canary_setup;
 pub mod checkpoint;
 pub mod collate;
 pub mod data;
@@ -11,6 +12,7 @@ pub mod manifest;
 pub mod optim;
 pub mod schedule;
 pub mod seeds;
+pub mod stage;
 pub mod trainer;
 
 #[cfg(test)]

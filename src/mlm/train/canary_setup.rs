@@ -1,18 +1,18 @@
-//! `mlm train --canaries`: where the protected canary file goes (beside, never inside, the model
+//! The canaries of a training run (`mlm train --canaries`): where the protected canary file goes (beside, never inside, the model
 //! dir), which templates fill it, and writing it before training. Nothing secret is printed.
 
 use std::path::{Component, Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
+use crate::error::{StageContext, StageResult, ValueError};
 
+use super::stage::MlmTrainSettings;
 use crate::canary::{template, CanaryFile, Template};
-use crate::cli::MlmTrainArgs;
 use crate::{Document, Lang};
 
 /// The canary file of this run (`None` without `--canaries`), checked before any work: by
 /// default `<out>.canaries.json` beside the model dir; refused inside `--out` (the model dir is
 /// what gets released) and on the corpus.
-pub(super) fn canary_path(args: &MlmTrainArgs) -> Result<Option<PathBuf>> {
+pub fn canary_path(args: &MlmTrainSettings) -> StageResult<Option<PathBuf>> {
     if args.canaries == 0 {
         let given = [
             (args.canary_file.is_some(), "--canary-file"),
@@ -20,7 +20,7 @@ pub(super) fn canary_path(args: &MlmTrainArgs) -> Result<Option<PathBuf>> {
             (args.canary_seed.is_some(), "--canary-seed"),
         ];
         if let Some((_, flag)) = given.iter().find(|(on, _)| *on) {
-            bail!("{flag} needs --canaries N");
+            return Err(ValueError::new(format!("{flag} needs --canaries N")).into());
         }
         return Ok(None);
     }
@@ -28,10 +28,10 @@ pub(super) fn canary_path(args: &MlmTrainArgs) -> Result<Option<PathBuf>> {
         Some(p) => p.clone(),
         None => {
             let name = args.out.file_name().ok_or_else(|| {
-                anyhow!(
+                ValueError::new(format!(
                     "--out {} has no name to put the canary file beside; give --canary-file",
                     args.out.display()
-                )
+                ))
             })?;
             let mut name = name.to_os_string();
             name.push(".canaries.json");
@@ -40,15 +40,18 @@ pub(super) fn canary_path(args: &MlmTrainArgs) -> Result<Option<PathBuf>> {
     };
     let (at, out) = (resolve(&path), resolve(&args.out));
     if at.starts_with(&out) {
-        bail!(
+        return Err(ValueError::new(format!(
             "--canary-file {} is inside --out {}: the model dir gets released and the canary \
              file holds the secrets; put it elsewhere",
             path.display(),
             args.out.display()
-        );
+        ))
+        .into());
     }
     if at == resolve(&args.corpus) {
-        bail!("--canary-file {} is the corpus", path.display());
+        return Err(
+            ValueError::new(format!("--canary-file {} is the corpus", path.display())).into(),
+        );
     }
     Ok(Some(path))
 }
@@ -56,11 +59,11 @@ pub(super) fn canary_path(args: &MlmTrainArgs) -> Result<Option<PathBuf>> {
 /// Generates the canaries and writes the protected file (mode 0600, atomically). An existing
 /// file with other canaries belongs to another run, whose audit needs it: it is replaced only
 /// with `--overwrite`.
-pub(super) fn write_canaries(
-    args: &MlmTrainArgs,
+pub fn write_canaries(
+    args: &MlmTrainSettings,
     path: &Path,
     docs: &[Document],
-) -> Result<CanaryFile> {
+) -> StageResult<CanaryFile> {
     let templates = templates(args, docs)?;
     // The secrets' seed is as secret as the secrets: the training seed is recorded in the
     // released manifest, so it is never the default. Without --canary-seed a run draws one from
@@ -71,15 +74,16 @@ pub(super) fn write_canaries(
         None => rand::Rng::gen(&mut rand::rngs::OsRng),
     };
     let file = CanaryFile::generate(&templates, args.canaries, &args.canary_repeats, seed)
-        .context("--canaries")?;
+        .stage_context("--canaries")?;
     if path.exists() && !args.overwrite {
-        let old = std::fs::read(path).with_context(|| path.display().to_string())?;
+        let old = std::fs::read(path).map_err(|e| crate::error::InputError::io(path, e))?;
         if old != file.to_bytes() {
-            bail!(
+            return Err(ValueError::new(format!(
                 "{} already holds other canaries (another run's, needed to audit its model); \
                  give --overwrite to replace them or choose another --canary-file",
                 path.display()
-            );
+            ))
+            .into());
         }
     }
     file.write(path)?;
@@ -88,7 +92,7 @@ pub(super) fn write_canaries(
 
 /// The user's template file, or the built-in templates of `--canary-lang` (auto: the language
 /// most documents are detected as).
-fn templates(args: &MlmTrainArgs, docs: &[Document]) -> Result<Vec<Template>> {
+fn templates(args: &MlmTrainSettings, docs: &[Document]) -> StageResult<Vec<Template>> {
     if let Some(p) = &args.canary_templates {
         return Ok(template::read_templates(p)?);
     }
@@ -105,13 +109,16 @@ fn templates(args: &MlmTrainArgs, docs: &[Document]) -> Result<Vec<Template>> {
             .max_by_key(|&(i, n)| (*n, std::cmp::Reverse(i)))
             .expect("five languages");
         if n == 0 {
-            bail!("cannot tell the corpus language for the canary templates; give --canary-lang");
+            return Err(ValueError::new(
+                "cannot tell the corpus language for the canary templates; give --canary-lang",
+            )
+            .into());
         }
         Lang::ALL[best]
     } else {
         args.canary_lang
             .parse::<Lang>()
-            .map_err(|e| anyhow!("--canary-lang: {e}"))?
+            .map_err(|e| ValueError::new(format!("--canary-lang: {e}")))?
     };
     Ok(template::builtin(lang))
 }
