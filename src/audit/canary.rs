@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
-use anyhow::Context;
+use crate::error::StageContext;
 
 use super::run::Outcome;
 use crate::canary::secret::{distinct_secrets, keyed_rng};
@@ -50,7 +50,7 @@ pub fn candidate_secrets(
     inserted: &HashSet<&str>,
     seed: u64,
     index: usize,
-) -> anyhow::Result<Vec<String>> {
+) -> crate::error::StageResult<Vec<String>> {
     let mut rng = keyed_rng(b"anonlm.canary.candidates", &[seed, index as u64]);
     Ok(distinct_secrets(kind, n, inserted, &mut rng)?)
 }
@@ -91,20 +91,27 @@ pub fn canary_exposure(
     candidates: usize,
     seed: u64,
     gate: impl Into<CanaryGate>,
-) -> anyhow::Result<CanaryEvidence> {
+) -> crate::error::StageResult<CanaryEvidence> {
     if candidates == 0 {
-        anyhow::bail!("canary exposure needs at least one candidate");
+        return Err(
+            crate::error::ValueError::new("canary exposure needs at least one candidate").into(),
+        );
     }
     let canaries = CanaryFile::read(file)?;
     let inserted = canaries.secrets();
     let mut by_repeats: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
     for (index, canary) in canaries.canaries.iter().enumerate() {
-        let template = Template::parse(&canary.template)
-            .map_err(|e| anyhow::anyhow!("{}: {}: template: {e}", file.display(), canary.id))?;
+        let template = Template::parse(&canary.template).map_err(|e| {
+            crate::error::ValueError::new(format!(
+                "{}: {}: template: {e}",
+                file.display(),
+                canary.id
+            ))
+        })?;
         let mut secrets = vec![canary.secret.clone()];
         secrets.extend(
             candidate_secrets(canary.kind, candidates, &inserted, seed, index)
-                .with_context(|| format!("{}: {}", file.display(), canary.id))?,
+                .with_stage_context(|| format!("{}: {}", file.display(), canary.id))?,
         );
         let refs: Vec<&str> = secrets.iter().map(String::as_str).collect();
         let scores = slot_pseudo_log_likelihood(
@@ -114,7 +121,13 @@ pub fn canary_exposure(
             &refs,
             model.batch_rows,
         )
-        .map_err(|e| anyhow::anyhow!("{}: {}: scoring: {e}", file.display(), canary.id))?;
+        .map_err(|e| {
+            crate::error::ValueError::new(format!(
+                "{}: {}: scoring: {e}",
+                file.display(),
+                canary.id
+            ))
+        })?;
         let pll: Vec<f64> = scores.iter().map(|s| s.pll).collect();
         let rank = rank_with_ties(pll[0], &pll[1..]);
         by_repeats

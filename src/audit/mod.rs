@@ -4,10 +4,12 @@
 
 pub mod blind;
 pub mod canary;
+pub mod evidence;
 pub mod examples;
 pub mod metrics;
 pub mod run;
 pub mod spec;
+pub mod stage;
 
 pub use blind::blind_scores;
 pub use metrics::{

@@ -69,7 +69,7 @@ pub fn run_attacks(
     examples: &Examples,
     model: &MlmRuntime,
     reference: Option<&MlmRuntime>,
-) -> anyhow::Result<Vec<AttackResult>> {
+) -> crate::error::StageResult<Vec<AttackResult>> {
     let texts = |xs: &[Example]| xs.iter().map(|x| x.text.clone()).collect::<Vec<_>>();
     let (m_texts, n_texts) = (texts(&examples.members), texts(&examples.non_members));
     let m_refs: Vec<&str> = m_texts.iter().map(String::as_str).collect();
@@ -97,7 +97,7 @@ pub fn run_attacks(
             &sn,
         ));
     }
-    let loss = |rt: &MlmRuntime, xs: &[&str]| -> anyhow::Result<Vec<f64>> {
+    let loss = |rt: &MlmRuntime, xs: &[&str]| -> crate::error::StageResult<Vec<f64>> {
         Ok(masked_token_loss(rt, xs, seed, a.mask_prob)?
             .into_iter()
             .map(|l| l.loss)
@@ -123,7 +123,7 @@ pub fn run_attacks(
         ));
     }
     if a.pll {
-        let pll = |xs: &[&str]| -> anyhow::Result<Vec<f64>> {
+        let pll = |xs: &[&str]| -> crate::error::StageResult<Vec<f64>> {
             Ok(pseudo_log_likelihood(model, xs)?
                 .into_iter()
                 .map(|p| p.pll / p.n_tokens.max(1) as f64)

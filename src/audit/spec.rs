@@ -432,16 +432,16 @@ impl AuditSpec {
     }
 
     /// The model section of an audit (checked to name a dir when the spec was loaded).
-    pub fn model(&self) -> anyhow::Result<ResolvedModel<'_>> {
+    pub fn model(&self) -> crate::error::StageResult<ResolvedModel<'_>> {
         let m = self
             .model
             .as_ref()
-            .ok_or_else(|| anyhow::anyhow!("the spec has no [model] section"))?;
+            .ok_or_else(|| crate::error::ValueError::new("the spec has no [model] section"))?;
         Ok(ResolvedModel {
             dir: m
                 .dir
                 .as_deref()
-                .ok_or_else(|| anyhow::anyhow!("[model] dir is missing"))?,
+                .ok_or_else(|| crate::error::ValueError::new("[model] dir is missing"))?,
             reference: m.reference.as_deref(),
             original: m.original.as_deref(),
             device: &m.device,

@@ -1,28 +1,16 @@
-//! `anonlm audit`: loads the spec, the model (and reference, and the model before the rewrite),
-//! picks members and non-members, runs the attacks, gathers the evidence of the other stages,
+//! `anonlm audit`: loads the spec, runs the audit stage ([`crate::audit::stage::run`]),
 //! writes the report (`report.json`, schema `anonlm.report/1`, no text) and exits 1 unless the
 //! gate passes.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 
-use super::audit_evidence::{deid_summary, file_hash, probe_evidence, utility, vocabulary_summary};
-use super::common::file_sha256;
-use super::eval::read_all;
-use super::mlm::open_runtime;
-use crate::audit::canary::{canary_exposure, CanaryGate};
-use crate::audit::examples::{from_manifest, from_sets, Cut, Examples, Sampling};
-use crate::audit::run::{decide, run_attacks, Outcome};
-use crate::audit::spec::Examples as ExampleKind;
+use crate::audit::run::Outcome;
 use crate::audit::AuditSpec;
 use crate::cli::AuditArgs;
-use crate::mlm::runtime::MlmRuntime;
-use crate::mlm::train::manifest::Manifest;
-use crate::report::model::{
-    DataSummary, Identity, ModelIdentity, Report, Reproducibility, SignOff, REPORT_SCHEMA,
-};
+use crate::report::model::Report;
 use crate::report::write::{HTML_FILE, MARKDOWN_FILE};
 
 /// The report file inside `--out`.
@@ -37,7 +25,7 @@ pub fn run(args: AuditArgs) -> Result<ExitCode> {
         crate::fsio::check_dest(&args.out.join(name), false, args.overwrite, &none)?;
     }
     let command = std::env::args().collect::<Vec<_>>().join(" ");
-    let report = audit(&spec, &args.spec, "Leakage audit", &command)?;
+    let report = crate::audit::stage::run(&spec, &args.spec, "Leakage audit", &command)?;
     crate::report::write_report(&report, &args.out, args.overwrite)?;
     print_summary(&report, &out_file);
     Ok(exit_code(report.decision.outcome))
@@ -50,135 +38,6 @@ pub(crate) fn exit_code(outcome: Outcome) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
-}
-
-/// Runs the audit of `spec` (read from `spec_path`) and returns its report.
-pub(crate) fn audit(
-    spec: &AuditSpec,
-    spec_path: &Path,
-    title: &str,
-    command: &str,
-) -> Result<Report> {
-    let model_spec = spec.model()?;
-    let model = open_runtime(&model_spec.dir.display().to_string(), model_spec.device)?;
-    let examples = load_examples(spec, &model)?;
-    if examples.members.len() < 2 || examples.non_members.len() < 2 {
-        bail!(
-            "too few examples to audit: {} members, {} non-members (at least 2 each, of {}+ words)",
-            examples.members.len(),
-            examples.non_members.len(),
-            spec.data.min_words
-        );
-    }
-    eprintln!(
-        "audit: {} member and {} non-member examples from {} and {} documents",
-        examples.members.len(),
-        examples.non_members.len(),
-        examples.member_documents,
-        examples.non_member_documents
-    );
-    let open = |dir: &Path| open_runtime(&dir.display().to_string(), model_spec.device);
-    let reference = match (model_spec.reference, spec.runs_reference_ratio()) {
-        (Some(dir), true) => Some(open(dir)?),
-        _ => None,
-    };
-    let attacks = run_attacks(spec, &examples, &model, reference.as_ref())?;
-
-    let t = &spec.thresholds;
-    let probe = spec
-        .evidence
-        .probe_metrics
-        .as_deref()
-        .map(|p| probe_evidence(p, t.max_name_like_share))
-        .transpose()?;
-    let vocabulary = vocabulary_summary(&spec.evidence, model_spec.dir)?;
-    let original = model_spec.original.map(open).transpose()?;
-    let utility = utility(
-        &model,
-        original.as_ref().zip(model_spec.original),
-        &examples.non_members,
-        spec.data.seed,
-        spec.attacks.mask_prob,
-    )?;
-
-    let canaries = match (&spec.data.canaries, spec.runs_canaries()) {
-        (Some(file), true) => {
-            eprintln!(
-                "audit: canary exposure among {} candidates each",
-                spec.attacks.canary_candidates
-            );
-            Some(canary_exposure(
-                &model,
-                file,
-                spec.attacks.canary_candidates,
-                spec.data.seed,
-                CanaryGate {
-                    max_mean_exposure: t.max_mean_canary_exposure,
-                    max_repeats: t.canary_gate_max_repeats,
-                },
-            )?)
-        }
-        _ => None,
-    };
-
-    let mut failures: Vec<String> = canaries.iter().flat_map(|c| c.reasons.clone()).collect();
-    failures.extend(probe.iter().flat_map(|p| p.reasons.clone()));
-    if let Some(v) = &vocabulary {
-        failures.extend(
-            v.checks
-                .iter()
-                .filter(|c| !c.passed)
-                .map(|c| format!("vocab check failed: {} ({})", c.name, c.detail)),
-        );
-    }
-    let decision = decide(&attacks, &failures);
-
-    Ok(Report {
-        schema: REPORT_SCHEMA.into(),
-        tool: format!("anonlm {}", env!("CARGO_PKG_VERSION")),
-        title: title.into(),
-        identity: Identity {
-            spec: file_hash(spec_path)?,
-            model: model_identity(model_spec.dir)?,
-            reference: model_spec.reference.map(model_identity).transpose()?,
-            data_files: [
-                &spec.data.corpus,
-                &spec.data.members,
-                &spec.data.non_members,
-            ]
-            .into_iter()
-            .flatten()
-            .map(|p| file_hash(p))
-            .collect::<Result<_>>()?,
-        },
-        data: DataSummary {
-            unit: spec.data.unit,
-            member_sentences: examples.members.len(),
-            non_member_sentences: examples.non_members.len(),
-            member_documents: examples.member_documents,
-            non_member_documents: examples.non_member_documents,
-            skipped_documents: examples.skipped_documents,
-        },
-        deid: deid_summary(&spec.evidence)?,
-        vocabulary,
-        attacks,
-        canaries,
-        probe,
-        utility: Some(utility),
-        thresholds: spec.thresholds.clone(),
-        decision,
-        reproducibility: Reproducibility {
-            tool_version: env!("CARGO_PKG_VERSION").into(),
-            seed: spec.data.seed,
-            settings: serde_json::json!({
-                "data": spec.data,
-                "attacks": spec.attacks,
-                "device": model_spec.device,
-            }),
-            command: command.into(),
-        },
-        sign_off: SignOff::blank(),
-    })
 }
 
 fn print_summary(report: &Report, out_file: &Path) {
@@ -202,84 +61,4 @@ fn print_summary(report: &Report, out_file: &Path) {
     for r in &report.decision.reasons {
         eprintln!("  - {r}");
     }
-}
-
-fn load_examples(spec: &AuditSpec, model: &MlmRuntime) -> Result<Examples> {
-    let d = &spec.data;
-    let sampling = Sampling {
-        max_per_set: d.max_per_set,
-        min_words: d.min_words,
-        seed: d.seed,
-    };
-    let manifest = match &d.corpus {
-        Some(_) => {
-            let path = match &d.manifest {
-                Some(p) => p.clone(),
-                None => spec.model()?.dir.join("manifest.json"),
-            };
-            Some((crate::probe::read_manifest(&path)?, path))
-        }
-        None => None,
-    };
-    let offsets = |text: &str| -> Result<Vec<(usize, usize)>, crate::error::ValueError> {
-        model
-            .tokenizer
-            .inner
-            .encode(text, false)
-            .map(|e| e.get_offsets().to_vec())
-            .map_err(|e| crate::error::ValueError::new(e.to_string()))
-    };
-    let cut = match d.examples {
-        ExampleKind::Sentences => Cut::Sentences,
-        ExampleKind::Blocks => {
-            let seq_len = d
-                .block_tokens
-                .or(manifest.as_ref().map(|(m, _): &(Manifest, _)| m.seq_len))
-                .ok_or_else(|| {
-                    anyhow!("[data] examples = \"blocks\" with two sets needs block_tokens")
-                })?;
-            if seq_len < 3 || seq_len > model.max_tokens() {
-                bail!(
-                    "[data] block_tokens {seq_len} must lie between 3 and the model's {}",
-                    model.max_tokens()
-                );
-            }
-            Cut::Blocks {
-                room: seq_len - 2,
-                offsets: &offsets,
-            }
-        }
-    };
-    match (&d.corpus, &manifest, &d.members, &d.non_members) {
-        (Some(corpus), Some((manifest, path)), _, _) => {
-            let docs = read_all(corpus, "jsonl", None, None)?;
-            from_manifest(&docs, manifest, &cut, &sampling)
-                .map_err(|e| anyhow!("{}: {e}", path.display()))
-        }
-        (None, _, Some(m), Some(n)) => {
-            let members = read_all(m, "jsonl", None, None)?;
-            let non = read_all(n, "jsonl", None, None)?;
-            from_sets(&members, &non, &cut, &sampling).map_err(|e| anyhow!(e))
-        }
-        _ => unreachable!("checked when the spec was loaded"),
-    }
-}
-
-fn model_identity(dir: &Path) -> Result<ModelIdentity> {
-    let hash = |name: &str| -> Result<Option<String>> {
-        let p = dir.join(name);
-        if p.is_file() {
-            Ok(Some(file_sha256(&p)?))
-        } else {
-            Ok(None)
-        }
-    };
-    let corpus_digest = Manifest::read(dir).ok().map(|m| m.corpus_digest);
-    Ok(ModelIdentity {
-        dir: dir.display().to_string(),
-        weights_sha256: hash("model.safetensors")?,
-        tokenizer_sha256: hash("tokenizer.json")?,
-        manifest_sha256: hash("manifest.json")?,
-        corpus_digest,
-    })
 }

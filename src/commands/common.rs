@@ -113,11 +113,6 @@ impl LabelCounts {
     }
 }
 
-/// SHA-256 (hex) of a file's bytes, for the identity blocks of reports.
-pub fn file_sha256(path: &Path) -> Result<String> {
-    Ok(crate::artifact::file_sha256(path)?)
-}
-
 /// Writes a whole small file (report, stats) atomically through [`crate::fsio`]: never over
 /// an existing file without `overwrite`, never over one of `inputs` or a special file.
 pub fn write_bytes_atomic(

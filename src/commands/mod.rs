@@ -1,7 +1,6 @@
 //! One module per subcommand; each reads its flags, calls the library and prints a summary.
 
 mod audit;
-mod audit_evidence;
 mod bench;
 mod common;
 mod deid;

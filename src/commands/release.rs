@@ -9,11 +9,12 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use super::audit::{audit, exit_code};
-use super::audit_evidence::file_hash;
+use super::audit::exit_code;
 use super::{deid, eval, mlm, probe, probe_metrics, synth, tokenizer, vocab};
+use crate::audit::evidence::file_hash;
 use crate::audit::run::Outcome;
 use crate::audit::spec::ModelSpec;
+use crate::audit::stage::run as audit;
 use crate::audit::AuditSpec;
 use crate::cli::{
     DeidArgs, EvalArgs, InputArgs, MlmCommand, MlmTrainArgs, NameEvidenceArgs, OutputArgs,

@@ -4,13 +4,13 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use crate::error::{StageContext, StageResult};
 
-use super::common::file_sha256;
+use super::run::Outcome;
+use super::spec::EvidenceSpec;
 use crate::anonymize::{self, CheckOptions, Decision, Reason};
+use crate::artifact::file_sha256;
 use crate::audit::examples::Example;
-use crate::audit::run::Outcome;
-use crate::audit::spec::EvidenceSpec;
 use crate::mlm::runtime::MlmRuntime;
 use crate::mlm::score::masked_token_loss;
 use crate::probe::metrics::SetMetrics;
@@ -19,7 +19,7 @@ use crate::report::model::{
 };
 use crate::stats::Proportion;
 
-pub(crate) fn file_hash(path: &Path) -> Result<FileHash> {
+pub fn file_hash(path: &Path) -> StageResult<FileHash> {
     Ok(FileHash {
         path: path.display().to_string(),
         sha256: file_sha256(path)?,
@@ -27,7 +27,7 @@ pub(crate) fn file_hash(path: &Path) -> Result<FileHash> {
 }
 
 /// `deid`'s stats file, and the residual PII of `eval --json` when given.
-pub(crate) fn deid_summary(e: &EvidenceSpec) -> Result<Option<DeidSummary>> {
+pub fn deid_summary(e: &EvidenceSpec) -> StageResult<Option<DeidSummary>> {
     let Some(stats_path) = &e.deid_stats else {
         return Ok(None);
     };
@@ -47,10 +47,13 @@ pub(crate) fn deid_summary(e: &EvidenceSpec) -> Result<Option<DeidSummary>> {
                     (o.entities - o.with_residue) as u64,
                     o.entities as u64,
                 )),
-                None => bail!(
-                    "{}: not the JSON of eval --ops-log --deid (no residual coverage)",
-                    p.display()
-                ),
+                None => {
+                    return Err(crate::error::ValueError::new(format!(
+                        "{}: not the JSON of eval --ops-log --deid (no residual coverage)",
+                        p.display()
+                    ))
+                    .into())
+                }
             }
         }
     };
@@ -73,10 +76,10 @@ pub(crate) fn deid_summary(e: &EvidenceSpec) -> Result<Option<DeidSummary>> {
 }
 
 /// The review file's counts and `vocab check` rerun on the released model.
-pub(crate) fn vocabulary_summary(
+pub fn vocabulary_summary(
     e: &EvidenceSpec,
     model_dir: &Path,
-) -> Result<Option<VocabularySummary>> {
+) -> StageResult<Option<VocabularySummary>> {
     if e.review.is_none() && e.vocab_map.is_none() && e.names.is_empty() {
         return Ok(None);
     }
@@ -85,20 +88,20 @@ pub(crate) fn vocabulary_summary(
         .as_deref()
         .map(anonymize::read_review)
         .transpose()
-        .context("reading the review file")?
+        .stage_context("reading the review file")?
         .unwrap_or_default();
     let removed_map = e
         .vocab_map
         .as_deref()
         .map(anonymize::read_map)
         .transpose()
-        .context("reading the vocabulary map")?;
+        .stage_context("reading the vocabulary map")?;
     let names = e
         .names
         .iter()
         .map(|s| anonymize::load_name_list(s))
         .collect::<Result<Vec<_>, _>>()
-        .context("reading the name lists")?;
+        .stage_context("reading the name lists")?;
     let derived = removed_map
         .iter()
         .flatten()
@@ -112,7 +115,7 @@ pub(crate) fn vocabulary_summary(
             show: false,
         },
     )
-    .with_context(|| format!("checking {}", model_dir.display()))?;
+    .with_stage_context(|| format!("checking {}", model_dir.display()))?;
     let mut checks = vec![
         NamedCheck {
             name: "merges consistent".into(),
@@ -165,7 +168,7 @@ pub(crate) fn vocabulary_summary(
 }
 
 /// The probe metrics JSON named by the spec, gated on the name-like share of each set.
-pub(crate) fn probe_evidence(path: &Path, max_share: f64) -> Result<ProbeEvidence> {
+pub fn probe_evidence(path: &Path, max_share: f64) -> StageResult<ProbeEvidence> {
     let file: crate::probe::metrics_stage::ProbeMetricsFile = crate::artifact::read(path)?;
     let sets: Vec<SetMetrics> = file.sets;
     let reasons: Vec<String> = sets
@@ -195,15 +198,15 @@ pub(crate) fn probe_evidence(path: &Path, max_share: f64) -> Result<ProbeEvidenc
 
 /// Mean masked-token loss of the non-member examples under the released model and under the
 /// model before the rewrite, with the unigram baseline of the original's training log.
-pub(crate) fn utility(
+pub fn utility(
     released: &MlmRuntime,
     original: Option<(&MlmRuntime, &Path)>,
     held_out: &[Example],
     seed: u64,
     mask_prob: f64,
-) -> Result<Utility> {
+) -> StageResult<Utility> {
     let texts: Vec<&str> = held_out.iter().map(|x| x.text.as_str()).collect();
-    let mean_loss = |rt: &MlmRuntime| -> Result<Option<f64>> {
+    let mean_loss = |rt: &MlmRuntime| -> StageResult<Option<f64>> {
         let losses: Vec<f64> = masked_token_loss(rt, &texts, seed, mask_prob)?
             .into_iter()
             .map(|l| l.loss)
