@@ -20,6 +20,6 @@ pub use lock::{lock_path, RunLock};
 pub use mode::{create_private_dir, make_tree_private, DIR_MODE, FILE_MODE};
 pub use set::{Kind, OutputSet, Staged};
 pub use staged::{
-    clean_stale, clean_stale_in, open_append, parked, replace_file, scratch_dir, write_file,
-    Prepared, StagedDir, StagedFile, TMP_PREFIX,
+    clean_stale, clean_stale_in, open_append, parked, remove_output, replace_file, scratch_dir,
+    write_file, Prepared, StagedDir, StagedFile, TMP_PREFIX,
 };

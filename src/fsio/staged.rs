@@ -365,6 +365,27 @@ pub fn write_file(dest: &Path, bytes: &[u8], overwrite: bool, inputs: &Inputs) -
     f.publish()
 }
 
+/// Removes an output of an earlier run (a file, or a directory with everything in it) before
+/// a stage writes it anew; a missing one is fine. Special files are never touched.
+pub fn remove_output(path: &Path) -> Result<()> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(FsError::io(path, e)),
+    };
+    let result = if meta.is_dir() {
+        std::fs::remove_dir_all(path)
+    } else if meta.is_file() || meta.file_type().is_symlink() {
+        std::fs::remove_file(path)
+    } else {
+        return refuse_special(path);
+    };
+    match result {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(FsError::io(path, e)),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

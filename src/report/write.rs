@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use crate::error::{StageContext, StageResult};
 
 use super::model::{Report, REPORT_SCHEMA};
 use super::{html::to_html, markdown::to_markdown};
@@ -16,28 +16,34 @@ pub const MARKDOWN_FILE: &str = "report.md";
 pub const HTML_FILE: &str = "report.html";
 
 /// Reads a report; errors name the file, and a `schema` other than [`REPORT_SCHEMA`] is refused.
-pub fn read_report(path: &Path) -> Result<Report> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+pub fn read_report(path: &Path) -> StageResult<Report> {
+    let text = std::fs::read_to_string(path)
+        .with_stage_context(|| format!("reading {}", path.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .with_stage_context(|| format!("{}: not JSON", path.display()))?;
     match value.get("schema").and_then(|s| s.as_str()) {
         Some(REPORT_SCHEMA) => {}
-        Some(other) => bail!(
-            "{}: schema is '{other}', expected '{REPORT_SCHEMA}'",
-            path.display()
-        ),
-        None => bail!(
-            "{}: no schema string (expected '{REPORT_SCHEMA}')",
-            path.display()
-        ),
+        Some(other) => {
+            return Err(crate::error::ValueError::new(format!(
+                "{}: schema is '{other}', expected '{REPORT_SCHEMA}'",
+                path.display()
+            ))
+            .into())
+        }
+        None => {
+            return Err(crate::error::ValueError::new(format!(
+                "{}: no schema string (expected '{REPORT_SCHEMA}')",
+                path.display()
+            ))
+            .into())
+        }
     }
     serde_json::from_value(value)
-        .with_context(|| format!("{}: not a valid {REPORT_SCHEMA} report", path.display()))
+        .with_stage_context(|| format!("{}: not a valid {REPORT_SCHEMA} report", path.display()))
 }
 
 /// The report as pretty JSON with a trailing newline.
-pub fn to_json(r: &Report) -> Result<String> {
+pub fn to_json(r: &Report) -> StageResult<String> {
     let mut text = serde_json::to_string_pretty(r)?;
     text.push('\n');
     Ok(text)
@@ -45,25 +51,31 @@ pub fn to_json(r: &Report) -> Result<String> {
 
 /// Writes `report.json`, `report.md` and `report.html` into `dir` (created when missing). Without
 /// `overwrite`, nothing is written when any of the three exists.
-pub fn write_report(r: &Report, dir: &Path, overwrite: bool) -> Result<()> {
+pub fn write_report(r: &Report, dir: &Path, overwrite: bool) -> StageResult<()> {
     write_files(dir, &[(JSON_FILE, to_json(r)?)], r, overwrite)
 }
 
 /// Writes `report.md` and `report.html` (not the JSON) into `dir`.
-pub fn write_renderings(r: &Report, dir: &Path, overwrite: bool) -> Result<()> {
+pub fn write_renderings(r: &Report, dir: &Path, overwrite: bool) -> StageResult<()> {
     write_files(dir, &[], r, overwrite)
 }
 
-fn write_files(dir: &Path, extra: &[(&str, String)], r: &Report, overwrite: bool) -> Result<()> {
+fn write_files(
+    dir: &Path,
+    extra: &[(&str, String)],
+    r: &Report,
+    overwrite: bool,
+) -> StageResult<()> {
     let mut files: Vec<(&str, String)> = extra.to_vec();
     files.push((MARKDOWN_FILE, to_markdown(r)));
     files.push((HTML_FILE, to_html(r)));
     if !overwrite {
         if let Some((name, _)) = files.iter().find(|(n, _)| dir.join(n).exists()) {
-            bail!(
+            return Err(crate::error::ValueError::new(format!(
                 "{} exists (pass --overwrite to replace it)",
                 dir.join(name).display()
-            );
+            ))
+            .into());
         }
     }
     crate::fsio::create_private_dir(dir)?;
@@ -75,7 +87,7 @@ fn write_files(dir: &Path, extra: &[(&str, String)], r: &Report, overwrite: bool
     for ((_, text), path) in files.iter().zip(&paths) {
         let mut f = set.file(path)?;
         f.write_all(text.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
+            .with_stage_context(|| format!("writing {}", path.display()))?;
         stages.push(f.into());
     }
     set.publish(stages)?;
