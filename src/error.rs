@@ -140,10 +140,6 @@ pub enum StageError {
     Anonymize(#[from] crate::anonymize::AnonymizeError),
     #[error(transparent)]
     Eval(#[from] crate::eval::EvalError),
-    /// A learned tagger that cannot load or run (the `ner` module still reports through
-    /// anyhow; converting it is left to its own change).
-    #[error(transparent)]
-    Tagger(anyhow::Error),
     #[error(transparent)]
     OpsLog(#[from] crate::opslog::OpsLogError),
     /// A JSON value this program built that did not serialize (a bug, not bad input).

@@ -2,8 +2,8 @@
 
 use crate::error::ValueError;
 
+use crate::error::{StageContext, StageResult as Result};
 use crate::labels::Label;
-use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -20,7 +20,7 @@ pub enum Arch {
 
 impl std::str::FromStr for Arch {
     type Err = crate::error::ValueError;
-    fn from_str(s: &str) -> Result<Self, ValueError> {
+    fn from_str(s: &str) -> std::result::Result<Self, ValueError> {
         match s {
             "bilstm-crf" | "bilstm" => Ok(Arch::BilstmCrf),
             "transformer" => Ok(Arch::Transformer),
@@ -51,25 +51,28 @@ impl NerConfig {
     pub fn parsed_labels(&self) -> Result<Vec<Label>> {
         self.labels
             .iter()
-            .map(|l| Label::parse(l).map_err(anyhow::Error::msg))
+            .map(|l| Label::parse(l).map_err(Into::into))
             .collect()
     }
 
     pub fn load(dir: &Path) -> Result<NerConfig> {
         let path = dir.join(CONFIG_FILE);
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("{}: not an anonlm NER model directory", path.display()))?;
+        let text = std::fs::read_to_string(&path).with_stage_context(|| {
+            format!("{}: not an anonlm NER model directory", path.display())
+        })?;
         let config: NerConfig = serde_json::from_str(&text)
-            .with_context(|| format!("{}: bad model config", path.display()))?;
-        anyhow::ensure!(
-            config.format == FORMAT,
-            "{}: format '{}' is not {FORMAT}",
-            path.display(),
-            config.format
-        );
+            .with_stage_context(|| format!("{}: bad model config", path.display()))?;
+        if !(config.format == FORMAT) {
+            return Err(crate::error::ValueError::new(format!(
+                "{}: format '{}' is not {FORMAT}",
+                path.display(),
+                config.format
+            ))
+            .into());
+        };
         config
             .parsed_labels()
-            .with_context(|| format!("{}: labels", path.display()))?;
+            .with_stage_context(|| format!("{}: labels", path.display()))?;
         Ok(config)
     }
 }

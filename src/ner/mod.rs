@@ -10,10 +10,10 @@ pub mod tokens;
 pub mod training;
 pub mod transformer;
 
+use crate::error::StageResult as Result;
 use crate::labels::Label;
 use crate::recognize::Recognizer;
 use crate::span::Entity;
-use anyhow::Result;
 use config::{Arch, NerConfig};
 use std::path::Path;
 use std::sync::Arc;
@@ -37,7 +37,7 @@ pub fn attach_per_lang(
     dir: &Path,
     replace_rules: bool,
 ) -> Result<()> {
-    let mut failed: Option<anyhow::Error> = None;
+    let mut failed: Option<crate::error::StageError> = None;
     pipeline.for_each_lang(|lp| {
         if failed.is_some() {
             return;
@@ -60,7 +60,12 @@ pub fn attach_per_lang(
                 }
                 lp.recognizers.push(Box::new(NerRecognizer::new(tagger)));
             }
-            Err(e) => failed = Some(e.context(format!("loading the NER model {}", d.display()))),
+            Err(e) => {
+                failed = Some(crate::error::StageError::Context {
+                    context: format!("loading the NER model {}", d.display()),
+                    source: Box::new(e),
+                })
+            }
         }
     });
     failed.map_or(Ok(()), Err)

@@ -4,12 +4,12 @@
 //! where their extents end.
 
 use super::tokens::Tok;
+use crate::error::{StageContext, StageResult as Result};
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::{Lang, LangChoice};
 use crate::recognize::build::build_pipeline;
 use crate::recognize::Pipeline;
 use crate::vocab::ListSources;
-use anyhow::{Context, Result};
 
 /// Subtype slots per category: every subtype, plus one for a label without subtype.
 const SLOTS: usize = Subtype::ALL.len() + 1;
@@ -38,7 +38,7 @@ impl RuleFeatures {
     /// Fails closed: if a built-in list cannot load, there is no tagger.
     pub fn new() -> Result<Self> {
         let pipeline = build_pipeline(LangChoice::Auto, Lang::En, &ListSources::default())
-            .context("building the recognizers whose hits the tagger reads")?;
+            .stage_context("building the recognizers whose hits the tagger reads")?;
         Ok(RuleFeatures { pipeline })
     }
 

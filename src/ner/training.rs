@@ -4,13 +4,13 @@
 use super::config::{Arch, NerConfig, CONFIG_FILE, FORMAT};
 use super::tags::TagSet;
 use crate::corpus::Document;
+use crate::error::{StageResult as Result, ValueError};
 use crate::eval::{evaluate, EvalOptions, Level};
 use crate::labels::Label;
 use crate::mlm::dropout::DropoutRng;
 use crate::mlm::train::checkpoint::snapshot;
 use crate::mlm::train::optim::{AdamW, GradSum};
 use crate::span::Entity;
-use anyhow::{Context, Result};
 use candle_core::backprop::GradStore;
 use candle_core::{Tensor, Var};
 use candle_nn::VarMap;
@@ -203,7 +203,7 @@ impl EarlyStopping {
         let (f1, step, weights) = self
             .best
             .as_ref()
-            .context("training ended before the first evaluation")?;
+            .ok_or_else(|| ValueError::new("training ended before the first evaluation"))?;
         let data = varmap.data().lock().expect("var map lock");
         for (k, v) in data.iter() {
             v.set(&weights[k])?;
@@ -364,11 +364,13 @@ pub fn sharded_gradients<T: Sync>(
         tokens += n;
         optim.accumulate(&mut sum, &grads, 1.0)?;
     }
-    anyhow::ensure!(
-        loss.is_finite(),
-        "the training loss is not finite (step {})",
-        optim.step_count() + 1
-    );
+    if !(loss.is_finite()) {
+        return Err(crate::error::ValueError::new(format!(
+            "the training loss is not finite (step {})",
+            optim.step_count() + 1
+        ))
+        .into());
+    };
     Ok((sum, loss, tokens))
 }
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::build::build_pipeline;
 use super::Pipeline;
-use crate::error::{StageContext, StageError, StageResult, ValueError};
+use crate::error::{StageContext, StageResult, ValueError};
 use crate::lang::{Lang, LangChoice};
 use crate::vocab::ListSources;
 
@@ -47,7 +47,6 @@ impl RecognizerSettings {
             .stage_context("building the recognizers")?;
         if let Some(dir) = &self.model {
             crate::ner::attach(&mut pipeline, dir, self.no_rules)
-                .map_err(StageError::Tagger)
                 .with_stage_context(|| format!("loading the NER model {}", dir.display()))?;
         } else if let Some(dir) = &self.models {
             if !dir.is_dir() {
@@ -57,8 +56,7 @@ impl RecognizerSettings {
                 ))
                 .into());
             }
-            crate::ner::attach_per_lang(&mut pipeline, dir, self.no_rules)
-                .map_err(StageError::Tagger)?;
+            crate::ner::attach_per_lang(&mut pipeline, dir, self.no_rules)?;
         }
         Ok(pipeline)
     }

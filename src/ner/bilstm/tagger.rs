@@ -4,13 +4,13 @@
 use super::crf::CrfScores;
 use super::model::{Batch, BiLstmCrf, Dims};
 use super::vocab::Vocab;
+use crate::error::{StageContext, StageResult as Result};
 use crate::labels::Label;
 use crate::ner::config::NerConfig;
 use crate::ner::data::segment;
 use crate::ner::rules::RuleFeatures;
 use crate::ner::tags::TagSet;
 use crate::ner::Tagger;
-use anyhow::{Context, Result};
 use candle_core::{DType, Device};
 use std::path::Path;
 
@@ -114,7 +114,7 @@ impl BiLstmTagger {
     pub fn load(dir: &Path, config: &NerConfig) -> Result<Self> {
         let device = Device::Cpu;
         let dims: Dims =
-            serde_json::from_value(config.model["dims"].clone()).with_context(|| {
+            serde_json::from_value(config.model["dims"].clone()).with_stage_context(|| {
                 format!(
                     "{}: model.dims",
                     dir.join(crate::ner::config::CONFIG_FILE).display()
@@ -123,18 +123,19 @@ impl BiLstmTagger {
         let vocab_path = dir.join(VOCAB_FILE);
         let saved: SavedVocab = serde_json::from_str(
             &std::fs::read_to_string(&vocab_path)
-                .with_context(|| vocab_path.display().to_string())?,
+                .with_stage_context(|| vocab_path.display().to_string())?,
         )
-        .with_context(|| format!("{}: bad vocabulary", vocab_path.display()))?;
+        .with_stage_context(|| format!("{}: bad vocabulary", vocab_path.display()))?;
         let vocab = Vocab::from_parts(saved.words, saved.chars);
         let tagset = TagSet::new(config.parsed_labels()?);
         let weights = dir.join(WEIGHTS_FILE);
         let tensors = candle_core::safetensors::load(&weights, &device)
-            .with_context(|| weights.display().to_string())?;
+            .with_stage_context(|| weights.display().to_string())?;
         crate::mlm::weights::check_finite(&weights, &tensors)?;
         let vb = candle_nn::VarBuilder::from_tensors(tensors, DType::F32, &device);
-        let model = BiLstmCrf::new(vb, dims, &vocab, tagset.len())
-            .with_context(|| format!("{}: weights do not fit the config", weights.display()))?;
+        let model = BiLstmCrf::new(vb, dims, &vocab, tagset.len()).with_stage_context(|| {
+            format!("{}: weights do not fit the config", weights.display())
+        })?;
         let mut scores = model.crf.scores()?;
         scores.constrain(&tagset);
         let rules = if dims.rule_dim > 0 {

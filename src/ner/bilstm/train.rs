@@ -6,6 +6,7 @@ use super::model::{Batch, BiLstmCrf, Dims};
 use super::tagger::{tag_text, VOCAB_FILE, WEIGHTS_FILE};
 use super::vocab::Vocab;
 use crate::corpus::Document;
+use crate::error::StageResult as Result;
 use crate::mlm::dropout::DropoutRng;
 use crate::mlm::init::seeded_var_builder;
 use crate::mlm::train::optim::{AdamW, AdamWParams};
@@ -17,7 +18,6 @@ use crate::ner::training::{
     self as training, shard_rngs, sharded_gradients, write_model_dir, EarlyStopping, Ema, Meter,
     Progress, TrainSummary,
 };
-use anyhow::Result;
 use candle_core::backprop::GradStore;
 use candle_core::{DType, Device};
 use candle_nn::VarMap;
@@ -156,10 +156,11 @@ pub fn train(
     let started = Instant::now();
     let device = Device::Cpu;
     let labels = labels_of(train_docs);
-    anyhow::ensure!(
-        !labels.is_empty(),
-        "the training documents have no entities"
-    );
+    if !(!labels.is_empty()) {
+        return Err(
+            crate::error::ValueError::new("the training documents have no entities").into(),
+        );
+    };
     let tagset = TagSet::new(labels);
     let rules = if opts.dims.rule_dim > 0 {
         Some(RuleFeatures::new()?)
@@ -167,10 +168,9 @@ pub fn train(
         None
     };
     let (sentences, untaggable) = tagged_sentences(train_docs, &tagset, rules.as_ref());
-    anyhow::ensure!(
-        !sentences.is_empty(),
-        "the training documents have no tokens"
-    );
+    if !(!sentences.is_empty()) {
+        return Err(crate::error::ValueError::new("the training documents have no tokens").into());
+    };
     let outside = words_outside_entities(train_docs);
     let vocab = Vocab::build(
         outside.iter().map(String::as_str),

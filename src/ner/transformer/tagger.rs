@@ -4,6 +4,7 @@
 
 use super::model::TokenClassifier;
 use super::windows::{best_window, subwords, windows, Subwords};
+use crate::error::{StageContext, StageResult as Result};
 use crate::labels::Label;
 use crate::mlm::runtime::pad_batch;
 use crate::ner::bilstm::crf::CrfScores;
@@ -12,7 +13,6 @@ use crate::ner::tags::TagSet;
 use crate::ner::tokens::{tokenize, Tok};
 use crate::ner::Tagger;
 use crate::tokenizer::ModelTokenizer;
-use anyhow::{Context, Result};
 use candle_core::{DType, Device, D};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
@@ -128,7 +128,7 @@ impl TransformerTagger {
     pub fn load(dir: &Path, config: &NerConfig) -> Result<Self> {
         let device = Device::Cpu;
         let settings: WindowSettings = serde_json::from_value(config.model["windows"].clone())
-            .with_context(|| {
+            .with_stage_context(|| {
                 format!(
                     "{}: model.windows",
                     dir.join(crate::ner::config::CONFIG_FILE).display()
@@ -139,12 +139,14 @@ impl TransformerTagger {
         crate::mlm::check_vocab(loaded.config.vocab_size, tokenizer.vocab_size())?;
         let weights = crate::mlm::weights::weights_file(dir)?;
         let tensors = candle_core::safetensors::load(&weights, &device)
-            .with_context(|| weights.display().to_string())?;
+            .with_stage_context(|| weights.display().to_string())?;
         crate::mlm::weights::check_finite(&weights, &tensors)?;
         let vb = candle_nn::VarBuilder::from_tensors(tensors, DType::F32, &device);
         let tagset = TagSet::new(config.parsed_labels()?);
-        let model = TokenClassifier::new(loaded.model, vb, tagset.len(), 0.0)
-            .with_context(|| format!("{}: no classifier for these labels", weights.display()))?;
+        let model =
+            TokenClassifier::new(loaded.model, vb, tagset.len(), 0.0).with_stage_context(|| {
+                format!("{}: no classifier for these labels", weights.display())
+            })?;
         Ok(TransformerTagger {
             model,
             tokenizer,

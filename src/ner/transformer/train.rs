@@ -6,6 +6,7 @@ use super::model::TokenClassifier;
 use super::tagger::{prepare, tag_document, well_formed, WindowSettings};
 use super::windows::MAX_SUBWORDS_PER_WORD;
 use crate::corpus::Document;
+use crate::error::{StageContext, StageResult as Result};
 use crate::mlm::dropout::DropoutRng;
 use crate::mlm::init::seeded_var_builder;
 use crate::mlm::runtime::pad_batch;
@@ -19,7 +20,6 @@ use crate::ner::training::{
     Progress, TrainSummary,
 };
 use crate::tokenizer::ModelTokenizer;
-use anyhow::{Context, Result};
 use candle_core::backprop::GradStore;
 use candle_core::{DType, Device, Tensor};
 use rand::seq::SliceRandom;
@@ -92,8 +92,8 @@ fn examples(
     let mut out = Vec::new();
     let (mut dropped, mut words) = (0, 0);
     for doc in docs {
-        let prep =
-            prepare(tok, &doc.text, settings).with_context(|| format!("document {}", doc.id))?;
+        let prep = prepare(tok, &doc.text, settings)
+            .with_stage_context(|| format!("document {}", doc.id))?;
         let (tags, d) = tagset.encode(&prep.tokens, &doc.entities);
         dropped += d;
         words += prep.tokens.len();
@@ -169,7 +169,7 @@ pub fn train(
 ) -> Result<TrainSummary> {
     let device = Device::Cpu;
     let files = crate::mlm::resolve_model(&opts.base)
-        .with_context(|| format!("base model {}", opts.base))?;
+        .with_stage_context(|| format!("base model {}", opts.base))?;
     let loaded = crate::mlm::load_model_dir(&files.dir, &device)?;
     let tok = crate::tokenizer::load_dir(&files.dir)?;
     crate::mlm::check_vocab(loaded.config.vocab_size, tok.vocab_size())?;
@@ -177,30 +177,34 @@ pub fn train(
         window: opts.windows.window.min(loaded.config.max_sequence_len()),
         overlap: opts.windows.overlap,
     };
-    anyhow::ensure!(
-        settings.capacity() >= MAX_SUBWORDS_PER_WORD,
-        "windows of {} tokens are too short (the base model allows {}; at least {} are needed)",
-        settings.window,
-        loaded.config.max_sequence_len(),
-        MAX_SUBWORDS_PER_WORD + 2
-    );
-    anyhow::ensure!(
-        2 * settings.overlap < settings.capacity(),
-        "--overlap {} must be under half the window's {} subwords",
-        settings.overlap,
-        settings.capacity()
-    );
+    if !(settings.capacity() >= MAX_SUBWORDS_PER_WORD) {
+        return Err(crate::error::ValueError::new(format!(
+            "windows of {} tokens are too short (the base model allows {}; at least {} are needed)",
+            settings.window,
+            loaded.config.max_sequence_len(),
+            MAX_SUBWORDS_PER_WORD + 2
+        ))
+        .into());
+    };
+    if !(2 * settings.overlap < settings.capacity()) {
+        return Err(crate::error::ValueError::new(format!(
+            "--overlap {} must be under half the window's {} subwords",
+            settings.overlap,
+            settings.capacity()
+        ))
+        .into());
+    };
     let labels = labels_of(train_docs);
-    anyhow::ensure!(
-        !labels.is_empty(),
-        "the training documents have no entities"
-    );
+    if !(!labels.is_empty()) {
+        return Err(
+            crate::error::ValueError::new("the training documents have no entities").into(),
+        );
+    };
     let tagset = TagSet::new(labels);
     let (examples, untaggable, train_tokens) = examples(train_docs, &tok, &tagset, settings)?;
-    anyhow::ensure!(
-        examples.iter().any(|e| !e.labels.is_empty()),
-        "the training documents have no tokens"
-    );
+    if !(examples.iter().any(|e| !e.labels.is_empty())) {
+        return Err(crate::error::ValueError::new("the training documents have no tokens").into());
+    };
     progress(&format!(
         "{} windows of at most {} tokens, {train_tokens} words, {} tags; {untaggable} gold entities could not be tagged",
         examples.len(),

@@ -1,8 +1,8 @@
 //! Words as the masked LM's subwords, and documents cut into overlapping windows that fit the
 //! model's positions.
 
+use crate::error::StageResult as Result;
 use crate::tokenizer::ModelTokenizer;
-use anyhow::Result;
 use std::ops::Range;
 
 /// Most subwords kept for one word; the label sits on the first, the rest add context.
@@ -38,7 +38,7 @@ pub fn subwords(tok: &ModelTokenizer, words: &[&str]) -> Result<Subwords> {
     let enc = tok
         .inner
         .encode(words.to_vec(), false)
-        .map_err(|e| anyhow::anyhow!("tokenizer: {e}"))?;
+        .map_err(|e| crate::error::ValueError::new(format!("tokenizer: {e}")))?;
     let mut per_word: Vec<Vec<u32>> = vec![Vec::new(); words.len()];
     for (&id, w) in enc.get_ids().iter().zip(enc.get_word_ids()) {
         if let Some(w) = w {
