@@ -9,6 +9,7 @@ use crate::error::ValueError;
 pub mod brat;
 mod codepoints;
 pub mod conll;
+pub mod counts;
 pub mod input;
 pub mod jsonl;
 pub mod output;

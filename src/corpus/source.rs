@@ -4,7 +4,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{detect_format, open_input, DocIter, Format, ReadOptions, SharedResolver};
+use super::{
+    detect_format, ensure_not_input, open_input, DocIter, Format, OutputOptions, OutputTarget,
+    ReadOptions, SharedResolver,
+};
 use crate::error::{StageContext, StageResult, ValueError};
 use crate::labelmap::LabelMap;
 
@@ -68,4 +71,23 @@ pub fn input_size(input: &Path) -> Option<u64> {
         .map(|m| m.len())
         .sum();
     Some(total)
+}
+
+/// The staged output target; refuses to write onto the input.
+pub fn output_target(
+    out: &Path,
+    format: Format,
+    input: &Path,
+    overwrite: bool,
+) -> StageResult<OutputTarget> {
+    if !super::input::is_stdio(out) && !super::input::is_stdio(input) {
+        ensure_not_input(out, &[input])?;
+    }
+    let input_is_dir = input.is_dir();
+    Ok(OutputTarget::for_format(
+        out,
+        format,
+        input_is_dir,
+        &OutputOptions { overwrite },
+    )?)
 }

@@ -15,6 +15,7 @@
 pub mod config;
 pub mod export;
 pub mod import;
+pub mod stage;
 
 /// `from_name` of every result: the `<Labels name=...>` control of the config.
 pub const FROM_NAME: &str = "label";

@@ -6,6 +6,7 @@ pub mod lookup;
 pub mod pattern;
 pub mod propagate;
 pub mod settings;
+pub mod stage;
 
 use crate::lang::{Lang, LangChoice};
 use crate::span::{merge_adjacent, resolve_overlaps, Entity};
