@@ -62,7 +62,7 @@ impl NerConfig {
         })?;
         let config: NerConfig = serde_json::from_str(&text)
             .with_stage_context(|| format!("{}: bad model config", path.display()))?;
-        if !(config.format == FORMAT) {
+        if config.format != FORMAT {
             return Err(crate::error::ValueError::new(format!(
                 "{}: format '{}' is not {FORMAT}",
                 path.display(),

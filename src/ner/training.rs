@@ -364,7 +364,7 @@ pub fn sharded_gradients<T: Sync>(
         tokens += n;
         optim.accumulate(&mut sum, &grads, 1.0)?;
     }
-    if !(loss.is_finite()) {
+    if !loss.is_finite() {
         return Err(crate::error::ValueError::new(format!(
             "the training loss is not finite (step {})",
             optim.step_count() + 1

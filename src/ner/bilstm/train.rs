@@ -156,7 +156,7 @@ pub fn train(
     let started = Instant::now();
     let device = Device::Cpu;
     let labels = labels_of(train_docs);
-    if !(!labels.is_empty()) {
+    if labels.is_empty() {
         return Err(
             crate::error::ValueError::new("the training documents have no entities").into(),
         );
@@ -168,7 +168,7 @@ pub fn train(
         None
     };
     let (sentences, untaggable) = tagged_sentences(train_docs, &tagset, rules.as_ref());
-    if !(!sentences.is_empty()) {
+    if sentences.is_empty() {
         return Err(crate::error::ValueError::new("the training documents have no tokens").into());
     };
     let outside = words_outside_entities(train_docs);

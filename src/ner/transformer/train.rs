@@ -177,7 +177,7 @@ pub fn train(
         window: opts.windows.window.min(loaded.config.max_sequence_len()),
         overlap: opts.windows.overlap,
     };
-    if !(settings.capacity() >= MAX_SUBWORDS_PER_WORD) {
+    if settings.capacity() < MAX_SUBWORDS_PER_WORD {
         return Err(crate::error::ValueError::new(format!(
             "windows of {} tokens are too short (the base model allows {}; at least {} are needed)",
             settings.window,
@@ -186,7 +186,7 @@ pub fn train(
         ))
         .into());
     };
-    if !(2 * settings.overlap < settings.capacity()) {
+    if 2 * settings.overlap >= settings.capacity() {
         return Err(crate::error::ValueError::new(format!(
             "--overlap {} must be under half the window's {} subwords",
             settings.overlap,
@@ -195,14 +195,14 @@ pub fn train(
         .into());
     };
     let labels = labels_of(train_docs);
-    if !(!labels.is_empty()) {
+    if labels.is_empty() {
         return Err(
             crate::error::ValueError::new("the training documents have no entities").into(),
         );
     };
     let tagset = TagSet::new(labels);
     let (examples, untaggable, train_tokens) = examples(train_docs, &tok, &tagset, settings)?;
-    if !(examples.iter().any(|e| !e.labels.is_empty())) {
+    if examples.iter().all(|e| e.labels.is_empty()) {
         return Err(crate::error::ValueError::new("the training documents have no tokens").into());
     };
     progress(&format!(
