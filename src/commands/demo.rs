@@ -1,54 +1,38 @@
 //! `anonlm demo`: the whole de-identification job on the built-in synthetic sample, through
-//! the same code paths as the individual commands; every artifact lands in `--out`.
+//! the same library stages as the individual commands; every artifact lands in `--out`.
 
-use super::{deid, eval, recognize, synth};
-use crate::cli::{DeidArgs, DemoArgs, EvalArgs, InputArgs, OutputArgs, RecognizeArgs, SynthArgs};
+use super::eval::print_tables;
+use crate::cli::DemoArgs;
+use crate::corpus::{Format, ReadOptions};
+use crate::deid::DeidSettings;
+use crate::eval::job::EvalSettings;
 use crate::keys::Key;
 use crate::lang::{Lang, LangChoice};
+use crate::recognize::settings::RecognizerSettings;
+use crate::recognize::stage::RecognizeSettings;
+use crate::synth::job::SynthSettings;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-fn input(path: &Path) -> InputArgs {
-    InputArgs {
-        input: path.to_path_buf(),
-        format: "jsonl".into(),
-        lang: LangChoice::Auto,
-        fallback_lang: Lang::En,
-        lists: None,
-        label_map: None,
-        model: None,
-        models: None,
-        no_rules: false,
-        max_doc_bytes: crate::corpus::ReadOptions::DEFAULT_MAX_DOC_BYTES,
-        threads: None,
-        quiet: true,
-    }
-}
-
-fn output(path: PathBuf) -> OutputArgs {
-    OutputArgs {
-        out: path,
-        out_format: None,
-        overwrite: true,
-    }
-}
-
-fn deid_args(
+fn deid_settings(
     dir: &Path,
     sample: &Path,
     name: &str,
     policy: &str,
     key: Option<PathBuf>,
     seed: u64,
-) -> DeidArgs {
-    DeidArgs {
-        input: input(sample),
-        output: output(dir.join(format!("{name}.jsonl"))),
-        policy: policy.into(),
-        operator: None,
-        ops: Vec::new(),
-        tag_style: None,
+) -> Result<DeidSettings> {
+    Ok(DeidSettings {
+        input: sample.to_path_buf(),
+        format: "jsonl".into(),
+        label_map: None,
+        max_doc_bytes: ReadOptions::DEFAULT_MAX_DOC_BYTES,
+        recognizers: RecognizerSettings::rules(LangChoice::Auto),
+        out: dir.join(format!("{name}.jsonl")),
+        out_format: None,
+        overwrite: true,
+        policy: crate::deid::job::load_policy(policy)?,
         key_file: key,
         seed,
         passes: 2,
@@ -56,31 +40,32 @@ fn deid_args(
         stats: None,
         patient_key: None,
         use_input_spans: false,
-    }
+        quiet: true,
+    })
 }
 
-fn eval_args(
+fn eval_settings(
     gold: &Path,
     pred: Option<PathBuf>,
     ops: Option<PathBuf>,
     deid: Option<PathBuf>,
     json: PathBuf,
-) -> EvalArgs {
-    EvalArgs {
+) -> EvalSettings {
+    EvalSettings {
         gold: gold.to_path_buf(),
-        pred,
         format: "jsonl".into(),
-        pred_format: None,
         label_map: None,
+        pred,
+        pred_format: None,
         pred_label_map: None,
         exclude: Vec::new(),
         ops_log: ops,
         deid,
+        max_doc_bytes: None,
+        names: None,
+        risk: None,
         json: Some(json),
         overwrite: true,
-        max_doc_bytes: None,
-        names: false,
-        risk: Default::default(),
     }
 }
 
@@ -93,66 +78,76 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         "== 1. synthetic sample: {} notes per language, seed {}",
         args.docs, args.seed
     );
-    synth::run(SynthArgs {
-        lang: "all".into(),
+    let docs = crate::synth::job::run(&SynthSettings {
+        langs: Lang::ALL.to_vec(),
         docs: args.docs,
         seed: args.seed,
         out: sample.clone(),
-        format: "jsonl".into(),
+        format: Format::Jsonl,
         overwrite: true,
     })?;
+    let mut counts = crate::corpus::counts::LabelCounts::default();
+    docs.iter().for_each(|d| counts.add(d));
+    eprint!("{}", counts.table());
     println!("== 2. recognize (language detected per document)");
-    recognize::run(RecognizeArgs {
-        input: input(&sample),
-        output: output(spans.clone()),
+    crate::recognize::stage::run(&RecognizeSettings {
+        input: sample.clone(),
+        format: "jsonl".into(),
+        label_map: None,
+        max_doc_bytes: ReadOptions::DEFAULT_MAX_DOC_BYTES,
+        recognizers: RecognizerSettings::rules(LangChoice::Auto),
+        out: spans.clone(),
+        out_format: None,
+        overwrite: true,
         out_label_map: None,
+        quiet: true,
     })?;
     println!("== 3. recognized spans against the generator's gold spans");
-    eval::run(eval_args(
+    print_tables(&crate::eval::job::run(&eval_settings(
         &sample,
         Some(spans),
         None,
         None,
         dir.join("eval-spans.json"),
-    ))?;
+    ))?);
 
     println!("\n== 4. deid with tags (policy 'default', 2 passes), then residual PII");
-    deid::run(deid_args(
+    crate::deid::run(&deid_settings(
         dir,
         &sample,
         "deid-tags",
         "default",
         None,
         args.seed,
-    ))?;
-    eval::run(eval_args(
+    )?)?;
+    print_tables(&crate::eval::job::run(&eval_settings(
         &sample,
         None,
         Some(dir.join("deid-tags.ops.jsonl")),
         Some(dir.join("deid-tags.jsonl")),
         dir.join("eval-residual-tags.json"),
-    ))?;
+    ))?);
 
     println!("\n== 5. deid with keyed surrogates, pseudonyms and date shifts (policy 'keyed')");
     let key = dir.join("demo.key");
     if !key.exists() {
         Key::generate(&key)?;
     }
-    deid::run(deid_args(
+    crate::deid::run(&deid_settings(
         dir,
         &sample,
         "deid-keyed",
         "keyed",
         Some(key),
         args.seed,
-    ))?;
-    eval::run(eval_args(
+    )?)?;
+    print_tables(&crate::eval::job::run(&eval_settings(
         &sample,
         None,
         Some(dir.join("deid-keyed.ops.jsonl")),
         Some(dir.join("deid-keyed.jsonl")),
         dir.join("eval-residual-keyed.json"),
-    ))?;
+    ))?);
     println!("\nartifacts in {}", dir.display());
     Ok(ExitCode::SUCCESS)
 }

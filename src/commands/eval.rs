@@ -50,6 +50,12 @@ pub fn settings(args: &EvalArgs) -> Result<EvalSettings> {
 
 pub fn run(args: EvalArgs) -> Result<ExitCode> {
     let file = job::run(&settings(&args)?)?;
+    print_tables(&file);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The tables of the parts that ran, on stdout.
+pub fn print_tables(file: &job::EvalFile) {
     let r = &file.report;
     if let Some(names) = &r.names {
         print!("{}", names.to_table());
@@ -63,5 +69,4 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     if let Some(risk) = &r.risk {
         print!("{}", risk.to_table());
     }
-    Ok(ExitCode::SUCCESS)
 }
