@@ -133,32 +133,23 @@ fn list_files(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Resul
     Ok(())
 }
 
-impl State {
+impl crate::artifact::Artifact for State {
     const SCHEMA: &'static str = "anonlm.release-state/1";
+    fn schema(&self) -> &str {
+        &self.schema
+    }
+}
 
+impl State {
     /// The state of `dir`, empty when there is none yet.
     pub fn load(dir: &Path) -> Result<Self, InputError> {
         let path = dir.join(STATE_FILE);
-        match std::fs::read(&path) {
-            Ok(bytes) => {
-                let s: State =
-                    serde_json::from_slice(&bytes).map_err(|e| InputError::json(&path, &e))?;
-                if s.schema != Self::SCHEMA {
-                    return Err(InputError::file(
-                        &path,
-                        format!(
-                            "not a release state of this version (expected {})",
-                            Self::SCHEMA
-                        ),
-                    ));
-                }
-                Ok(s)
-            }
+        match std::fs::symlink_metadata(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(State {
-                schema: Self::SCHEMA.into(),
+                schema: <Self as crate::artifact::Artifact>::SCHEMA.into(),
                 stages: BTreeMap::new(),
             }),
-            Err(e) => Err(InputError::io(&path, e)),
+            _ => crate::artifact::read(&path),
         }
     }
 
@@ -178,10 +169,8 @@ impl State {
         record: StageRecord,
     ) -> Result<(), crate::fsio::FsError> {
         self.stages.insert(stage.into(), record);
-        let mut bytes = serde_json::to_vec_pretty(self).expect("state serializes");
-        bytes.push(b'\n');
         let path = dir.join(STATE_FILE);
-        crate::fsio::replace_file(&path, &bytes)
+        crate::fsio::replace_file(&path, &crate::artifact::to_bytes(self))
     }
 }
 
