@@ -25,20 +25,8 @@ use std::path::PathBuf;
 /// (a removed token is a name).
 #[derive(Debug, thiserror::Error)]
 pub enum AnonymizeError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{path}:{line}: {msg}")]
-    Line {
-        path: PathBuf,
-        line: usize,
-        msg: String,
-    },
-    #[error("{path}: {msg}")]
-    File { path: PathBuf, msg: String },
+    #[error(transparent)]
+    Input(#[from] crate::error::InputError),
     #[error("{0}")]
     Usage(String),
     #[error(transparent)]
@@ -49,22 +37,12 @@ pub enum AnonymizeError {
 
 impl AnonymizeError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        AnonymizeError::Io {
-            path: path.into(),
-            source,
-        }
+        crate::error::InputError::io(path, source).into()
     }
     pub(crate) fn file(path: impl Into<PathBuf>, msg: impl Into<String>) -> Self {
-        AnonymizeError::File {
-            path: path.into(),
-            msg: msg.into(),
-        }
+        crate::error::InputError::file(path, msg).into()
     }
     pub(crate) fn line(path: impl Into<PathBuf>, line: usize, msg: impl Into<String>) -> Self {
-        AnonymizeError::Line {
-            path: path.into(),
-            line,
-            msg: msg.into(),
-        }
+        crate::error::InputError::line(path, line, msg).into()
     }
 }

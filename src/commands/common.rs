@@ -2,6 +2,7 @@
 //! ANONLM_MODELS), the worker pool, small atomic writes.
 
 use crate::cli::InputArgs;
+use crate::corpus::source::CorpusInput;
 use crate::fsio::Inputs;
 use crate::recognize::settings::RecognizerSettings;
 use anyhow::Result;
@@ -27,6 +28,16 @@ fn models_dir(args: &InputArgs) -> Option<std::path::PathBuf> {
             .filter(|v| !v.is_empty())
             .map(std::path::PathBuf::from)
     })
+}
+
+/// The corpus of the input flags.
+pub fn corpus_input(args: &InputArgs) -> CorpusInput {
+    CorpusInput {
+        path: args.input.clone(),
+        format: args.format.clone(),
+        label_map: args.label_map.clone(),
+        max_doc_bytes: args.max_doc_bytes,
+    }
 }
 
 /// The recognizer settings of the input flags (and ANONLM_MODELS).

@@ -32,10 +32,7 @@ pub fn build_policy(args: &DeidArgs) -> Result<Policy> {
 pub fn settings(args: &DeidArgs) -> Result<DeidSettings> {
     let inp = &args.input;
     Ok(DeidSettings {
-        input: inp.input.clone(),
-        format: inp.format.clone(),
-        label_map: inp.label_map.clone(),
-        max_doc_bytes: inp.max_doc_bytes,
+        input: common::corpus_input(inp),
         recognizers: common::recognizer_settings(inp),
         out: args.output.out.clone(),
         out_format: args

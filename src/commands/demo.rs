@@ -3,6 +3,7 @@
 
 use super::eval::print_tables;
 use crate::cli::DemoArgs;
+use crate::corpus::source::CorpusInput;
 use crate::corpus::{Format, ReadOptions};
 use crate::deid::DeidSettings;
 use crate::eval::job::EvalSettings;
@@ -24,10 +25,12 @@ fn deid_settings(
     seed: u64,
 ) -> Result<DeidSettings> {
     Ok(DeidSettings {
-        input: sample.to_path_buf(),
-        format: "jsonl".into(),
-        label_map: None,
-        max_doc_bytes: ReadOptions::DEFAULT_MAX_DOC_BYTES,
+        input: CorpusInput {
+            path: sample.to_path_buf(),
+            format: "jsonl".into(),
+            label_map: None,
+            max_doc_bytes: ReadOptions::DEFAULT_MAX_DOC_BYTES,
+        },
         recognizers: RecognizerSettings::rules(LangChoice::Auto),
         out: dir.join(format!("{name}.jsonl")),
         out_format: None,
@@ -91,10 +94,12 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
     eprint!("{}", counts.table());
     println!("== 2. recognize (language detected per document)");
     crate::recognize::stage::run(&RecognizeSettings {
-        input: sample.clone(),
-        format: "jsonl".into(),
-        label_map: None,
-        max_doc_bytes: ReadOptions::DEFAULT_MAX_DOC_BYTES,
+        input: CorpusInput {
+            path: sample.clone(),
+            format: "jsonl".into(),
+            label_map: None,
+            max_doc_bytes: ReadOptions::DEFAULT_MAX_DOC_BYTES,
+        },
         recognizers: RecognizerSettings::rules(LangChoice::Auto),
         out: spans.clone(),
         out_format: None,

@@ -18,10 +18,7 @@ fn run_export(args: LabelStudioExportArgs) -> Result<ExitCode> {
     let inp = &args.input;
     common::init_threads(inp.threads);
     let counts = stage::export_corpus(&ExportSettings {
-        input: inp.input.clone(),
-        format: inp.format.clone(),
-        label_map: inp.label_map.clone(),
-        max_doc_bytes: inp.max_doc_bytes,
+        input: common::corpus_input(inp),
         recognizers: common::recognizer_settings(inp),
         use_input_spans: args.use_input_spans,
         out: args.out.clone(),

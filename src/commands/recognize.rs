@@ -11,10 +11,7 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
     let inp = &args.input;
     common::init_threads(inp.threads);
     let counts = stage::run(&RecognizeSettings {
-        input: inp.input.clone(),
-        format: inp.format.clone(),
-        label_map: inp.label_map.clone(),
-        max_doc_bytes: inp.max_doc_bytes,
+        input: common::corpus_input(inp),
         recognizers: common::recognizer_settings(inp),
         out: args.output.out.clone(),
         out_format: args

@@ -1,7 +1,7 @@
 //! Opening a stage's input corpus: the format (`auto` resolved from the path), the label
 //! resolver for spans already in the input, and the document stream.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{
@@ -10,6 +10,35 @@ use super::{
 };
 use crate::error::{StageContext, StageResult, ValueError};
 use crate::labelmap::LabelMap;
+
+/// A stage's input corpus: a file, a folder (brat) or `-` for stdin.
+#[derive(Clone, Debug)]
+pub struct CorpusInput {
+    pub path: PathBuf,
+    /// A format name, or `auto` (from the path; JSONL on stdin when it starts with `{`).
+    pub format: String,
+    /// Resolves the input's own labels (brat types, JSONL labels, IOB tags).
+    pub label_map: Option<String>,
+    pub max_doc_bytes: usize,
+}
+
+impl CorpusInput {
+    /// The format, `auto` resolved.
+    pub fn resolved_format(&self) -> StageResult<Format> {
+        resolve_format(&self.format, &self.path)
+    }
+
+    /// The document stream, read as `format` (from [`CorpusInput::resolved_format`]).
+    pub fn documents(&self, format: Format, spans: InputSpans) -> StageResult<DocIter> {
+        open_documents(
+            &self.path,
+            format,
+            self.max_doc_bytes,
+            self.label_map.as_deref(),
+            spans,
+        )
+    }
+}
 
 /// What to do with spans already present in the input (brat `.ann`, JSONL entities, IOB tags).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use super::apply::Deidentifier;
 use super::policy::Policy;
 use super::stats::DeidStats;
 use crate::artifact::Artifact;
-use crate::corpus::source::{input_size, open_documents, resolve_format, InputSpans};
+use crate::corpus::source::{input_size, CorpusInput, InputSpans};
 use crate::corpus::{open_output, prepare, Document, Format, OutputTarget, Prepared, WriteOptions};
 use crate::engine::{process_stream, BatchLimits};
 use crate::error::{StageContext, StageError, StageResult};
@@ -28,11 +28,7 @@ const INPUT_SPAN_SOURCE: &str = "input";
 /// Everything one `deid` run needs.
 #[derive(Clone, Debug)]
 pub struct DeidSettings {
-    pub input: PathBuf,
-    /// A format name, or `auto` (from the input path).
-    pub format: String,
-    pub label_map: Option<String>,
-    pub max_doc_bytes: usize,
+    pub input: CorpusInput,
     pub recognizers: RecognizerSettings,
     pub out: PathBuf,
     /// Default: the input's format.
@@ -121,7 +117,7 @@ struct DocResult {
 
 pub fn run(s: &DeidSettings) -> StageResult<DeidSummary> {
     let started = Instant::now();
-    let in_format = resolve_format(&s.format, &s.input)?;
+    let in_format = s.input.resolved_format()?;
     let out_format = s.out_format.unwrap_or(in_format);
     let policy = s.policy.clone();
     let key = s
@@ -146,7 +142,7 @@ pub fn run(s: &DeidSettings) -> StageResult<DeidSummary> {
         .or_else(|| (!to_stdout).then(|| sibling(&s.out, ".stats.json")));
     // Every output of the run is claimed (checked and locked) before any work, and published
     // together at the end: a failure or a concurrent run leaves no partial set behind.
-    let input_is_dir = s.input.is_dir();
+    let input_is_dir = s.input.path.is_dir();
     let main_kind = if OutputTarget::wants_dir(out_format, input_is_dir) {
         Kind::Dir
     } else {
@@ -159,16 +155,13 @@ pub fn run(s: &DeidSettings) -> StageResult<DeidSummary> {
             .flatten()
             .map(|p| (p.as_path(), Kind::File)),
     );
-    let mut inputs = Inputs::of([&s.input]);
+    let mut inputs = Inputs::of([&s.input.path]);
     if let Some(k) = &s.key_file {
         inputs.add(k);
     }
     let set = OutputSet::claim(&claims, s.overwrite, inputs)?;
-    let docs = open_documents(
-        &s.input,
+    let docs = s.input.documents(
         in_format,
-        s.max_doc_bytes,
-        s.label_map.as_deref(),
         if s.use_input_spans {
             InputSpans::Keep
         } else {
@@ -186,7 +179,7 @@ pub fn run(s: &DeidSettings) -> StageResult<DeidSummary> {
         .map(|p| OutputTarget::in_set(&set, p, Format::Jsonl, false))
         .transpose()?;
 
-    let bar = progress::bar(input_size(&s.input), s.quiet);
+    let bar = progress::bar(input_size(&s.input.path), s.quiet);
     let mut stats = DeidStats::default();
     let mut input_bytes = 0usize;
     let passes = s.passes.max(1);

@@ -9,9 +9,7 @@ use serde_json::Value;
 
 use super::{config, export, import};
 use crate::corpus::counts::LabelCounts;
-use crate::corpus::source::{
-    input_size, open_documents, output_target, resolve_format, InputSpans,
-};
+use crate::corpus::source::{input_size, output_target, CorpusInput, InputSpans};
 use crate::corpus::{open_output, Format, OutputOptions, OutputTarget, WriteOptions};
 use crate::engine::{process_stream, BatchLimits};
 use crate::error::{InputError, StageContext, StageError, StageResult, ValueError};
@@ -21,10 +19,7 @@ use crate::recognize::settings::RecognizerSettings;
 
 #[derive(Clone, Debug)]
 pub struct ExportSettings {
-    pub input: PathBuf,
-    pub format: String,
-    pub label_map: Option<String>,
-    pub max_doc_bytes: usize,
+    pub input: CorpusInput,
     pub recognizers: RecognizerSettings,
     /// Export the input's own spans instead of recognizing.
     pub use_input_spans: bool,
@@ -56,7 +51,7 @@ fn load_map(spec: Option<&str>) -> StageResult<Option<LabelMap>> {
 }
 
 pub fn export_corpus(args: &ExportSettings) -> StageResult<LabelCounts> {
-    let in_format = resolve_format(&args.format, &args.input)?;
+    let in_format = args.input.resolved_format()?;
     let pipeline = if args.use_input_spans {
         None
     } else {
@@ -74,11 +69,8 @@ pub fn export_corpus(args: &ExportSettings) -> StageResult<LabelCounts> {
         (None, true) => "input".to_string(),
         (None, false) => format!("anonlm {}", env!("CARGO_PKG_VERSION")),
     };
-    let docs = open_documents(
-        &args.input,
+    let docs = args.input.documents(
         in_format,
-        args.max_doc_bytes,
-        args.label_map.as_deref(),
         if args.use_input_spans {
             InputSpans::Keep
         } else {
@@ -86,14 +78,14 @@ pub fn export_corpus(args: &ExportSettings) -> StageResult<LabelCounts> {
         },
     )?;
     // One JSON file (or stdout): the same target and input checks as a JSONL output.
-    let mut target = output_target(&args.out, Format::Jsonl, &args.input, args.overwrite)?;
+    let mut target = output_target(&args.out, Format::Jsonl, &args.input.path, args.overwrite)?;
     let mut config_target = match &args.config {
         Some(path) => {
             if path.as_path() == args.out.as_path() {
                 return Err(ValueError::new("--config and --out are the same file").into());
             }
-            if !crate::corpus::input::is_stdio(&args.input) {
-                crate::corpus::ensure_not_input(path, &[&args.input])?;
+            if !crate::corpus::input::is_stdio(&args.input.path) {
+                crate::corpus::ensure_not_input(path, &[&args.input.path])?;
             }
             let opts = OutputOptions {
                 overwrite: args.overwrite,
@@ -102,7 +94,7 @@ pub fn export_corpus(args: &ExportSettings) -> StageResult<LabelCounts> {
         }
         None => None,
     };
-    let bar = crate::progress::bar(input_size(&args.input), args.quiet);
+    let bar = crate::progress::bar(input_size(&args.input.path), args.quiet);
     let mut counts = LabelCounts::default();
     let mut used: Vec<(String, Option<Category>)> = Vec::new();
     let sink_path = target.path().to_path_buf();

@@ -8,9 +8,7 @@ use serde_json::Value;
 
 use super::settings::RecognizerSettings;
 use crate::corpus::counts::LabelCounts;
-use crate::corpus::source::{
-    input_size, open_documents, output_target, resolve_format, InputSpans,
-};
+use crate::corpus::source::{input_size, output_target, CorpusInput, InputSpans};
 use crate::corpus::{open_output, BratTypeMap, Format, WriteOptions};
 use crate::engine::{process_stream, BatchLimits};
 use crate::error::{StageContext, StageError, StageResult};
@@ -19,12 +17,8 @@ use crate::progress;
 
 #[derive(Clone, Debug)]
 pub struct RecognizeSettings {
-    pub input: PathBuf,
-    /// A format name, or `auto`.
-    pub format: String,
-    /// Resolves the input's own labels (they are read and checked, then replaced).
-    pub label_map: Option<String>,
-    pub max_doc_bytes: usize,
+    /// Its own spans are read and checked, then replaced.
+    pub input: CorpusInput,
     pub recognizers: RecognizerSettings,
     pub out: PathBuf,
     /// Default: brat for brat input, else JSONL.
@@ -37,21 +31,15 @@ pub struct RecognizeSettings {
 
 /// Recognizes every document; returns the counts per label.
 pub fn run(s: &RecognizeSettings) -> StageResult<LabelCounts> {
-    let in_format = resolve_format(&s.format, &s.input)?;
+    let in_format = s.input.resolved_format()?;
     let out_format = match s.out_format {
         Some(f) => f,
         None if in_format == Format::Brat => Format::Brat,
         None => Format::Jsonl,
     };
     let pipeline = s.recognizers.pipeline()?;
-    let docs = open_documents(
-        &s.input,
-        in_format,
-        s.max_doc_bytes,
-        s.label_map.as_deref(),
-        InputSpans::Ignore,
-    )?;
-    let target = output_target(&s.out, out_format, &s.input, s.overwrite)?;
+    let docs = s.input.documents(in_format, InputSpans::Ignore)?;
+    let target = output_target(&s.out, out_format, &s.input.path, s.overwrite)?;
     let mut write_opts = WriteOptions::default();
     if let Some(spec) = &s.out_label_map {
         let map =
@@ -61,7 +49,7 @@ pub fn run(s: &RecognizeSettings) -> StageResult<LabelCounts> {
         write_opts.brat_type = Some(to_scheme);
     }
     let mut writer = open_output(out_format, target, &write_opts)?;
-    let bar = progress::bar(input_size(&s.input), s.quiet);
+    let bar = progress::bar(input_size(&s.input.path), s.quiet);
     let mut counts = LabelCounts::default();
     process_stream::<_, StageError, _, _, _>(
         docs,

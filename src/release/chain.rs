@@ -11,6 +11,7 @@ use crate::anonymize::RewriteOptions;
 use crate::audit::evidence::file_hash;
 use crate::audit::spec::ModelSpec;
 use crate::audit::AuditSpec;
+use crate::corpus::source::CorpusInput;
 use crate::corpus::{Format, ReadOptions};
 use crate::deid::DeidSettings;
 use crate::error::{StageContext, StageResult, ValueError};
@@ -426,10 +427,12 @@ impl Chain {
         let mut recognizers = RecognizerSettings::rules(lang);
         recognizers.models = self.settings.models.clone();
         Ok(DeidSettings {
-            input: input.to_path_buf(),
-            format: r.format.clone(),
-            label_map: None,
-            max_doc_bytes: ReadOptions::DEFAULT_MAX_DOC_BYTES,
+            input: CorpusInput {
+                path: input.to_path_buf(),
+                format: r.format.clone(),
+                label_map: None,
+                max_doc_bytes: ReadOptions::DEFAULT_MAX_DOC_BYTES,
+            },
             recognizers,
             out: self.path(out),
             out_format: Some(Format::Jsonl),
