@@ -35,12 +35,7 @@ pub fn settings(args: &DeidArgs) -> Result<DeidSettings> {
         input: common::corpus_input(inp),
         recognizers: common::recognizer_settings(inp),
         out: args.output.out.clone(),
-        out_format: args
-            .output
-            .out_format
-            .as_deref()
-            .map(str::parse)
-            .transpose()?,
+        out_format: common::out_format(&args.output)?,
         overwrite: args.output.overwrite,
         policy: build_policy(args)?,
         key_file: args.key_file.clone(),
