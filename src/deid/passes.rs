@@ -141,7 +141,7 @@ fn push_piece(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::deid::policy::Policy;
     use crate::keys::Key;
@@ -149,21 +149,25 @@ mod tests {
 
     /// A recognizer that finds every occurrence of the given words.
     fn finder(words: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Vec<Entity> {
-        move |text: &str| {
-            let mut v = Vec::new();
-            for (w, label) in words {
-                for (i, _) in text.match_indices(w) {
-                    v.push(Entity::new(
-                        i,
-                        i + w.len(),
-                        Label::parse(label).unwrap(),
-                        "t",
-                        1.0,
-                    ));
-                }
+        move |text: &str| every_occurrence(text, words)
+    }
+
+    /// Every occurrence of the given words with their labels, overlaps resolved: a stand-in
+    /// recognizer for tests of the pass machinery.
+    pub(crate) fn every_occurrence(text: &str, words: &[(&str, &str)]) -> Vec<Entity> {
+        let mut v = Vec::new();
+        for (w, label) in words {
+            for (i, _) in text.match_indices(w) {
+                v.push(Entity::new(
+                    i,
+                    i + w.len(),
+                    Label::parse(label).unwrap(),
+                    "t",
+                    1.0,
+                ));
             }
-            crate::span::resolve_overlaps(v)
         }
+        crate::span::resolve_overlaps(v)
     }
 
     fn tagger() -> Deidentifier {

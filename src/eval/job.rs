@@ -265,7 +265,6 @@ mod tests {
     use super::*;
     use crate::deid::policy::Policy;
     use crate::lang::Lang;
-    use crate::span::Entity;
 
     /// Bytes covered by `ranges`, one flag per byte of a text of `len` bytes.
     fn covered(len: usize, ranges: impl Iterator<Item = (usize, usize)>) -> Vec<bool> {
@@ -292,19 +291,7 @@ mod tests {
                     ("NAME", "NAME"),
                 ]
             };
-            let mut v = Vec::new();
-            for (w, l) in words {
-                for (i, _) in t.match_indices(w) {
-                    v.push(Entity::new(
-                        i,
-                        i + w.len(),
-                        Label::parse(l).unwrap(),
-                        "t",
-                        1.0,
-                    ));
-                }
-            }
-            crate::span::resolve_overlaps(v)
+            crate::deid::passes::tests::every_occurrence(t, words)
         };
         let deid = Deidentifier::new(Policy::default(), None, 0).unwrap();
         let run = |passes| {
