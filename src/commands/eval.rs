@@ -7,8 +7,6 @@ use crate::labels::Label;
 use anyhow::Result;
 use std::process::ExitCode;
 
-pub(crate) use crate::eval::job::read_all;
-
 /// The stage's settings from the flags.
 pub fn settings(args: &EvalArgs) -> Result<EvalSettings> {
     let r = &args.risk;

@@ -5,6 +5,7 @@ pub mod bilstm;
 pub mod config;
 pub mod data;
 pub mod rules;
+pub mod stage;
 pub mod tags;
 pub mod tokens;
 pub mod training;
