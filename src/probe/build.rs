@@ -397,10 +397,7 @@ pub fn write_built(dir: &Path, built: &BuiltSet, overwrite: bool) -> Result<(), 
     // The side file first: a set is never left pointing at originals of another build.
     match &built.originals {
         Some(originals) => write_atomic(&files[2], &to_jsonl(originals))?,
-        None if files[2].exists() => {
-            std::fs::remove_file(&files[2]).map_err(|e| ProbeError::io(&files[2], e))?
-        }
-        None => {}
+        None => crate::fsio::remove_output(&files[2])?,
     }
     write_atomic(&files[0], &to_jsonl(&built.slots))?;
     let mut summary = serde_json::to_vec_pretty(&built.summary).expect("summary serializes");
