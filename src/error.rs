@@ -47,10 +47,14 @@ impl InputError {
         }
     }
 
-    /// A JSON or TOML document that did not parse, by line and kind only: serde's own messages
-    /// can quote the offending value.
+    /// A JSON document that did not parse, by line, column and kind only: serde's own
+    /// messages can quote the offending value.
     pub fn json(path: &Path, e: &serde_json::Error) -> Self {
-        InputError::line(path, e.line().max(1), json_kind(e))
+        InputError::line(
+            path,
+            e.line().max(1),
+            format!("{} (column {})", json_kind(e), e.column()),
+        )
     }
 }
 
@@ -190,7 +194,10 @@ mod tests {
     fn json_errors_name_the_line_and_kind_but_not_the_value() {
         let err = serde_json::from_str::<u64>("\n\"Xyloquentin\"").unwrap_err();
         let msg = InputError::json(Path::new("f.json"), &err).to_string();
-        assert_eq!(msg, "f.json:2: unexpected fields or types");
+        assert!(
+            msg.starts_with("f.json:2: unexpected fields or types (column "),
+            "{msg}"
+        );
         assert!(!msg.contains("Xyloquentin"));
     }
 

@@ -422,7 +422,7 @@ fn bad_offsets_fail_with_task_and_document_and_leave_no_output() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(names.len(), 2, "staging files left behind: {names:?}");
-    // Malformed JSON: the position, not the text.
+    // Malformed JSON: the position and the kind of error, not the text.
     let broken = d.join("broken.json");
     fs::write(&broken, "[{\"data\": {\"text\": \"Ana Ruiz\"}").unwrap();
     let err = fails(
@@ -432,7 +432,7 @@ fn bad_offsets_fail_with_task_and_document_and_leave_no_output() {
             .arg(&broken),
     );
     assert!(
-        err.contains("broken.json: malformed JSON") && !err.contains("Ana"),
+        err.contains("broken.json:1: truncated JSON (column ") && !err.contains("Ana"),
         "{err}"
     );
 }

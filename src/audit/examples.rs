@@ -153,8 +153,9 @@ fn cut_all(docs: &Packed<'_>, cut: &Cut<'_>) -> Result<Vec<Example>, ValueError>
             let spans = docs
                 .iter()
                 .map(|(d, _)| {
-                    offsets(&d.text)
-                        .map_err(|e| ValueError::from(format!("document {}: {e}", d.id)))
+                    offsets(&d.text).map_err(|e| {
+                        ValueError::from(format!("document {}: {e}", crate::corpus::show_id(&d.id)))
+                    })
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             let lengths: Vec<usize> = docs

@@ -38,15 +38,25 @@ use std::fmt;
 /// Errors comparing corpora. Messages name document ids, sides and offsets, never text.
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
-    #[error("document '{id}' is in the gold set but not in the {side}")]
+    #[error(
+        "document {} is in the gold set but not in the {side}",
+        crate::corpus::show_id(id)
+    )]
     MissingOther { id: String, side: &'static str },
-    #[error("document '{id}' is in the {side} but not in the gold set")]
+    #[error(
+        "document {} is in the {side} but not in the gold set",
+        crate::corpus::show_id(id)
+    )]
     MissingGold { id: String, side: &'static str },
-    #[error("document '{id}' appears more than once in the {side}")]
+    #[error(
+        "document {} appears more than once in the {side}",
+        crate::corpus::show_id(id)
+    )]
     Duplicate { id: String, side: &'static str },
     #[error(
-        "document '{id}': gold text and {side} text differ ({gold_len} vs {other_len} bytes), \
-         so their offsets cannot be compared"
+        "document {}: gold text and {side} text differ ({gold_len} vs {other_len} bytes), \
+         so their offsets cannot be compared",
+        crate::corpus::show_id(id)
     )]
     TextMismatch {
         id: String,
@@ -55,8 +65,9 @@ pub enum EvalError {
         other_len: usize,
     },
     #[error(
-        "document '{id}' ({side}): span {start}-{end} is empty, outside the text ({len} bytes) \
-         or not on a character boundary"
+        "document {} ({side}): span {start}-{end} is empty, outside the text ({len} bytes) \
+         or not on a character boundary",
+        crate::corpus::show_id(id)
     )]
     BadSpan {
         id: String,

@@ -92,7 +92,10 @@ pub fn read_probe_slots(path: &Path) -> Result<Vec<ProbeSlot>, ProbeError> {
         if !ids.insert(s.slot_id.as_str()) {
             return Err(ProbeError::file(
                 path.to_path_buf(),
-                format!("slot id '{}' occurs more than once", s.slot_id),
+                format!(
+                    "slot id {} occurs more than once",
+                    crate::corpus::show_id(&s.slot_id)
+                ),
             ));
         }
     }
@@ -107,7 +110,10 @@ pub fn read_originals(path: &Path) -> Result<HashMap<String, String>, ProbeError
         if out.contains_key(&l.slot_id) {
             return Err(ProbeError::file(
                 path.to_path_buf(),
-                format!("slot id '{}' occurs more than once", l.slot_id),
+                format!(
+                    "slot id {} occurs more than once",
+                    crate::corpus::show_id(&l.slot_id)
+                ),
             ));
         }
         out.insert(l.slot_id, l.original);

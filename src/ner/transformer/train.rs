@@ -93,7 +93,7 @@ fn examples(
     let (mut dropped, mut words) = (0, 0);
     for doc in docs {
         let prep = prepare(tok, &doc.text, settings)
-            .with_stage_context(|| format!("document {}", doc.id))?;
+            .with_stage_context(|| format!("document {}", crate::corpus::show_id(&doc.id)))?;
         let (tags, d) = tagset.encode(&prep.tokens, &doc.entities);
         dropped += d;
         words += prep.tokens.len();
