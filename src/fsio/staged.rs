@@ -469,4 +469,21 @@ mod tests {
         clean_stale_in(root.path()).unwrap();
         assert_eq!(names(root.path()), vec!["a.b", "other"]);
     }
+
+    #[test]
+    fn remove_output_takes_files_and_trees_and_never_a_special_file() {
+        let root = tempfile::tempdir().unwrap();
+        let file = root.path().join("out.jsonl");
+        let tree = root.path().join("model");
+        fs::write(&file, "x").unwrap();
+        fs::create_dir_all(tree.join("checkpoint")).unwrap();
+        fs::write(tree.join("checkpoint/state.json"), "{}").unwrap();
+        remove_output(&file).unwrap();
+        remove_output(&tree).unwrap();
+        remove_output(&root.path().join("never-written")).unwrap();
+        assert!(names(root.path()).is_empty());
+        let e = remove_output(Path::new("/dev/null")).unwrap_err();
+        assert!(matches!(e, FsError::Special { .. }), "{e}");
+        assert!(Path::new("/dev/null").exists());
+    }
 }
