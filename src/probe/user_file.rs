@@ -4,7 +4,7 @@
 
 use super::error::ProbeError;
 use super::set::{ProbeSlot, SetKind};
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// The CSV column that holds the sentences.
@@ -74,8 +74,13 @@ pub fn read_lines(path: &Path, lang: Option<&str>) -> Result<Vec<ProbeSlot>, Pro
 
 /// A CSV file with a header row and a `sentences` column (other columns are ignored). Fields
 /// are not trimmed. Slot ids are `row N`, N counting data rows from 1; errors give the file
-/// line.
+/// line. A file whose header is the `sentences` column alone holds one sentence per line,
+/// commas and all (the shape of the MedRoBERTa.nl anonymization test set): see
+/// [`read_one_column`].
 pub fn read_csv(path: &Path, lang: Option<&str>) -> Result<Vec<ProbeSlot>, ProbeError> {
+    if one_column_header(path)? {
+        return read_one_column(path, lang);
+    }
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .trim(csv::Trim::None)
@@ -104,6 +109,51 @@ pub fn read_csv(path: &Path, lang: Option<&str>) -> Result<Vec<ProbeSlot>, Probe
         })?;
         check_one_mask(path, line, &format!("row {}", n + 1), text)?;
         out.push(user_slot(format!("row {}", n + 1), text.to_string(), lang));
+    }
+    if out.is_empty() {
+        return Err(ProbeError::file(path.to_path_buf(), "no data rows"));
+    }
+    Ok(out)
+}
+
+/// Whether the first line of `path` is the `sentences` column and nothing else.
+fn one_column_header(path: &Path) -> Result<bool, ProbeError> {
+    let file = std::fs::File::open(path).map_err(|e| ProbeError::io(path, e))?;
+    let mut first = Vec::new();
+    std::io::BufReader::new(file)
+        .take(4096)
+        .read_until(b'\n', &mut first)
+        .map_err(|e| ProbeError::io(path, e))?;
+    let first = String::from_utf8_lossy(&first);
+    Ok(first.trim_start_matches('\u{feff}').trim() == CSV_COLUMN)
+}
+
+/// A one-column CSV: after the header, every non-blank line is one sentence, unquoted commas
+/// included; a line wrapped in double quotes is unquoted (`""` inside stands for `"`). Slot ids
+/// are `row N`, N counting sentences from 1; errors give the file line.
+pub fn read_one_column(path: &Path, lang: Option<&str>) -> Result<Vec<ProbeSlot>, ProbeError> {
+    let file = std::fs::File::open(path).map_err(|e| ProbeError::io(path, e))?;
+    let mut out = Vec::new();
+    for (n, bytes) in std::io::BufReader::new(file)
+        .split(b'\n')
+        .enumerate()
+        .skip(1)
+    {
+        let line_no = n + 1;
+        let bytes = bytes.map_err(|e| ProbeError::io(path, e))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| ProbeError::line(path, line_no, "not valid UTF-8"))?;
+        let text = text.strip_suffix('\r').unwrap_or(&text);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let text = match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+            Some(inner) => inner.replace("\"\"", "\""),
+            None => text.to_string(),
+        };
+        let row = format!("row {}", out.len() + 1);
+        check_one_mask(path, line_no, &row, &text)?;
+        out.push(user_slot(row, text, lang));
     }
     if out.is_empty() {
         return Err(ProbeError::file(path.to_path_buf(), "no data rows"));
@@ -173,6 +223,44 @@ mod tests {
         assert_eq!(slots[0].text, " Dokter <mask> zei ...");
         assert_eq!(slots[1].slot_id, "row 2");
         assert_eq!(slots[1].text, "  Mevrouw <mask>, 40 jaar, kwam. ");
+    }
+
+    #[test]
+    fn a_one_column_csv_is_one_sentence_per_line_commas_and_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "published.csv",
+            "\u{feff}sentences\r\nDe patiënt, een man van 60, werd door <mask> gezien.\r\n\r\n\
+             \"Zij zei: \"\"<mask> belt terug\"\", en ging.\"\r\n<mask> kwam, zag, en ging\n",
+        );
+        let slots = read_csv(&p, Some("nl")).unwrap();
+        let got: Vec<(&str, &str)> = slots
+            .iter()
+            .map(|s| (s.slot_id.as_str(), s.text.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "row 1",
+                    "De patiënt, een man van 60, werd door <mask> gezien."
+                ),
+                ("row 2", "Zij zei: \"<mask> belt terug\", en ging."),
+                ("row 3", "<mask> kwam, zag, en ging"),
+            ]
+        );
+        let p = write(
+            dir.path(),
+            "bad.csv",
+            "sentences\nok <mask>, fine\nno mask, Jansen\n",
+        );
+        let err = read_csv(&p, None).unwrap_err().to_string();
+        assert!(
+            err.contains("bad.csv:3:") && err.contains("row 2 has no mask"),
+            "{err}"
+        );
+        assert!(!err.contains("Jansen"), "{err}");
     }
 
     #[test]
