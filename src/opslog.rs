@@ -159,9 +159,12 @@ fn read_ranges(
         }
         let entry: OpsLogLine = serde_json::from_str(&line)
             .map_err(|e| err(format!("not an ops-log line ({})", e.classify_kind())))?;
-        let text = texts
-            .get(entry.id.as_str())
-            .ok_or_else(|| err(format!("document '{}' is not in the {side}", entry.id)))?;
+        let text = texts.get(entry.id.as_str()).ok_or_else(|| {
+            err(format!(
+                "document {} is not in the {side}",
+                crate::corpus::show_id(&entry.id)
+            ))
+        })?;
         let map = OffsetMap::new(text);
         let ranges = out.entry(entry.id.clone()).or_default();
         for op in &entry.ops {
@@ -175,8 +178,8 @@ fn read_ranges(
                 }
                 _ => {
                     return Err(err(format!(
-                        "offsets {s}-{e} lie outside document '{}' of the {side}",
-                        entry.id
+                        "offsets {s}-{e} lie outside document {} of the {side}",
+                        crate::corpus::show_id(&entry.id)
                     )))
                 }
             }
