@@ -317,7 +317,10 @@ pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
             }
         }
         // An unclosed quote drops the rest; then tidy the gaps the quotes left.
-        out.split_whitespace().collect::<Vec<_>>().join(" ")
+        out.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .replace(" ,", ",")
     };
     let sep = if !head.is_empty() && !tail.is_empty() && !head.ends_with(' ') {
         " "
