@@ -379,7 +379,13 @@ fn spans(
             }
             _ => return Err(err("missing 'value.labels' list".into())),
         };
-        let label = match resolve(label).map_err(|m| err(format!("'value.labels': {m}")))? {
+        let label = match resolve(label).map_err(|_| {
+            // The resolver's message can quote the label, which can hold a name.
+            err(format!(
+                "'value.labels': {}",
+                crate::corpus::brat::UNKNOWN_LABEL
+            ))
+        })? {
             Some(l) => l,
             None => {
                 summary.skipped_labels += 1;
