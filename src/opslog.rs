@@ -178,8 +178,8 @@ fn read_ranges(
                 }
                 _ => {
                     return Err(err(format!(
-                        "offsets {s}-{e} lie outside document '{}' of the {side}",
-                        entry.id
+                        "offsets {s}-{e} lie outside document {} of the {side}",
+                        crate::corpus::show_id(&entry.id)
                     )))
                 }
             }

@@ -29,7 +29,7 @@ pub use residual::{
 pub use risk::{Replacement, RiskCounter, RiskReport};
 pub use risk_svg::risk_svg;
 
-use crate::corpus::Document;
+use crate::corpus::{show_id, Document};
 use crate::labels::{Category, Label, Subtype};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -38,25 +38,16 @@ use std::fmt;
 /// Errors comparing corpora. Messages name document ids, sides and offsets, never text.
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
-    #[error(
-        "document {} is in the gold set but not in the {side}",
-        crate::corpus::show_id(id)
-    )]
+    #[error("document {} is in the gold set but not in the {side}", show_id(.id))]
     MissingOther { id: String, side: &'static str },
-    #[error(
-        "document {} is in the {side} but not in the gold set",
-        crate::corpus::show_id(id)
-    )]
+    #[error("document {} is in the {side} but not in the gold set", show_id(.id))]
     MissingGold { id: String, side: &'static str },
-    #[error(
-        "document {} appears more than once in the {side}",
-        crate::corpus::show_id(id)
-    )]
+    #[error("document {} appears more than once in the {side}", show_id(.id))]
     Duplicate { id: String, side: &'static str },
     #[error(
         "document {}: gold text and {side} text differ ({gold_len} vs {other_len} bytes), \
          so their offsets cannot be compared",
-        crate::corpus::show_id(id)
+        show_id(.id)
     )]
     TextMismatch {
         id: String,
@@ -67,7 +58,7 @@ pub enum EvalError {
     #[error(
         "document {} ({side}): span {start}-{end} is empty, outside the text ({len} bytes) \
          or not on a character boundary",
-        crate::corpus::show_id(id)
+        show_id(.id)
     )]
     BadSpan {
         id: String,
@@ -285,5 +276,49 @@ fn check_range(
             end,
             len: t.len(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by scripts/fuzz_inputs.py: `eval` quoted whole document ids (which can be a file
+    /// name or a field holding more than an id) in its errors; they show a short prefix now.
+    #[test]
+    fn errors_show_a_document_id_by_a_short_escaped_prefix() {
+        let id = format!("{}ZqSecretValue\n", "d".repeat(40));
+        let side = "predictions";
+        for e in [
+            EvalError::MissingOther {
+                id: id.clone(),
+                side,
+            },
+            EvalError::MissingGold {
+                id: id.clone(),
+                side,
+            },
+            EvalError::Duplicate {
+                id: id.clone(),
+                side,
+            },
+            EvalError::TextMismatch {
+                id: id.clone(),
+                side,
+                gold_len: 1,
+                other_len: 2,
+            },
+            EvalError::BadSpan {
+                id: id.clone(),
+                side,
+                start: 0,
+                end: 1,
+                len: 1,
+            },
+        ] {
+            let m = e.to_string();
+            assert!(m.contains("dddd") && !m.contains("ZqSecret"), "{m}");
+            assert!(!m.contains('\n'), "{m}");
+        }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::{DOC_ID_KEY, TEXT_KEY};
 use crate::corpus::brat::LabelResolver;
-use crate::corpus::Document;
+use crate::corpus::{show_id, Document};
 use crate::offsets::OffsetMap;
 use crate::span::Entity;
 use serde::Serialize;
@@ -96,12 +96,12 @@ struct Loc {
 
 impl Loc {
     fn err(&self, result: Option<&str>, msg: impl Into<String>) -> ImportError {
-        let mut location = format!("task {}", self.task);
+        let mut location = format!("task {}", show_id(&self.task));
         if let Some(d) = &self.doc {
-            let _ = write!(location, " (document '{d}')");
+            let _ = write!(location, " (document {})", show_id(d));
         }
         if let Some(r) = result {
-            let _ = write!(location, ", result '{r}'");
+            let _ = write!(location, ", result {}", show_id(r));
         }
         ImportError {
             location,
@@ -264,8 +264,9 @@ pub fn import(
             return Err(loc.err(
                 None,
                 format!(
-                    "document id '{}' is also used by task {first}",
-                    clip(&doc_id)
+                    "document id {} is also used by task {}",
+                    show_id(&doc_id),
+                    show_id(&first)
                 ),
             ));
         }
@@ -378,14 +379,19 @@ fn spans(
             }
             _ => return Err(err("missing 'value.labels' list".into())),
         };
-        let label =
-            match resolve(label).map_err(|m| err(format!("label '{}': {m}", clip(label))))? {
-                Some(l) => l,
-                None => {
-                    summary.skipped_labels += 1;
-                    continue;
-                }
-            };
+        let label = match resolve(label).map_err(|_| {
+            // The resolver's message can quote the label, which can hold a name.
+            err(format!(
+                "'value.labels': {}",
+                crate::corpus::brat::UNKNOWN_LABEL
+            ))
+        })? {
+            Some(l) => l,
+            None => {
+                summary.skipped_labels += 1;
+                continue;
+            }
+        };
         let score = match from {
             Origin::Annotation => 1.0,
             Origin::Prediction => r
@@ -444,6 +450,28 @@ mod tests {
             .iter()
             .map(|e| (&d.text[e.start..e.end], e.label.to_string()))
             .collect()
+    }
+
+    /// Found by scripts/fuzz_inputs.py: a label, a document id, a task id and a result id
+    /// were quoted whole (labels cut to 40 characters) in errors. Ids now show a short escaped
+    /// prefix, labels not at all.
+    #[test]
+    fn errors_show_ids_by_a_short_prefix_and_never_a_label() {
+        let long = format!("{}ZqSecretValue", "d".repeat(40));
+        let bad_label = json!([{
+            "id": long,
+            "data": {"text": TEXT, "doc_id": long},
+            "annotations": [{"result": [result(&long, 7, 12, "NAME/ZqSecretValue", None)]}]
+        }]);
+        let dup = json!([
+            {"id": 1, "data": {"text": TEXT, "doc_id": long}, "annotations": [{"result": []}]},
+            {"id": long, "data": {"text": TEXT, "doc_id": long}, "annotations": [{"result": []}]}
+        ]);
+        for export in [bad_label, dup] {
+            let e = run(export, false).unwrap_err().to_string();
+            assert!(!e.contains("ZqSecretValue"), "{e}");
+            assert!(e.contains("dddd"), "{e}");
+        }
     }
 
     #[test]

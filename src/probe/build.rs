@@ -5,6 +5,7 @@
 use super::error::{json_kind, ProbeError};
 use super::sentences::{sentence_around, Abbreviations};
 use super::set::{ProbeSlot, SetKind, SlotOriginal};
+use crate::corpus::show_id;
 use crate::corpus::Document;
 use crate::labels::Category;
 use crate::mlm::train::data::sha256_hex;
@@ -141,7 +142,8 @@ pub(crate) fn manifest_sets(
         for (id, hash) in entries {
             if out.insert(id, (set, hash)).is_some() {
                 return Err(ProbeError::Invalid(format!(
-                    "manifest lists document '{id}' more than once"
+                    "manifest lists document {} more than once",
+                    show_id(id)
                 )));
             }
         }
@@ -154,8 +156,8 @@ fn by_id<'a>(docs: &'a [Document], what: &str) -> Result<HashMap<&'a str, &'a st
     for d in docs {
         if out.insert(d.id.as_str(), d.text.as_str()).is_some() {
             return Err(ProbeError::Invalid(format!(
-                "document id '{}' occurs more than once in the {what}",
-                d.id
+                "document id {} occurs more than once in the {what}",
+                show_id(&d.id)
             )));
         }
     }
@@ -229,18 +231,24 @@ pub fn build_probes(
         counts.ops_log_lines += 1;
         let id = entry.id.as_str();
         if !logged.insert(id.to_string()) {
-            return Err(err(format!("document '{id}' has a second ops-log line")));
+            return Err(err(format!(
+                "document {} has a second ops-log line",
+                show_id(id)
+            )));
         }
         let text = *texts.get(id).ok_or_else(|| {
             err(format!(
-                "document '{id}' is not in the de-identified corpus"
+                "document {} is not in the de-identified corpus",
+                show_id(id)
             ))
         })?;
         let orig_text = match &originals {
-            Some(o) => Some(
-                *o.get(id)
-                    .ok_or_else(|| err(format!("document '{id}' is not in the original corpus")))?,
-            ),
+            Some(o) => Some(*o.get(id).ok_or_else(|| {
+                err(format!(
+                    "document {} is not in the original corpus",
+                    show_id(id)
+                ))
+            })?),
             None => None,
         };
         // Validate every op before anything is skipped (fail closed on a broken log).
@@ -250,15 +258,19 @@ pub fn build_probes(
         for (k, op) in entry.ops.iter().enumerate() {
             let out = byte_range(&out_map, op.out_start, op.out_end).ok_or_else(|| {
                 err(format!(
-                    "document '{id}', op {k}: output offsets {}-{} lie outside the de-identified text",
-                    op.out_start, op.out_end
+                    "document {}, op {k}: output offsets {}-{} lie outside the de-identified text",
+                    show_id(id),
+                    op.out_start,
+                    op.out_end
                 ))
             })?;
             let inp = match &in_map {
                 Some(m) => Some(byte_range(m, op.start, op.end).ok_or_else(|| {
                     err(format!(
-                        "document '{id}', op {k}: input offsets {}-{} lie outside the original text",
-                        op.start, op.end
+                        "document {}, op {k}: input offsets {}-{} lie outside the original text",
+                        show_id(id),
+                        op.start,
+                        op.end
                     ))
                 })?),
                 None => None,
@@ -510,6 +522,28 @@ mod tests {
             raw,
             out,
         }
+    }
+
+    /// Found by scripts/fuzz_inputs.py: a document id that occurs twice in the de-identified
+    /// corpus was quoted whole in the error; ids show a short prefix now.
+    #[test]
+    fn errors_show_a_document_id_by_a_short_prefix() {
+        let f = fixture();
+        let m = manifest(&[("d1", &f.raw[0].text)], &[]);
+        let id = format!("{}ZqSecretValue", "d".repeat(40));
+        let twice = vec![Document::new(&id, "a"), Document::new(&id, "b")];
+        let e = build_probes(&twice, None, &f.ops, &m, &BuildOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("dddd") && !e.contains("ZqSecret"), "{e}");
+        // An ops-log line for a document the corpus lacks.
+        let log =
+            format!("{{\"id\": \"{id}\", \"lang\": \"nl\", \"passes_run\": 1, \"ops\": []}}\n");
+        std::fs::write(&f.ops, log).unwrap();
+        let e = build_probes(&f.out, None, &f.ops, &m, &BuildOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("dddd") && !e.contains("ZqSecret"), "{e}");
     }
 
     #[test]
