@@ -140,6 +140,31 @@ fn a_killed_release_resumes_from_the_checkpoint_and_changed_outputs_rerun() {
     // Nothing changed since: every stage is up to date.
     let (_, err4, _) = release(d);
     assert!(!err4.contains(" done in "), "{err4}");
+
+    // The released model deleted: it is made again, and the report, the probe metrics and the
+    // files on disk name one and the same tokenizer.
+    fs::remove_dir_all(d.join("rel/released")).unwrap();
+    let (code5, err5, outcome5) = release(d);
+    assert_eq!(code5, code, "{err5}");
+    assert_eq!(outcome5, outcome);
+    assert!(err5.contains("release: train: up to date"), "{err5}");
+    assert!(err5.contains("release: rewrite done"), "{err5}");
+    let json = |rel: &str| -> Value {
+        serde_json::from_str(&fs::read_to_string(d.join(rel)).unwrap()).unwrap()
+    };
+    let on_disk = {
+        use sha2::Digest;
+        format!(
+            "{:x}",
+            sha2::Sha256::digest(fs::read(d.join("rel/released/tokenizer.json")).unwrap())
+        )
+    };
+    let report = json("rel/report/report.json");
+    assert_eq!(report["identity"]["model"]["tokenizer_sha256"], on_disk);
+    assert_eq!(
+        json("rel/probe_metrics.json")["model"]["tokenizer_sha256"],
+        on_disk
+    );
 }
 
 /// Runs `anonlm release --demo` into `out` to its end; returns the exit code, stderr and the
