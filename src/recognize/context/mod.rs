@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod fields;
+mod proper;
 pub mod runs;
 
 use crate::labels::{Category, Label, Subtype};
@@ -40,6 +41,8 @@ pub struct ContextRecognizer {
     kin_terms: bool,
     /// Hungarian puts the surname first ("Kovács Péter").
     surname_first: bool,
+    /// Capitalized words inside a sentence are proper nouns (Hungarian orthography).
+    proper_nouns: bool,
 }
 
 impl ContextRecognizer {
@@ -50,6 +53,7 @@ impl ContextRecognizer {
             cfg,
             kin_terms,
             surname_first: lang == Lang::Hu,
+            proper_nouns: lang == Lang::Hu,
         })
     }
 
@@ -536,6 +540,9 @@ impl Recognizer for ContextRecognizer {
             } else {
                 i + 1
             };
+        }
+        if self.proper_nouns {
+            proper::proper_runs(&mut c);
         }
     }
 }
