@@ -31,14 +31,19 @@ fn opens_clause(c: &Ctx, i: usize) -> bool {
 /// "Petrie-féle", "Európa-bajnoki").
 const MAX_SUFFIX_CHARS: usize = 5;
 
+/// Short derivational tails that make an adjective or adverb of a name ("Petrie-féle",
+/// "Európa-szerte"), not case endings.
+const DERIVATIONS: &[&str] = &["féle", "szerű", "beli", "szerte", "ellenes", "párti"];
+
 /// Whether token `j` is the head of a hyphenated compound with a lower-case word.
 fn compound_head(c: &Ctx, j: usize) -> bool {
     let Some(next) = c.toks.get(j + 1) else {
         return false;
     };
+    let tail = &c.text[next.start..next.end];
     next.shape == Shape::Lower
         && &c.text[c.toks[j].end..next.start] == "-"
-        && c.text[next.start..next.end].chars().count() > MAX_SUFFIX_CHARS
+        && (tail.chars().count() > MAX_SUFFIX_CHARS || DERIVATIONS.contains(&tail))
 }
 
 /// Gap inside one proper name: one space, or a hyphen ("Szent-Györgyi").
@@ -50,8 +55,7 @@ fn joins(g: &str) -> bool {
 /// letters that no list marks as a title, trigger, stop word or medical word.
 fn candidate(c: &mut Ctx, j: usize) -> bool {
     let t = c.toks[j];
-    if t.shape != Shape::Cap || c.text[t.start..t.end].chars().count() < 2 || compound_head(c, j)
-    {
+    if t.shape != Shape::Cap || c.text[t.start..t.end].chars().count() < 2 || compound_head(c, j) {
         return false;
     }
     let bits = c.m.longest(j).map_or(0, |(_, b)| b) | c.m.single(j);
@@ -82,8 +86,13 @@ pub(super) fn proper_runs(c: &mut Ctx) {
             && c.text[c.toks[last].end..c.toks[last + 1].start] == *" ";
         if !(last == i && before_number) {
             let (s, e) = (c.toks[i].start, c.toks[last].end);
-            c.out
-                .push(crate::span::Entity::new(s, e, label, "context:proper", S_PROPER));
+            c.out.push(crate::span::Entity::new(
+                s,
+                e,
+                label,
+                "context:proper",
+                S_PROPER,
+            ));
         }
         i = last + 1;
     }
