@@ -19,6 +19,9 @@ const SEED_SOURCES: &[&str] = &[
     "context:field_label",
     "context:first_name_run",
     "context:initials",
+    // A capitalized word inside a Hungarian sentence: the same word opening a sentence is a
+    // name too.
+    "context:proper",
 ];
 
 pub struct Propagator {

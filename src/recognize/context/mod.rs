@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod fields;
+mod proper;
 pub mod runs;
 
 use crate::labels::{Category, Label, Subtype};
@@ -40,6 +41,8 @@ pub struct ContextRecognizer {
     kin_terms: bool,
     /// Hungarian puts the surname first ("Kovács Péter").
     surname_first: bool,
+    /// Capitalized words inside a sentence are proper nouns (Hungarian orthography).
+    proper_nouns: bool,
 }
 
 impl ContextRecognizer {
@@ -50,6 +53,7 @@ impl ContextRecognizer {
             cfg,
             kin_terms,
             surname_first: lang == Lang::Hu,
+            proper_nouns: lang == Lang::Hu,
         })
     }
 
@@ -176,8 +180,10 @@ impl ContextRecognizer {
             shape == Shape::Cap
         };
         if !ok_start {
-            if title && shape == Shape::Lower {
-                self.lower_case_name(c, k, bits);
+            // Lower-case notes name people after titles and after relative or doctor words
+            // ("wife mary", "called dr smith"); patient words are followed by too much text.
+            if shape == Shape::Lower && (title || bits & (G_REL | G_DOC) != 0) {
+                self.lower_case_name(c, k, bits, title);
             }
             return;
         }
@@ -197,9 +203,10 @@ impl ContextRecognizer {
         c.push_run(run, role, source, if title { S_TITLE } else { S_TRIGGER });
     }
 
-    /// Lower-case notes: after a title ("dr. jansen"), listed first names and surnames in lower
-    /// case are the name (one or two words); any other word is left alone.
-    fn lower_case_name(&self, c: &mut Ctx, k: usize, bits: u32) {
+    /// Lower-case notes: after a title ("dr. jansen") or trigger ("wife mary"), listed first
+    /// names and surnames in lower case are the name (one or two words); any other word is
+    /// left alone.
+    fn lower_case_name(&self, c: &mut Ctx, k: usize, bits: u32, title: bool) {
         let toks = c.toks;
         let listed = |m: &mut Matcher, j: usize| {
             let b = m.single(j);
@@ -218,8 +225,12 @@ impl ContextRecognizer {
         c.push_run(
             Run { first: k, last },
             name_label(role_subtype(bits)),
-            "context:title",
-            S_TITLE,
+            if title {
+                "context:title"
+            } else {
+                "context:trigger"
+            },
+            if title { S_TITLE } else { S_TRIGGER },
         );
     }
 
@@ -536,6 +547,9 @@ impl Recognizer for ContextRecognizer {
             } else {
                 i + 1
             };
+        }
+        if self.proper_nouns {
+            proper::proper_runs(&mut c);
         }
     }
 }

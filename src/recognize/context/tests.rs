@@ -165,6 +165,10 @@ fn names_after_titles_in_any_case() {
         ),
         // A lower-case word that is not a listed name stays text.
         (Lang::Es, "pendiente de valoración por dr. mañana", None),
+        // Lower-case names after relative and doctor words, not after patient words.
+        (Lang::En, "pt seen with wife mary at bedside", Some("mary")),
+        (Lang::En, "daughter susan called, updated", Some("susan")),
+        (Lang::En, "wife visited this am", None),
         // A title of another language inside the note.
         (
             Lang::Hu,
@@ -181,7 +185,9 @@ fn names_after_titles_in_any_case() {
         let found = run(*lang, text);
         let titled: Vec<&str> = found
             .iter()
-            .filter(|(_, l, src)| src == "context:title" && l.category == Category::Name)
+            .filter(|(_, l, src)| {
+                (src == "context:title" || src == "context:trigger") && l.category == Category::Name
+            })
             .map(|(s, _, _)| s.as_str())
             .collect();
         assert_eq!(

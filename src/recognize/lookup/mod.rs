@@ -214,11 +214,18 @@ impl Recognizer for LookupRecognizer {
             if h.bits & ALLOW != 0 && !name_neighbour {
                 continue;
             }
-            if after_eponym_head(text, &toks, h.first, &self.heads, &mut key) {
+            // An eponym head ("bolsa de") hides names, never a listed place: "bolsa de Douglas"
+            // is anatomy, "bolsa de Madrid" the stock exchange of a city. A place that is also
+            // allow-listed as an eponym ("escala de Glasgow") stays hidden.
+            let eponym = after_eponym_head(text, &toks, h.first, &self.heads, &mut key);
+            let place = h.bits & PLACE_BITS != 0 && h.bits & ALLOW == 0;
+            if eponym && !place {
                 continue;
             }
             // An allow-listed word right next to a known name part is a surname after all.
-            let b = if h.bits & ALLOW != 0 {
+            let b = if eponym {
+                h.bits & !NAME_BITS
+            } else if h.bits & ALLOW != 0 {
                 h.bits | SURNAME
             } else {
                 h.bits

@@ -115,3 +115,25 @@ fn allow_listed_word_next_to_a_name_is_kept() {
     let found = run(Lang::En, "Referred to Mark James Parkinson last week.");
     assert!(found.iter().any(|(s, _)| s == "Parkinson"), "{found:?}");
 }
+
+#[test]
+fn eponym_heads_hide_names_not_places() {
+    use Subtype::*;
+    let cases: &[Case] = &[
+        (Lang::Es, "Líquido libre en la bolsa de Douglas.", &[]),
+        (
+            Lang::Es,
+            "Trabaja en la bolsa de Madrid.",
+            &[("Madrid", City)],
+        ),
+        (Lang::Es, "Puntuación en la escala de Glasgow de 15.", &[]),
+    ];
+    for (lang, text, want) in cases {
+        let found = run(*lang, text);
+        let want: Vec<(String, Option<Subtype>)> = want
+            .iter()
+            .map(|(s, t)| (s.to_string(), Some(*t)))
+            .collect();
+        assert_eq!(found, want, "{lang}: {text}");
+    }
+}

@@ -13,8 +13,10 @@
 //! when the checksum fails (recall first).
 
 mod card;
+mod grid;
 mod lexicon;
 mod shapes;
+mod short_date;
 mod street;
 mod text;
 mod triggers;
@@ -68,6 +70,9 @@ pub struct PatternRecognizer {
     shapes: shapes::Shapes,
     triggers: triggers::Triggers,
     streets: street::Streets,
+    /// Spanish only: the grid addresses of Latin-American cities.
+    grid: Option<grid::Grid>,
+    short_dates: short_date::ShortDates,
     urls: web::Urls,
 }
 
@@ -80,6 +85,8 @@ impl PatternRecognizer {
             shapes: shapes::Shapes::new(lang, lex)?,
             triggers: triggers::Triggers::new(lang, lists)?,
             streets: street::Streets::new(lang, lists)?,
+            grid: (lang == Lang::Es).then(grid::Grid::new).transpose()?,
+            short_dates: short_date::ShortDates::new(lang),
             urls: web::Urls::new()?,
         })
     }
@@ -98,6 +105,10 @@ impl PatternRecognizer {
         self.shapes.find(text, &mut c);
         self.triggers.find(text, &self.shapes, &mut c);
         self.streets.find(text, &mut c);
+        self.short_dates.find(text, &mut c);
+        if let Some(g) = &self.grid {
+            g.find(text, &mut c);
+        }
         let zips: Vec<usize> = c
             .iter()
             .filter(|x| x.label == Label::new(Category::Location, Subtype::Zip))
