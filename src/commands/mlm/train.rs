@@ -56,9 +56,6 @@ pub fn settings(a: &MlmTrainArgs) -> MlmTrainSettings {
 pub fn run(args: MlmTrainArgs) -> Result<ExitCode> {
     let done = stage::run(&settings(&args))?;
     let outcome = &done.outcome;
-    if let Some(step) = outcome.resumed_from {
-        eprintln!("resumed from the checkpoint at step {step}");
-    }
     eprintln!(
         "{} steps{}; held-out loss {} (best {} at step {}; unigram baseline {:.3}); model in {}",
         outcome.steps,

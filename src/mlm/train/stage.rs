@@ -166,18 +166,17 @@ pub fn run(args: &MlmTrainSettings) -> StageResult<TrainSummary> {
         |text: &str| tok.inner.encode(text, false).map(|e| e.get_ids().to_vec()),
     )?;
     drop(docs);
-    if !args.quiet {
-        eprintln!(
-            "corpus: {} training documents ({} tokens, {} blocks of {}), {} held out ({} blocks)",
-            data.train.n_documents,
-            data.train.n_tokens,
-            data.train_blocks.len(),
-            args.seq_len,
-            data.held_out.n_documents,
-            data.held_out_blocks.len()
-        );
-    }
-    if let (Some(c), Some(path), false) = (&data.canaries, &canary_path, args.quiet) {
+    // Counts only, said also under --quiet (which silences the progress bar).
+    eprintln!(
+        "corpus: {} training documents ({} tokens, {} blocks of {}), {} held out ({} blocks)",
+        data.train.n_documents,
+        data.train.n_tokens,
+        data.train_blocks.len(),
+        args.seq_len,
+        data.held_out.n_documents,
+        data.held_out_blocks.len()
+    );
+    if let (Some(c), Some(path)) = (&data.canaries, &canary_path) {
         eprintln!(
             "canaries: {} ({} per repeat value {:?}), {} copies in the training set; secrets in \
              {} (mode 0600: keep it out of the release)",
@@ -244,6 +243,10 @@ pub fn run(args: &MlmTrainSettings) -> StageResult<TrainSummary> {
     // The model dir: weights (best held-out step), config and tokenizer in the HF layout.
     weights::save_model_dir(&config, &varmap, &args.out, true)?;
     tokenizer::save_dir(&tok, &args.out)?;
+    // Always said, also under --quiet: a resumed run is not a fresh one.
+    if let Some(step) = outcome.resumed_from {
+        eprintln!("resumed from the checkpoint at step {step}");
+    }
     Ok(TrainSummary {
         unigram_baseline: data.unigram_baseline(),
         outcome,
