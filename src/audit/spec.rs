@@ -591,8 +591,13 @@ mod tests {
             dir.path(),
             "[model]\ndir = \"m\"\nwieghts = 1\n[data]\ncorpus = \"c\"\n",
         );
+        // The key as written is input: the line and the keys expected, not the key.
         let e = AuditSpec::load(&p).unwrap_err();
-        assert!(e.contains("wieghts"), "{e}");
+        assert!(
+            e.contains("spec.toml:3:") && e.contains("unknown field"),
+            "{e}"
+        );
+        assert!(!e.contains("wieghts"), "{e}");
     }
 
     #[test]

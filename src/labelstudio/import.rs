@@ -588,7 +588,7 @@ mod tests {
                 result("x", 8, 13, "NAME", Some("Núñez")),
                 "as UTF-16 code units",
             ),
-            (result("x", 7, 12, "NOPE", None), "label 'NOPE'"),
+            (result("x", 7, 12, "NOPE", None), "unknown label (expected"),
             (
                 json!({"id": "x", "type": "labels", "value": {"start": "7", "end": 12, "labels": ["NAME"]}}),
                 "'value.start' must be a non-negative integer",
@@ -600,9 +600,12 @@ mod tests {
         ];
         for (r, want) in cases {
             let e = run(task(r), false).unwrap_err().to_string();
-            assert!(e.starts_with("task 9 (document 'n9'), result 'x': "), "{e}");
+            assert!(
+                e.starts_with("task '9' (document 'n9'), result 'x': "),
+                "{e}"
+            );
             assert!(e.contains(want), "{want}: {e}");
-            for word in ["Núñez", "Núñe", "Ana", "Vigo", "Dra"] {
+            for word in ["Núñez", "Núñe", "Ana", "Vigo", "Dra", "NOPE"] {
                 assert!(!e.contains(word), "error shows text: {e}");
             }
         }
