@@ -614,14 +614,14 @@ mod tests {
         let e = run(json!([{"id": 1, "data": {"doc_id": "q"}}]), false)
             .unwrap_err()
             .to_string();
-        assert_eq!(e, "task 1 (document 'q'): missing 'data.text'");
+        assert_eq!(e, "task '1' (document 'q'): missing 'data.text'");
         let dup = json!([
             {"id": 1, "data": {"text": "a", "doc_id": "same"}, "annotations": [{"result": []}]},
             {"id": 2, "data": {"text": "b", "doc_id": "same"}, "annotations": [{"result": []}]}
         ]);
         let e = run(dup, false).unwrap_err().to_string();
         assert!(
-            e.contains("task 2 (document 'same')") && e.contains("task 1"),
+            e.contains("task '2' (document 'same')") && e.contains("task '1'"),
             "{e}"
         );
     }
