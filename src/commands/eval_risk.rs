@@ -8,7 +8,7 @@ use crate::recognize::settings::RecognizerSettings;
 
 /// The recognizer flags of `eval` as the corpus commands' input flags (a new recognizer flag
 /// is one more field here).
-pub fn input_args(args: &EvalArgs) -> InputArgs {
+fn input_args(args: &EvalArgs) -> InputArgs {
     let r = &args.risk;
     InputArgs {
         input: args.gold.clone(),
