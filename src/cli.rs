@@ -781,6 +781,10 @@ pub struct NameEvidenceArgs {
     /// Ops-log labels that count as names.
     #[arg(long, default_value = "NAME", value_delimiter = ',')]
     pub labels: Vec<String>,
+    /// The model's training corpus (e.g. the output of `deid`, format from the path): pieces
+    /// its ordinary words use are never proposed. Default: --corpus outside its names.
+    #[arg(long)]
+    pub reference: Option<PathBuf>,
     /// Extra name list (one name per line, `#` comments), e.g. the hospital's patients and
     /// staff. Repeatable.
     #[arg(long)]
@@ -836,6 +840,10 @@ pub struct VocabRewriteArgs {
     /// Old->new map (JSON, mode 0600): holds the removed names; keep it outside the released dir.
     #[arg(long)]
     pub map: PathBuf,
+    /// A corpus like the training text (Document JSONL, text, brat or CoNLL): removals of
+    /// pieces its lower-case words use are refused (single characters always are).
+    #[arg(long)]
+    pub reference: Option<PathBuf>,
     /// Replace an existing --out dir and --map file (inputs are never replaced).
     #[arg(long)]
     pub overwrite: bool,
@@ -853,6 +861,13 @@ pub struct VocabCheckArgs {
     /// Map of a rewrite (`vocab rewrite --map`): its old strings must be gone.
     #[arg(long)]
     pub removed: Option<PathBuf>,
+    /// The model dir before the rewrite (with --reference): the reference texts must encode as
+    /// before (no lower-case word changes, no more [UNK]).
+    #[arg(long, requires = "reference")]
+    pub original: Option<PathBuf>,
+    /// Held-out text without names to encode (Document JSONL, text, brat or CoNLL).
+    #[arg(long, requires = "original")]
+    pub reference: Option<PathBuf>,
     /// Print the offending token strings (they may be names).
     #[arg(long)]
     pub show: bool,

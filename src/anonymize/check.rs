@@ -1,7 +1,9 @@
 //! `vocab check`: the merges are consistent with the vocabulary, the tokenizer loads, removed
-//! strings can no longer be produced, and no vocabulary entry is a listed name. Reports counts
+//! strings can no longer be produced, no vocabulary entry is a listed name, and (given the
+//! original) reference text without names encodes as before. Reports counts
 //! and ids; token strings only when asked (`show`).
 
+use super::ordinary::{encoding_diff, EncodingDiff};
 use super::rewrite::MapEntry;
 use super::tokenizer_json::{ModelKind, TokenizerJson};
 use super::AnonymizeError;
@@ -25,6 +27,16 @@ pub struct CheckOptions {
     pub removed: Option<Vec<MapEntry>>,
     /// Put token strings into the report.
     pub show: bool,
+    /// The model dir before the rewrite and reference texts: the texts must encode as before.
+    pub encoding: Option<EncodingReference>,
+}
+
+/// What the encoding check compares: the tokenizer of `original` against the checked one, on
+/// `texts` (held-out documents; their names may change, their ordinary words may not).
+#[derive(Clone, Debug, Default)]
+pub struct EncodingReference {
+    pub original: PathBuf,
+    pub texts: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -95,6 +107,8 @@ pub struct CheckReport {
     pub removed: Option<RemovedCheck>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub names: Option<NamesCheck>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<EncodingDiff>,
 }
 
 /// Checks the model dir `dir` (its `tokenizer.json`). Errors only for unreadable input; a
@@ -124,10 +138,17 @@ pub fn check_model(dir: &Path, opts: &CheckOptions) -> Result<CheckReport, Anony
         .map(|m| check_removed(&tj, tk.as_ref(), m, opts.show));
     let names =
         (!opts.names.is_empty()).then(|| check_names(&tj, tk.as_ref(), &opts.names, opts.show));
+    let encoding = match (&opts.encoding, &tk) {
+        (Some(reference), Some(_)) => Some(check_encoding(dir, reference)?),
+        // A tokenizer that does not load fails on its own; nothing to compare.
+        _ => None,
+    };
     let passed = merges.passed
         && loads.passed
         && removed.as_ref().is_none_or(|r| r.passed)
-        && names.as_ref().is_none_or(|n| n.passed);
+        && names.as_ref().is_none_or(|n| n.passed)
+        && encoding.as_ref().is_none_or(|e| e.passed)
+        && (opts.encoding.is_none() || encoding.is_some());
     Ok(CheckReport {
         model: dir.to_path_buf(),
         kind: tj.kind,
@@ -138,7 +159,25 @@ pub fn check_model(dir: &Path, opts: &CheckOptions) -> Result<CheckReport, Anony
         loads,
         removed,
         names,
+        encoding,
     })
+}
+
+/// Encodes the reference texts with the original tokenizer and with the one in `dir`.
+fn check_encoding(
+    dir: &Path,
+    reference: &EncodingReference,
+) -> Result<EncodingDiff, AnonymizeError> {
+    let before = crate::tokenizer::load_dir(&reference.original)?;
+    let after = crate::tokenizer::load_dir(dir)?;
+    encoding_diff(&before, &after, reference.texts.iter().map(String::as_str)).map_err(
+        |(index, _)| {
+            AnonymizeError::Usage(format!(
+                "reference text {} could not be encoded (the tokenizer's message may quote it: not shown)",
+                index + 1
+            ))
+        },
+    )
 }
 
 fn check_merges(tj: &TokenizerJson, show: bool) -> MergeCheck {
@@ -421,5 +460,57 @@ mod tests {
         let l = load_name_list("builtin:nl").unwrap();
         assert!(l.names.len() > 20);
         assert!(load_name_list("builtin:xx").is_err());
+    }
+
+    fn wordpiece(renamed: &[(&str, &str)]) -> tempfile::TempDir {
+        let mut vocab = serde_json::Map::new();
+        let pieces = [
+            "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "l", "##i", "##j", "##k", "##t", "Jan",
+            "##sen", "J", "##a", "##n", "##s", "##e", "de",
+        ];
+        for (id, p) in pieces.iter().enumerate() {
+            let name = renamed
+                .iter()
+                .find(|(old, _)| old == p)
+                .map_or(*p, |(_, new)| *new);
+            vocab.insert(name.to_string(), json!(id));
+        }
+        write_dir(json!({"pre_tokenizer": {"type": "BertPreTokenizer"},
+            "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                      "max_input_chars_per_word": 100, "vocab": vocab}}))
+    }
+
+    #[test]
+    fn held_out_text_must_encode_as_before_but_for_the_names() {
+        let original = wordpiece(&[]);
+        let texts = vec!["de Jansen lijkt de lijkt".to_string()];
+        let reference = EncodingReference {
+            original: original.path().to_path_buf(),
+            texts,
+        };
+        let opts = CheckOptions {
+            encoding: Some(reference),
+            ..Default::default()
+        };
+        // A name renamed: the name's own encoding changes, the ordinary words do not.
+        let good = wordpiece(&[("Jan", "unk12345678")]);
+        let r = check_model(good.path(), &opts).unwrap();
+        let d = r.encoding.unwrap();
+        assert!(r.passed && d.passed, "{d:?}");
+        assert_eq!((d.words, d.ordinary_words, d.changed_words), (5, 4, 1));
+        assert_eq!(
+            (d.changed_ordinary_words, d.unk_before, d.unk_after),
+            (0, 0, 0)
+        );
+        // A letter renamed: `lijkt` becomes [UNK] and the check fails.
+        let bad = wordpiece(&[("##j", "##unk12345678")]);
+        let r = check_model(bad.path(), &opts).unwrap();
+        let d = r.encoding.unwrap();
+        assert!(!r.passed && !d.passed);
+        assert_eq!(
+            (d.changed_ordinary_words, d.unk_before, d.unk_after),
+            (2, 0, 2)
+        );
+        assert!(!d.summary().contains("lijkt"));
     }
 }

@@ -1,12 +1,12 @@
 //! The evidence a name-likeness judgement draws on (name lists, corpus counts inside replaced
-//! names, the tokenizer's markers and case): shared by the `vocab harvest` and `probe metrics`
+//! names, the pieces ordinary words need, the tokenizer's markers and case): shared by the `vocab harvest` and `probe metrics`
 //! stages. A list or corpus that cannot be read stops the stage.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::Judge;
+use super::{Judge, OrdinaryUses};
 use crate::corpus::Document;
 use crate::error::{StageContext, StageResult, ValueError};
 use crate::eval::job::read_all;
@@ -22,6 +22,9 @@ pub struct NameEvidenceSettings {
     pub ops_log: Option<PathBuf>,
     /// The ops-log labels that count as names.
     pub labels: Vec<String>,
+    /// The model's training text: pieces its ordinary words use are never proposed (default:
+    /// `corpus` outside its names).
+    pub reference: Option<PathBuf>,
     /// Extra name lists.
     pub names: Vec<PathBuf>,
     pub no_builtin_lists: bool,
@@ -32,6 +35,8 @@ pub struct NameEvidenceSettings {
 pub struct NameEvidence {
     lists: NameLists,
     counts: Option<InNameCounts>,
+    /// Pieces the corpus's ordinary words use: never proposed.
+    ordinary: Option<OrdinaryUses>,
     kind: SubwordKind,
     lowercased: bool,
     threshold: f64,
@@ -53,15 +58,34 @@ impl NameEvidence {
                 .add_file(path)
                 .with_stage_context(|| format!("reading --names {}", path.display()))?;
         }
-        let counts = match (&args.corpus, &args.ops_log) {
-            (Some(corpus), Some(ops)) => {
-                Some(corpus_counts(tok, corpus, &args.format, ops, &args.labels)?)
+        let (counts, ordinary) = match &args.corpus {
+            Some(corpus) if args.reference.is_some() => {
+                let ops = args.ops_log.as_deref();
+                (
+                    corpus_counts(tok, corpus, &args.format, ops, &args.labels)?.0,
+                    None,
+                )
             }
-            _ => None,
+            Some(corpus) => {
+                let (counts, ordinary) = corpus_counts(
+                    tok,
+                    corpus,
+                    &args.format,
+                    args.ops_log.as_deref(),
+                    &args.labels,
+                )?;
+                (counts, Some(ordinary))
+            }
+            None => (None, None),
+        };
+        let ordinary = match &args.reference {
+            Some(reference) => Some(corpus_counts(tok, reference, "auto", None, &[])?.1),
+            None => ordinary,
         };
         Ok(NameEvidence {
             lists,
             counts,
+            ordinary,
             kind: SubwordKind::of(&tok.inner),
             lowercased: lowercases(tok),
             threshold: args.threshold,
@@ -76,6 +100,7 @@ impl NameEvidence {
             lists: (!self.lists.is_empty()).then_some(&self.lists),
             counts: self.counts.as_ref(),
             lowercased: self.lowercased,
+            ordinary: self.ordinary.as_ref(),
             weights: Weights {
                 threshold: self.threshold,
                 ..Weights::default()
@@ -89,28 +114,63 @@ impl NameEvidence {
             "builtin_lists": self.builtin_lists,
             "user_lists": self.user_lists,
             "corpus_documents": self.counts.as_ref().map(|c| c.documents),
+            "ordinary_words": self.ordinary.as_ref().map(|o| o.words),
             "threshold": self.threshold,
         })
     }
 }
 
-/// In-name counts of the original corpus, names being the ops whose label is in `labels`.
+/// The pieces of `model_dir`'s tokenizer that ordinary words of `corpus` use (outside the
+/// names its ops log replaced, when given): what `vocab rewrite` must not rename.
+pub fn ordinary_uses(
+    model_dir: &Path,
+    corpus: &Path,
+    format: &str,
+    ops_log: Option<&Path>,
+) -> StageResult<OrdinaryUses> {
+    let tok = crate::tokenizer::load_dir(model_dir)
+        .with_stage_context(|| format!("loading the tokenizer of {}", model_dir.display()))?;
+    let labels = ["NAME".to_string()];
+    Ok(corpus_counts(&tok, corpus, format, ops_log, &labels)?.1)
+}
+
+/// In-name counts of the original corpus (with its ops log; names being the ops whose label
+/// is in `labels`) and the pieces its ordinary words use outside those names.
 fn corpus_counts(
     tok: &ModelTokenizer,
     corpus: &Path,
     format: &str,
-    ops_log: &Path,
+    ops_log: Option<&Path>,
     labels: &[String],
-) -> StageResult<InNameCounts> {
+) -> StageResult<(Option<InNameCounts>, OrdinaryUses)> {
     let docs = read_all(corpus, format, None, None)?;
-    let ranges = crate::opslog::read_replaced_ranges_where(ops_log, &docs, |op| {
-        labels
-            .iter()
-            .any(|l| l.eq_ignore_ascii_case(op.label.as_str()))
+    let ranges = match ops_log {
+        Some(ops) => crate::opslog::read_replaced_ranges_where(ops, &docs, |op| {
+            labels
+                .iter()
+                .any(|l| l.eq_ignore_ascii_case(op.label.as_str()))
+        })?,
+        None => Default::default(),
+    };
+    let names_of = |d: &Document| ranges.get(&d.id).map(Vec::as_slice).unwrap_or(&[]).to_vec();
+    let counts = match ops_log {
+        Some(_) => Some(count_in(tok, &docs, names_of)?),
+        None => None,
+    };
+    let spans: Vec<Vec<(usize, usize)>> = docs.iter().map(names_of).collect();
+    let ordinary = OrdinaryUses::count(
+        tok,
+        docs.iter()
+            .zip(&spans)
+            .map(|(d, r)| (d.text.as_str(), r.as_slice())),
+    )
+    .map_err(|(i, e)| {
+        ValueError::new(format!(
+            "tokenizing document {}: {e}",
+            crate::corpus::show_id(&docs[i].id)
+        ))
     })?;
-    count_in(tok, &docs, |d| {
-        ranges.get(&d.id).map(Vec::as_slice).unwrap_or(&[]).to_vec()
-    })
+    Ok((counts, ordinary))
 }
 
 pub fn count_in(

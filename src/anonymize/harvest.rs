@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use super::ordinary::{is_alphabet_piece, OrdinaryUses};
 use super::review::{Decision, ReviewRow};
 use crate::namelike::{
     assess, Assessment, Evidence, InNameCounts, NameLists, SubwordKind, Surface, Weights,
@@ -56,6 +57,8 @@ pub struct Judge<'a> {
     pub counts: Option<&'a InNameCounts>,
     pub lowercased: bool,
     pub weights: Weights,
+    /// Uses of each piece in ordinary words of the corpus; None when no corpus was given.
+    pub ordinary: Option<&'a OrdinaryUses>,
 }
 
 impl Judge<'_> {
@@ -75,6 +78,7 @@ impl Judge<'_> {
     /// proposed decision.
     pub fn review_row(&self, h: &Harvested) -> ReviewRow {
         let a = self.assess(h.id, &h.token);
+        let needed = self.ordinary_need(h.id, &h.token);
         let probe = if h.slots > 0 {
             format!(
                 "probe: {} slots, best rank {}, max p {:.3}",
@@ -84,21 +88,35 @@ impl Judge<'_> {
             "probe: not predicted".to_string()
         };
         let terms = a.evidence_line();
+        let mut evidence = if terms.is_empty() {
+            probe
+        } else {
+            format!("{terms}; {probe}")
+        };
+        if let Some(why) = &needed {
+            evidence = format!("kept: {why}; {evidence}");
+        }
         ReviewRow {
             token: h.token.clone(),
             id: h.id,
             score: (a.score * 100.0).round() / 100.0,
-            evidence: if terms.is_empty() {
-                probe
-            } else {
-                format!("{terms}; {probe}")
-            },
-            decision: if a.remove {
+            evidence,
+            decision: if a.remove && needed.is_none() {
                 Decision::Remove
             } else {
                 Decision::Keep
             },
         }
+    }
+
+    /// Why ordinary words need this piece (so it is never proposed), or None.
+    pub fn ordinary_need(&self, id: u32, token: &str) -> Option<String> {
+        let surface = Surface::of(token, self.kind);
+        if is_alphabet_piece(Some(&surface.text)) {
+            return Some("a single character: ordinary words need it".into());
+        }
+        let uses = self.ordinary.map_or(0, |o| o.get(id));
+        (uses > 0).then(|| format!("{uses} uses in ordinary words of the corpus"))
     }
 }
 
@@ -141,11 +159,41 @@ mod tests {
             counts: None,
             lowercased: false,
             weights: Weights::default(),
+            ordinary: None,
         };
         let rows = review_rows(&judge, &h);
         assert_eq!(rows[0].id, 7);
         assert_eq!(rows[0].decision, Decision::Remove);
         assert!(rows[0].evidence.contains("probe: 2 slots, best rank 1"));
         assert!(rows[1..].iter().all(|r| r.decision == Decision::Keep));
+    }
+
+    #[test]
+    fn pieces_ordinary_words_need_are_never_proposed() {
+        let lists = NameLists::builtin().unwrap();
+        let mut ordinary = OrdinaryUses::default();
+        ordinary.add_for_test(7, 2);
+        let judge = Judge {
+            kind: SubwordKind::ByteLevelBpe,
+            lists: Some(&lists),
+            counts: None,
+            lowercased: false,
+            weights: Weights::default(),
+            ordinary: Some(&ordinary),
+        };
+        let h = gather(&[
+            p(7, "ĠJansen", 1, 0.4),
+            p(8, "x", 1, 0.4),
+            p(9, "ĠBakker", 1, 0.4),
+        ]);
+        let rows = review_rows(&judge, &h);
+        let row = |id: u32| rows.iter().find(|r| r.id == id).unwrap();
+        assert_eq!(row(7).decision, Decision::Keep);
+        assert!(row(7)
+            .evidence
+            .starts_with("kept: 2 uses in ordinary words"));
+        assert_eq!(row(8).decision, Decision::Keep);
+        assert!(row(8).evidence.starts_with("kept: a single character"));
+        assert_eq!(row(9).decision, Decision::Remove);
     }
 }

@@ -7,12 +7,16 @@ pub mod evidence;
 mod harvest;
 pub mod harvest_stage;
 mod json_order;
+pub mod ordinary;
 mod review;
 mod rewrite;
 mod tokenizer_json;
 
-pub use check::{check_model, load_name_list, CheckOptions, CheckReport, NameList};
+pub use check::{
+    check_model, load_name_list, CheckOptions, CheckReport, EncodingReference, NameList,
+};
 pub use harvest::{gather, review_rows, Harvested, Judge, PredictedToken};
+pub use ordinary::{EncodingDiff, OrdinaryUses};
 pub use review::{
     read_review, read_review_lines, render_review, write_review, Decision, ReviewRow, HEADER,
 };

@@ -3,6 +3,7 @@
 //! produce or use them, and writes a complete model dir atomically; the old→new map goes only
 //! to a protected file (mode 0600).
 
+use super::ordinary::{is_alphabet_piece, OrdinaryUses};
 use super::review::read_review_lines;
 use super::tokenizer_json::{ModelKind, TokenizerJson};
 use super::{AnonymizeError, Decision, ReviewRow};
@@ -36,6 +37,9 @@ pub struct MapEntry {
 pub struct RewriteOptions {
     /// Replace an existing output dir and map file (inputs are never replaced).
     pub overwrite: bool,
+    /// Pieces the ordinary words of a reference corpus use: a review that removes one (or
+    /// one of its derived tokens) is refused. The alphabet is refused without it.
+    pub ordinary: Option<OrdinaryUses>,
 }
 
 /// What a rewrite did, without token strings.
@@ -79,8 +83,18 @@ pub fn plan(
     tj: &TokenizerJson,
     rows: &[(usize, ReviewRow)],
     review: &Path,
+    ordinary: Option<&OrdinaryUses>,
     rng: &mut dyn RngCore,
 ) -> Result<Plan, AnonymizeError> {
+    // Why ordinary words need a piece (never renamed), or None.
+    let needed = |id: u32| -> Option<String> {
+        if is_alphabet_piece(tj.surface(&tj.by_id[&id]).as_deref()) {
+            return Some("a single character (or byte) that ordinary words are spelt with".into());
+        }
+        let uses = ordinary.map_or(0, |o| o.get(id));
+        (uses > 0).then(|| format!("used {uses} times by ordinary words of the reference corpus"))
+    };
+
     let mut confirmed = BTreeMap::new();
     for (line, row) in rows {
         let at = |msg: String| AnonymizeError::line(review, *line, msg);
@@ -105,6 +119,12 @@ pub fn plan(
         if tj.is_protected(row.id) {
             return Err(at(format!(
                 "id {} is a special or added token; those are never renamed",
+                row.id
+            )));
+        }
+        if let Some(why) = needed(row.id) {
+            return Err(at(format!(
+                "id {} is {why}; renaming it would change ordinary words (mark it keep)",
                 row.id
             )));
         }
@@ -144,6 +164,18 @@ pub fn plan(
             if !grew {
                 break;
             }
+        }
+        if let Some((&id, why)) = confirmed
+            .iter()
+            .filter(|(_, r)| **r == Reason::Derived)
+            .find_map(|(id, _)| needed(*id).map(|w| (id, w)))
+        {
+            return Err(AnonymizeError::file(
+                review,
+                format!(
+                    "the removals would also rename id {id}, which can only be built through them                      and is {why}; keep the piece it is built from"
+                ),
+            ));
         }
         for (i, (a, b)) in tj.merges.iter().enumerate() {
             let r = tj_result(tj, a, b);
@@ -321,7 +353,7 @@ pub fn rewrite_model_with(
         ));
     }
     let rows = read_review_lines(review)?;
-    let plan = plan(&tj, &rows, review, rng)?;
+    let plan = plan(&tj, &rows, review, opts.ordinary.as_ref(), rng)?;
     let renames: BTreeMap<u32, String> =
         plan.entries.iter().map(|e| (e.id, e.new.clone())).collect();
     let old_to_new: HashMap<&str, &str> = plan
@@ -594,7 +626,7 @@ mod tests {
             row("ĠJansen", 7, Decision::Remove),
             row("s", 4, Decision::Keep),
         ];
-        let plan = plan(&tj, &rows, Path::new("r.tsv"), &mut rng).unwrap();
+        let plan = plan(&tj, &rows, Path::new("r.tsv"), None, &mut rng).unwrap();
         let got: Vec<(u32, Reason)> = plan.entries.iter().map(|e| (e.id, e.reason)).collect();
         assert_eq!(
             got,
@@ -628,7 +660,7 @@ mod tests {
             row("##sen", 2, Decision::Remove),
             row("Bakker", 3, Decision::Remove),
         ];
-        let plan = plan(&tj, &rows, Path::new("r.tsv"), &mut rand::rngs::OsRng).unwrap();
+        let plan = plan(&tj, &rows, Path::new("r.tsv"), None, &mut rand::rngs::OsRng).unwrap();
         let news: HashSet<&str> = plan.entries.iter().map(|e| e.new.as_str()).collect();
         assert_eq!(news.len(), 3);
         assert!(plan.entries[0].new.starts_with("unk"));
@@ -675,6 +707,7 @@ mod tests {
             &tj,
             &[row("Jansen", 1, Decision::Remove)],
             Path::new("r.tsv"),
+            None,
             &mut Stuck(0),
         )
         .unwrap();
@@ -689,15 +722,74 @@ mod tests {
             (row("ĠJansen", 8, Decision::Remove), "does not match id 8"),
             (row("ĠJansen", 99, Decision::Keep), "id 99 is not in"),
             (row("<s>", 0, Decision::Remove), "special or added"),
+            (row("s", 4, Decision::Remove), "a single character"),
         ];
         for (r, what) in cases {
             let line = r.0;
-            let err = plan(&tj, &[r], Path::new("r.tsv"), &mut rng)
+            let err = plan(&tj, &[r], Path::new("r.tsv"), None, &mut rng)
                 .unwrap_err()
                 .to_string();
             assert!(err.contains(&format!("r.tsv:{line}:")), "{err}");
             assert!(err.contains(what), "{err}");
             assert!(!err.contains("Jansen"), "{err}");
         }
+    }
+
+    #[test]
+    fn pieces_ordinary_words_need_are_refused_also_when_derived() {
+        let w = json!({"model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {
+            "[UNK]": 0, "Jansen": 1, "##sen": 2, "les": 3, "##j": 4}}});
+        let tj = TokenizerJson::from_value(Path::new("w.json"), w).unwrap();
+        let mut ordinary = OrdinaryUses::default();
+        ordinary.add_for_test(2, 3);
+        let mut rng = rand::rngs::OsRng;
+        let err = plan(
+            &tj,
+            &[row("##sen", 2, Decision::Remove)],
+            Path::new("r.tsv"),
+            Some(&ordinary),
+            &mut rng,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("r.tsv:4:") && err.contains("used 3 times"),
+            "{err}"
+        );
+        let err = plan(
+            &tj,
+            &[row("##j", 4, Decision::Remove)],
+            Path::new("r.tsv"),
+            None,
+            &mut rng,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("single character"), "{err}");
+        assert!(plan(
+            &tj,
+            &[row("Jansen", 1, Decision::Remove)],
+            Path::new("r.tsv"),
+            Some(&ordinary),
+            &mut rng
+        )
+        .is_ok());
+
+        // BPE: ĠJansens is built only through ĠJansen; ordinary words need it, so removing
+        // ĠJansen is refused.
+        let tj = bpe();
+        let mut ordinary = OrdinaryUses::default();
+        ordinary.add_for_test(8, 1);
+        let err = plan(
+            &tj,
+            &[row("ĠJansen", 7, Decision::Remove)],
+            Path::new("r.tsv"),
+            Some(&ordinary),
+            &mut rng,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("id 8") && err.contains("built"), "{err}");
+        assert!(!err.contains("Jansen"), "{err}");
     }
 }

@@ -10,6 +10,7 @@ pub(crate) fn settings(args: &NameEvidenceArgs) -> NameEvidenceSettings {
         format: args.format.clone(),
         ops_log: args.ops_log.clone(),
         labels: args.labels.clone(),
+        reference: args.reference.clone(),
         names: args.names.clone(),
         no_builtin_lists: args.no_builtin_lists,
         threshold: args.threshold,

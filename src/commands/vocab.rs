@@ -16,8 +16,15 @@ pub fn run(cmd: VocabCommand) -> Result<ExitCode> {
 }
 
 fn rewrite(args: VocabRewriteArgs) -> Result<ExitCode> {
+    let ordinary = args
+        .reference
+        .as_deref()
+        .map(|corpus| anonymize::evidence::ordinary_uses(&args.model, corpus, "auto", None))
+        .transpose()
+        .context("reading --reference")?;
     let opts = RewriteOptions {
         overwrite: args.overwrite,
+        ordinary,
     };
     let report =
         anonymize::rewrite_model(&args.model, &args.tokens, &args.out, &args.map, &opts)
@@ -68,10 +75,23 @@ fn check(args: VocabCheckArgs) -> Result<ExitCode> {
         .map(anonymize::read_map)
         .transpose()
         .context("reading --removed")?;
+    let encoding = match (&args.original, &args.reference) {
+        (Some(original), Some(corpus)) => Some(anonymize::EncodingReference {
+            original: original.clone(),
+            texts: crate::eval::job::read_all(corpus, "auto", None, None)
+                .with_context(|| format!("reading --reference {}", corpus.display()))?
+                .into_iter()
+                .map(|d| d.text)
+                .collect(),
+        }),
+        (None, None) => None,
+        _ => anyhow::bail!("--original and --reference go together"),
+    };
     let opts = CheckOptions {
         names,
         removed,
         show: args.show,
+        encoding,
     };
     let report = anonymize::check_model(&args.model, &opts)
         .with_context(|| format!("checking {}", args.model.display()))?;
@@ -158,6 +178,10 @@ fn report_text(r: &CheckReport) -> String {
                 writeln!(o, "           {t}").expect("writing to a String");
             }
         }
+    }
+    if let Some(e) = &r.encoding {
+        writeln!(o, "  encoding {:4}  {}", verdict(e.passed), e.summary())
+            .expect("writing to a String");
     }
     if let Some(n) = &r.names {
         writeln!(

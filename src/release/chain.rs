@@ -338,12 +338,23 @@ impl Chain {
             &[paths::RELEASED, paths::VOCAB_MAP],
             |c| {
                 crate::fsio::create_private_dir(&c.path("private"))?;
+                // Pieces the ordinary words of the training text use are never renamed (a
+                // review edited by hand that removes one is refused).
+                let ordinary = crate::anonymize::evidence::ordinary_uses(
+                    &c.path(paths::MODEL),
+                    &c.path(paths::DEID),
+                    "jsonl",
+                    None,
+                )?;
                 crate::anonymize::rewrite_model(
                     &c.path(paths::MODEL),
                     &c.path(paths::REVIEW),
                     &c.path(paths::RELEASED),
                     &c.path(paths::VOCAB_MAP),
-                    &RewriteOptions { overwrite: true },
+                    &RewriteOptions {
+                        overwrite: true,
+                        ordinary: Some(ordinary),
+                    },
                 )?;
                 Ok(())
             },
@@ -510,6 +521,9 @@ impl Chain {
             format: r.format.clone(),
             ops_log: Some(self.path(paths::DEID_OPS)),
             labels: vec!["NAME".into()],
+            // The model learned the de-identified text: its words (tags included) keep their
+            // pieces.
+            reference: Some(self.path(paths::DEID)),
             names: Vec::new(),
             no_builtin_lists: false,
             threshold: r.probe.threshold,
