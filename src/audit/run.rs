@@ -304,23 +304,44 @@ fn histogram(members: &[f64], non_members: &[f64], bins: usize) -> Histogram {
     }
 }
 
-/// INVALID when the blind baseline says so; else FAIL when any attack or evidence fails.
-pub fn decide(attacks: &[AttackResult], evidence_failures: &[String]) -> Decision {
+/// INVALID when the blind baseline says so; else FAIL when any attack or evidence fails; else
+/// INVALID when a validity condition (`invalid`: the model learned nothing) says the PASS
+/// would prove nothing. A failing attack is evidence whatever the model learned, so it FAILs.
+pub fn decide(
+    attacks: &[AttackResult],
+    invalid: &[String],
+    evidence_failures: &[String],
+) -> Decision {
     let mut reasons: Vec<String> = attacks.iter().flat_map(|a| a.reasons.clone()).collect();
     reasons.extend(evidence_failures.iter().cloned());
     let outcome = if attacks.iter().any(|a| a.outcome == Outcome::Invalid) {
         Outcome::Invalid
     } else if !reasons.is_empty() {
         Outcome::Fail
+    } else if !invalid.is_empty() {
+        Outcome::Invalid
     } else {
         Outcome::Pass
     };
+    reasons.extend(invalid.iter().cloned());
     Decision { outcome, reasons }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn learned_nothing_turns_a_pass_invalid_but_never_hides_a_fail() {
+        let learned_nothing = vec!["the audited model did not learn".to_string()];
+        let d = decide(&[], &learned_nothing, &[]);
+        assert_eq!(d.outcome, Outcome::Invalid);
+        assert_eq!(d.reasons, learned_nothing);
+        let d = decide(&[], &learned_nothing, &["utility".into()]);
+        assert_eq!(d.outcome, Outcome::Fail);
+        assert_eq!(d.reasons.len(), 2);
+        assert_eq!(decide(&[], &[], &[]).outcome, Outcome::Pass);
+    }
 
     #[test]
     fn histogram_bins_cover_the_range() {

@@ -162,6 +162,15 @@ pub struct Thresholds {
     pub max_epsilon: f64,
     #[serde(default = "default_max_blind_auc")]
     pub max_blind_auc: f64,
+    /// The audited model's held-out loss must lie at least this share below the unigram
+    /// baseline, or the result is INVALID: a model that learned (almost) nothing puts every
+    /// membership attack at chance by construction, which proves nothing.
+    #[serde(default = "default_min_gain_over_unigram")]
+    pub min_gain_over_unigram: f64,
+    /// FAIL when the vocabulary rewrite raises the held-out loss by more than this share of
+    /// the loss before it (the rewrite destroyed utility).
+    #[serde(default = "default_max_utility_loss")]
+    pub max_utility_loss: f64,
     #[serde(default = "default_max_name_like_share")]
     pub max_name_like_share: f64,
     /// FAIL when a canary group's mean exposure (bits) is above; with no memorization the
@@ -181,6 +190,8 @@ impl Default for Thresholds {
             max_tpr_at_1pct_fpr: default_max_tpr(),
             max_epsilon: default_max_epsilon(),
             max_blind_auc: default_max_blind_auc(),
+            min_gain_over_unigram: default_min_gain_over_unigram(),
+            max_utility_loss: default_max_utility_loss(),
             max_name_like_share: default_max_name_like_share(),
             max_mean_canary_exposure: default_max_canary_exposure(),
             canary_gate_max_repeats: None,
@@ -265,6 +276,12 @@ fn default_max_epsilon() -> f64 {
 }
 fn default_max_blind_auc() -> f64 {
     0.55
+}
+fn default_min_gain_over_unigram() -> f64 {
+    0.2
+}
+fn default_max_utility_loss() -> f64 {
+    0.05
 }
 fn default_max_name_like_share() -> f64 {
     0.002
@@ -468,6 +485,13 @@ impl AuditSpec {
         }
         if !(a.loss || a.pll || (a.reference_ratio && self.reference().is_some())) {
             return Err("[attacks] no attack on the model is switched on".into());
+        }
+        let t = &self.thresholds;
+        if !(0.0..1.0).contains(&t.min_gain_over_unigram) {
+            return Err("[thresholds] min_gain_over_unigram must lie in [0, 1)".into());
+        }
+        if t.max_utility_loss < 0.0 {
+            return Err("[thresholds] max_utility_loss must not be negative".into());
         }
         if let Some(r) = &self.release {
             r.check()?;

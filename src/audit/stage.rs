@@ -7,12 +7,16 @@ use std::path::Path;
 use crate::error::StageResult;
 
 use super::canary::{canary_exposure, CanaryGate};
-use super::evidence::{deid_summary, file_hash, probe_evidence, utility, vocabulary_summary};
+use super::evidence::{
+    deid_summary, file_hash, probe_evidence, utility, utility_failures, validity_reasons,
+    vocabulary_summary,
+};
 use super::examples::{from_manifest, from_sets, Cut, Examples, Sampling};
 use super::run::decide;
 use super::run::run_attacks;
 use super::spec::Examples as ExampleKind;
 use super::AuditSpec;
+use crate::anonymize::EncodingReference;
 use crate::artifact::file_sha256;
 use crate::eval::job::read_all;
 use crate::mlm::runtime::MlmRuntime;
@@ -56,11 +60,22 @@ pub fn run(spec: &AuditSpec, spec_path: &Path, title: &str, command: &str) -> St
         .as_deref()
         .map(|p| probe_evidence(p, t.max_name_like_share))
         .transpose()?;
-    let vocabulary = vocabulary_summary(&spec.evidence, model_spec.dir)?;
+    // The rewrite must leave ordinary words as the original encoded them: checked on the
+    // held-out examples.
+    let encoding = model_spec.original.map(|original| EncodingReference {
+        original: original.to_path_buf(),
+        texts: examples
+            .non_members
+            .iter()
+            .map(|x| x.text.clone())
+            .collect(),
+    });
+    let vocabulary = vocabulary_summary(&spec.evidence, model_spec.dir, encoding)?;
     let original = model_spec.original.map(open).transpose()?;
     let utility = utility(
-        &model,
+        (&model, model_spec.dir),
         original.as_ref().zip(model_spec.original),
+        &examples.members,
         &examples.non_members,
         spec.data.seed,
         spec.attacks.mask_prob,
@@ -96,7 +111,9 @@ pub fn run(spec: &AuditSpec, spec_path: &Path, title: &str, command: &str) -> St
                 .map(|c| format!("vocab check failed: {} ({})", c.name, c.detail)),
         );
     }
-    let decision = decide(&attacks, &failures);
+    failures.extend(utility_failures(&utility, t.max_utility_loss));
+    let invalid = validity_reasons(&utility, t.min_gain_over_unigram);
+    let decision = decide(&attacks, &invalid, &failures);
 
     Ok(Report {
         schema: REPORT_SCHEMA.into(),

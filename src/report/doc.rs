@@ -562,7 +562,13 @@ fn utility(r: &Report) -> Section {
             "loss after the vocabulary rewrite",
             opt_num3(u.loss_after_rewrite),
         ),
-        ("unigram baseline", opt_num3(u.unigram_baseline)),
+        (
+            "unigram baseline",
+            match (&u.unigram_baseline, &u.unigram_baseline_source) {
+                (Some(b), Some(src)) => format!("{b:.3} (from the {src})"),
+                _ => opt_num3(u.unigram_baseline),
+            },
+        ),
         ("difference (after − before)", diff),
     ]);
     s
@@ -578,6 +584,14 @@ fn thresholds(r: &Report) -> Section {
         (
             "max blind-baseline AUC (above: INVALID)",
             num3(t.max_blind_auc),
+        ),
+        (
+            "min held-out loss gain over the unigram baseline (below: INVALID)",
+            percent(t.min_gain_over_unigram),
+        ),
+        (
+            "max held-out loss increase from the rewrite",
+            percent(t.max_utility_loss),
         ),
         (
             "max name-like share per probe set",

@@ -222,7 +222,7 @@ pub fn example() -> Report {
         reasons: probe_reasons.clone(),
     };
     let evidence: Vec<String> = canary_reasons.into_iter().chain(probe_reasons).collect();
-    let decision = decide(&attacks, &evidence);
+    let decision = decide(&attacks, &[], &evidence);
 
     let model = |dir: &str| ModelIdentity {
         dir: dir.into(),
@@ -306,6 +306,7 @@ pub fn example() -> Report {
             loss_before_rewrite: Some(2.412),
             loss_after_rewrite: Some(2.437),
             unigram_baseline: Some(6.118),
+            unigram_baseline_source: Some("training log".into()),
         }),
         thresholds: t,
         decision,

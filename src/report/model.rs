@@ -183,6 +183,9 @@ pub struct Utility {
     pub loss_before_rewrite: Option<f64>,
     pub loss_after_rewrite: Option<f64>,
     pub unigram_baseline: Option<f64>,
+    /// Where the baseline comes from: the training log, or estimated from the member examples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unigram_baseline_source: Option<String>,
 }
 
 /// What is needed to run the audit again and get the same figures.
