@@ -1,5 +1,6 @@
 //! `anonlm audit` through the binary: a model overfit on its members FAILS; members and
-//! non-members of one kind under a model that saw neither PASS with intervals covering 0.5;
+//! non-members of one kind under a model that saw neither PASS with intervals covering 0.5,
+//! and are INVALID under a model that learned nothing;
 //! sets of different kinds are INVALID by the blind baseline; the report holds no text; bad
 //! specs exit 2.
 
@@ -167,6 +168,9 @@ fn attack<'a>(report: &'a Value, name: &str) -> &'a Value {
         .unwrap()
 }
 
+/// Steps after which the null model's held-out loss is well below the unigram baseline.
+const NULL_MODEL_STEPS: &str = "800";
+
 #[test]
 fn one_kind_of_text_passes_other_kinds_are_invalid_and_bad_specs_exit_2() {
     let dir = tempfile::tempdir().unwrap();
@@ -217,25 +221,46 @@ fn one_kind_of_text_passes_other_kinds_are_invalid_and_bad_specs_exit_2() {
         .args(["--corpus", "other.jsonl", "--out", "tok"])
         .assert()
         .success();
-    // A model trained on other notes: it saw neither a.jsonl nor b.jsonl.
-    anonlm()
-        .current_dir(d)
-        .args([
-            "mlm", "train", "--config", "tiny", "--steps", "60", "--batch", "16",
-        ])
-        .args(["--seq-len", "32", "--held-out", "0.1", "-q"])
-        .args([
-            "--corpus",
-            "other.jsonl",
-            "--tokenizer",
-            "tok",
-            "--out",
-            "model",
-        ])
-        .assert()
-        .success();
+    // A model trained on other notes until it models them: it saw neither a.jsonl nor b.jsonl.
+    let train = |steps: &str, out: &str| {
+        anonlm()
+            .current_dir(d)
+            .args(["mlm", "train", "--config", "tiny", "--steps", steps])
+            .args(["--batch", "64", "--seq-len", "16", "--lr", "3e-3"])
+            .args(["--held-out", "0.1", "--eval-every", "0", "-q"])
+            .args([
+                "--corpus",
+                "other.jsonl",
+                "--tokenizer",
+                "tok",
+                "--out",
+                out,
+            ])
+            .assert()
+            .success();
+    };
+    train(NULL_MODEL_STEPS, "model");
+    // A handful of steps: the model learned nothing, so attacks on it are at chance by
+    // construction and a PASS would prove nothing.
+    train("5", "untrained");
+    let (code, r) = audit(
+        d,
+        "[model]\ndir = \"untrained\"\n[data]\nmembers = \"a.jsonl\"\nnon_members = \"b.jsonl\"\nmax_per_set = 400\n",
+        "untrained",
+    );
+    assert_eq!(r["decision"]["outcome"], "INVALID", "{:#}", r["decision"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        r["decision"]["reasons"][0]
+            .as_str()
+            .unwrap()
+            .contains("did not learn"),
+        "{:#}",
+        r["decision"]
+    );
 
-    // Members and non-members drawn alike, a model that saw neither: every interval covers 0.5.
+    // Members and non-members drawn alike, a model that learned the kind of text but saw
+    // neither: PASS, and every interval covers 0.5.
     let (code, r) = audit(
         d,
         "[model]\ndir = \"model\"\n[data]\nmembers = \"a.jsonl\"\nnon_members = \"b.jsonl\"\nmax_per_set = 400\n",
