@@ -113,19 +113,6 @@ pub struct MlmConfig {
     pub extra: Map<String, Value>,
 }
 
-/// Architectures (the `architectures` list) whose tensors anonlm can read.
-const KNOWN_ARCHITECTURES: &[&str] = &[
-    "BertForMaskedLM",
-    "BertForPreTraining",
-    "BertModel",
-    "RobertaForMaskedLM",
-    "RobertaModel",
-    "XLMRobertaForMaskedLM",
-    "XLMRobertaModel",
-    "CamembertForMaskedLM",
-    "CamembertModel",
-];
-
 impl MlmConfig {
     /// A preset by name: `tiny` (hidden 64, 2 layers, 2 heads), `small` (256, 4, 4) or
     /// `base` (768, 12, 12). `vocab_size` and `pad_token_id` come from the tokenizer.
@@ -205,22 +192,32 @@ impl MlmConfig {
         })
     }
 
-    /// Parses and validates config JSON. The architecture is checked before the other fields,
-    /// so a GPT-2 config says "unsupported architecture" rather than "missing field".
+    /// Parses and validates config JSON. `model_type` decides, as in transformers'
+    /// `AutoConfig`: it is checked before the other fields, so a GPT-2 config says "unsupported
+    /// architecture" rather than "missing field". The `architectures` list is not checked: a
+    /// subclass of `BertForMaskedLM` with extra heads has the same masked-LM tensors, and the
+    /// weights loader decides from the tensors present (see [`super::weights::load_model_dir`]).
     pub fn from_json_str(text: &str) -> Result<Self, MlmError> {
         let json_err = |source| MlmError::Json {
             path: "config.json".into(),
             source,
         };
         let raw: Value = serde_json::from_str(text).map_err(json_err)?;
-        if let Some(mt) = raw.get("model_type").and_then(Value::as_str) {
-            arch_of(mt)?;
-        }
-        if let Some(list) = raw.get("architectures").and_then(Value::as_array) {
-            for a in list.iter().filter_map(Value::as_str) {
-                if !KNOWN_ARCHITECTURES.contains(&a) {
-                    return Err(MlmError::UnsupportedArchitecture { found: a.into() });
-                }
+        match raw.get("model_type") {
+            Some(Value::String(mt)) => {
+                arch_of(mt)?;
+            }
+            Some(_) => {
+                return Err(MlmError::InvalidConfig(
+                    "model_type must be a string (bert, roberta, xlm-roberta or camembert)".into(),
+                ))
+            }
+            None => {
+                return Err(MlmError::InvalidConfig(
+                    "config.json has no model_type; anonlm reads BERT and RoBERTa masked LMs \
+                     (model_type bert, roberta, xlm-roberta or camembert)"
+                        .into(),
+                ))
             }
         }
         let config: MlmConfig = serde_json::from_value(raw).map_err(json_err)?;
@@ -280,7 +277,11 @@ impl MlmConfig {
     }
 
     /// The config as written next to saved weights: `architectures` set to the masked-LM class
-    /// and `torch_dtype` float32, so `AutoModelForMaskedLM` picks the right class.
+    /// and `torch_dtype` float32, so `AutoModelForMaskedLM` picks the right class. Every other
+    /// field read from the user's `config.json` is kept. A custom class (e.g. a subclass with
+    /// extra heads) is replaced by the masked-LM class because anonlm writes only the
+    /// masked-LM tensors (see [`super::weights::save_model_dir`]): the saved directory is a
+    /// plain masked LM, and naming the custom class would promise heads it no longer has.
     pub fn for_saving(&self) -> Result<Self, MlmError> {
         let mut c = self.clone();
         let class = match (self.arch()?, self.model_type.as_str()) {
@@ -335,13 +336,27 @@ mod tests {
         let e = MlmConfig::from_json_str(gpt2).unwrap_err().to_string();
         assert!(e.contains("unsupported architecture"), "{e}");
         assert!(e.contains("BERT and RoBERTa"), "{e}");
-        let arch = r#"{"model_type":"bert","architectures":["GPT2LMHeadModel"]}"#;
-        let e = MlmConfig::from_json_str(arch).unwrap_err().to_string();
-        assert!(e.contains("GPT2LMHeadModel"), "{e}");
+        let e = MlmConfig::from_json_str(r#"{"architectures":["BertForMaskedLM"]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no model_type"), "{e}");
         let mut c = MlmConfig::preset("tiny", Arch::Bert, 50, 0).unwrap();
         c.num_attention_heads = 3;
         let e = c.validate().unwrap_err().to_string();
         assert!(e.contains("not divisible"), "{e}");
+    }
+
+    #[test]
+    fn model_type_decides_not_the_architectures_list() {
+        let text = r#"{"model_type":"bert","architectures":["MyBertWithExtraHeads"],
+            "vocab_size":100,"hidden_size":32,"num_hidden_layers":2,"num_attention_heads":4,
+            "intermediate_size":64,"num_extra_labels":3}"#;
+        let c = MlmConfig::from_json_str(text).unwrap();
+        assert_eq!(c.arch().unwrap(), Arch::Bert);
+        // Saved as a plain masked LM; the user's other fields are kept.
+        let back: Value = serde_json::to_value(c.for_saving().unwrap()).unwrap();
+        assert_eq!(back["architectures"][0], "BertForMaskedLM");
+        assert_eq!(back["num_extra_labels"], 3);
     }
 
     #[test]

@@ -28,6 +28,17 @@ pub enum MlmError {
     NonFinite { name: String, file: PathBuf },
     #[error("{file}: missing tensor {name}")]
     MissingTensor { name: String, file: PathBuf },
+    #[error(
+        "{file}: no masked-LM head: missing {count} tensor(s) {names}; anonlm needs the encoder \
+         and the masked-LM head (a checkpoint saved without it, e.g. as BertModel or for \
+         classification, cannot fill masks)"
+    )]
+    MissingHead {
+        file: PathBuf,
+        count: usize,
+        /// The missing names, comma-separated.
+        names: String,
+    },
     #[error("{file}: tensor {name} has shape {found:?}, expected {expected:?}")]
     ShapeMismatch {
         name: String,

@@ -70,8 +70,6 @@ impl MlmRuntime {
         }
     }
 
-    /// Loads a model dir or hub id (local cache) with its tokenizer; the tokenizer must fit
-    /// the embeddings.
     /// Loads a model dir or hub id with its tokenizer onto the device named `device`
     /// (`cpu`, `cuda`, `cuda:N`, `auto`).
     pub fn open_named(spec: &str, device: &str) -> crate::error::StageResult<Self> {
@@ -80,9 +78,15 @@ impl MlmRuntime {
         Self::open(spec, &device).with_stage_context(|| format!("loading model '{spec}'"))
     }
 
+    /// Loads a model dir or hub id (local cache) with its tokenizer; the tokenizer must fit
+    /// the embeddings. Checkpoint tensors the masked LM does not use are named in one notice
+    /// line on stderr.
     pub fn open(spec: &str, device: &Device) -> Result<Self, InferError> {
         let files = crate::mlm::hub::resolve_model(spec)?;
         let loaded = crate::mlm::weights::load_model_dir(&files.dir, device)?;
+        if let Some(notice) = loaded.unused_notice() {
+            eprintln!("{notice}");
+        }
         let tokenizer = crate::tokenizer::load_dir(&files.dir)?;
         crate::mlm::weights::check_vocab(loaded.config.vocab_size, tokenizer.vocab_size())?;
         Ok(Self::new(

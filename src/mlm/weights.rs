@@ -20,6 +20,62 @@ pub struct LoadedModel {
     pub config: MlmConfig,
     pub varmap: VarMap,
     pub model: MaskedLm,
+    /// The weights file read.
+    pub weights_file: PathBuf,
+    /// Tensors of the file the masked LM does not use (extra heads, pooler, next-sentence
+    /// head, ...), sorted; they are not kept, so a model saved again has none of them.
+    pub unused_tensors: Vec<String>,
+}
+
+/// How many unused tensor names the notice spells out.
+const NOTICE_NAMES: usize = 5;
+
+impl LoadedModel {
+    /// One notice line about [`LoadedModel::unused_tensors`] (tensor names and a count, never
+    /// values), as transformers warns "Some weights of the model checkpoint were not used";
+    /// `None` when every tensor is used. Callers that use some of those tensors themselves
+    /// (the NER tagger's classifier) do not print it.
+    pub fn unused_notice(&self) -> Option<String> {
+        unused_notice(&self.weights_file, &self.unused_tensors)
+    }
+}
+
+/// See [`LoadedModel::unused_notice`].
+pub fn unused_notice(file: &Path, unused: &[String]) -> Option<String> {
+    if unused.is_empty() {
+        return None;
+    }
+    let shown = unused[..unused.len().min(NOTICE_NAMES)].join(", ");
+    let more = match unused.len().saturating_sub(NOTICE_NAMES) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    Some(format!(
+        "note: {}: {} tensor(s) not used by the masked LM, ignored (extra heads, pooler, ...): \
+         {shown}{more}",
+        file.display(),
+        unused.len()
+    ))
+}
+
+/// Whether `name` (an anonlm parameter name) belongs to the masked-LM head rather than the
+/// encoder.
+fn is_head(name: &str, arch: Arch) -> bool {
+    match arch {
+        Arch::Bert => name.starts_with("cls.predictions."),
+        Arch::Roberta => name.starts_with("lm_head."),
+    }
+}
+
+/// Checkpoint tensors that carry nothing to load: the position-id buffer older transformers
+/// versions saved, and the head bias stored a second time as the decoder bias.
+fn is_known_duplicate(name: &str, arch: Arch) -> bool {
+    name.ends_with("embeddings.position_ids")
+        || name
+            == match arch {
+                Arch::Bert => "cls.predictions.decoder.bias",
+                Arch::Roberta => "lm_head.decoder.bias",
+            }
 }
 
 /// Errors if the tokenizer has more tokens than the model has embedding rows (ids past the end
@@ -128,6 +184,11 @@ fn decoder_weight_name(arch: Arch) -> &'static str {
 
 /// Reads `config.json` and `model.safetensors` (or `pytorch_model.bin`) from `dir` into a fresh
 /// `VarMap` on `device`, so the model can be used for inference or trained further.
+///
+/// `model_type` picks the layout; the tensors decide the rest, whatever class `architectures`
+/// names: the encoder and the masked-LM head must be present (a missing head is refused naming
+/// the missing tensors), and other tensors (extra heads of a subclass, the pooler, the
+/// next-sentence head) are listed in [`LoadedModel::unused_tensors`].
 pub fn load_model_dir(dir: &Path, device: &Device) -> Result<LoadedModel, MlmError> {
     let config = MlmConfig::from_file(&dir.join(CONFIG_FILE))?;
     let arch = config.arch()?;
@@ -156,16 +217,39 @@ pub fn load_model_dir(dir: &Path, device: &Device) -> Result<LoadedModel, MlmErr
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, device);
     let model = MaskedLm::new(&config, vb)
         .map_err(|e| MlmError::candle(format!("{}: building the model", dir.display()), e))?;
+    let mut used: std::collections::HashSet<&str> = std::collections::HashSet::new();
     {
         let vars = varmap.data().lock().expect("varmap lock poisoned");
-        for (name, var) in vars.iter() {
-            let found = candidate_names(name, arch)
-                .iter()
-                .find_map(|n| tensors.get(n))
-                .ok_or_else(|| MlmError::MissingTensor {
-                    name: name.clone(),
-                    file: file.clone(),
-                })?;
+        let mut names: Vec<&String> = vars.keys().collect();
+        names.sort();
+        let found_name = |name: &str| {
+            candidate_names(name, arch)
+                .into_iter()
+                .find_map(|n| tensors.get_key_value(&n).map(|(k, _)| k.as_str()))
+        };
+        let missing: Vec<&str> = names
+            .iter()
+            .map(|n| n.as_str())
+            .filter(|n| found_name(n).is_none())
+            .collect();
+        if let Some(enc) = missing.iter().find(|n| !is_head(n, arch)) {
+            return Err(MlmError::MissingTensor {
+                name: enc.to_string(),
+                file: file.clone(),
+            });
+        }
+        if !missing.is_empty() {
+            return Err(MlmError::MissingHead {
+                file: file.clone(),
+                count: missing.len(),
+                names: missing.join(", "),
+            });
+        }
+        for name in names {
+            let var = &vars[name];
+            let key = found_name(name).expect("checked above");
+            used.insert(key);
+            let found = &tensors[key];
             if found.dims() != var.dims() {
                 return Err(MlmError::ShapeMismatch {
                     name: name.clone(),
@@ -200,16 +284,30 @@ pub fn load_model_dir(dir: &Path, device: &Device) -> Result<LoadedModel, MlmErr
             }
         }
     }
+    let mut unused: Vec<String> = tensors
+        .keys()
+        .filter(|k| {
+            !used.contains(k.as_str())
+                && k.as_str() != decoder_weight_name(arch)
+                && !is_known_duplicate(k, arch)
+        })
+        .cloned()
+        .collect();
+    unused.sort();
     Ok(LoadedModel {
         config,
         varmap,
         model,
+        weights_file: file,
+        unused_tensors: unused,
     })
 }
 
 /// Writes `config.json` (masked-LM architecture, float32) and `model.safetensors` with
 /// Hugging Face tensor names into `dir` (created if needed). The tied decoder weight is not
-/// written, as `save_pretrained` does. Each file is written to a temporary file and renamed.
+/// written, as `save_pretrained` does. Only the parameters in `varmap` are written: tensors of
+/// a loaded checkpoint the masked LM did not use (extra heads) are not carried over, and
+/// `architectures` names the masked-LM class (see [`MlmConfig::for_saving`]). Each file is written to a temporary file and renamed.
 /// Refuses to replace an existing config.json or model.safetensors unless `overwrite`.
 pub fn save_model_dir(
     config: &MlmConfig,
@@ -271,6 +369,162 @@ pub fn save_model_dir(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A cased WordPiece vocabulary: "Jan" and "jan" are both entries.
+    const VOCAB_TXT: &str = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nJan\njan\nwas\nseen\nby\nDr\n.\n";
+
+    /// Writes a tiny BERT masked LM (vocab.txt, no tokenizer_config.json) into `dir` with
+    /// `config.json` edited by `config` and the tensors edited by `tensors`.
+    fn tiny_bert_dir(
+        dir: &Path,
+        config: impl FnOnce(&mut serde_json::Value),
+        tensors: impl FnOnce(&mut HashMap<String, Tensor>),
+    ) {
+        let vocab = VOCAB_TXT.lines().count();
+        let c = MlmConfig::preset("tiny", Arch::Bert, vocab, 0).unwrap();
+        let varmap = VarMap::new();
+        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
+        MaskedLm::new(&c, vb).unwrap();
+        save_model_dir(&c, &varmap, dir, false).unwrap();
+        std::fs::write(dir.join("vocab.txt"), VOCAB_TXT).unwrap();
+        let cfg_path = dir.join(CONFIG_FILE);
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&cfg_path).unwrap()).unwrap();
+        config(&mut v);
+        std::fs::write(&cfg_path, v.to_string()).unwrap();
+        let w = dir.join(SAFETENSORS_FILE);
+        let mut map = candle_core::safetensors::load(&w, &Device::Cpu).unwrap();
+        tensors(&mut map);
+        candle_core::safetensors::save(&map, &w).unwrap();
+    }
+
+    fn zeros(shape: &[usize]) -> Tensor {
+        Tensor::zeros(shape, DType::F32, &Device::Cpu).unwrap()
+    }
+
+    #[test]
+    fn a_subclass_with_extra_heads_loads_and_its_extra_tensors_are_named() {
+        let tmp = tempfile::tempdir().unwrap();
+        tiny_bert_dir(
+            tmp.path(),
+            |v| {
+                v["architectures"] = serde_json::json!(["MyBertWithExtraHeads"]);
+                v["num_extra_labels"] = 3.into();
+            },
+            |m| {
+                m.insert("extra_head.weight".into(), zeros(&[3, 64]));
+                m.insert("bert.pooler.dense.weight".into(), zeros(&[64, 64]));
+                m.insert("cls.seq_relationship.bias".into(), zeros(&[2]));
+            },
+        );
+        let loaded = load_model_dir(tmp.path(), &Device::Cpu).unwrap();
+        assert_eq!(
+            loaded.unused_tensors,
+            [
+                "bert.pooler.dense.weight",
+                "cls.seq_relationship.bias",
+                "extra_head.weight"
+            ]
+        );
+        let notice = loaded.unused_notice().unwrap();
+        assert!(notice.contains("model.safetensors"), "{notice}");
+        assert!(notice.contains("3 tensor(s)"), "{notice}");
+        assert!(notice.contains("extra_head.weight"), "{notice}");
+        assert_eq!(notice.lines().count(), 1);
+
+        // The whole runtime loads it too (tokenizer from vocab.txt alone).
+        let rt = crate::mlm::runtime::MlmRuntime::open(tmp.path().to_str().unwrap(), &Device::Cpu)
+            .unwrap();
+        assert_eq!(rt.tokenizer.vocab_size(), loaded.config.vocab_size);
+
+        // Saved again: a plain masked LM that loads with nothing unused; the user's other
+        // config fields are kept.
+        let out = tmp.path().join("again");
+        save_model_dir(&loaded.config, &loaded.varmap, &out, false).unwrap();
+        let again = load_model_dir(&out, &Device::Cpu).unwrap();
+        assert!(again.unused_tensors.is_empty());
+        assert_eq!(again.unused_notice(), None);
+        assert_eq!(
+            again.config.architectures.as_deref(),
+            Some(&["BertForMaskedLM".to_string()][..])
+        );
+        assert_eq!(again.config.extra["num_extra_labels"], 3);
+    }
+
+    #[test]
+    fn the_notice_names_the_first_few_and_counts_the_rest() {
+        let names: Vec<String> = (0..8).map(|i| format!("head.{i}.weight")).collect();
+        let n = unused_notice(Path::new("m/model.safetensors"), &names).unwrap();
+        assert!(
+            n.contains("8 tensor(s)") && n.contains("head.4.weight"),
+            "{n}"
+        );
+        assert!(
+            !n.contains("head.5.weight") && n.contains("and 3 more"),
+            "{n}"
+        );
+        assert_eq!(unused_notice(Path::new("x"), &[]), None);
+    }
+
+    #[test]
+    fn a_bert_without_the_masked_lm_head_is_refused_naming_the_missing_tensors() {
+        let tmp = tempfile::tempdir().unwrap();
+        tiny_bert_dir(
+            tmp.path(),
+            |v| v["architectures"] = serde_json::json!(["BertForSequenceClassification"]),
+            |m| {
+                m.retain(|k, _| !k.starts_with("cls."));
+                m.insert("classifier.weight".into(), zeros(&[2, 64]));
+            },
+        );
+        let e = load_model_dir(tmp.path(), &Device::Cpu).err().unwrap();
+        assert!(matches!(e, MlmError::MissingHead { count: 5, .. }), "{e}");
+        let msg = e.to_string();
+        for name in [
+            "cls.predictions.bias",
+            "cls.predictions.transform.dense.weight",
+            "cls.predictions.transform.LayerNorm.bias",
+        ] {
+            assert!(msg.contains(name), "{msg}");
+        }
+        assert!(
+            msg.contains("model.safetensors") && msg.contains("no masked-LM head"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn other_model_types_are_still_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        tiny_bert_dir(
+            tmp.path(),
+            |v| {
+                v["model_type"] = "gpt2".into();
+                v["architectures"] = serde_json::json!(["GPT2LMHeadModel"]);
+            },
+            |_| {},
+        );
+        let e = load_model_dir(tmp.path(), &Device::Cpu)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("unsupported architecture") && e.contains("gpt2"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_cased_vocabulary_without_tokenizer_config_keeps_case() {
+        let tmp = tempfile::tempdir().unwrap();
+        tiny_bert_dir(tmp.path(), |_| {}, |_| {});
+        assert!(!tmp.path().join("tokenizer_config.json").exists());
+        let tok = crate::tokenizer::load_dir(tmp.path()).unwrap();
+        let upper = tok.encode_ids("Jan").unwrap();
+        let lower = tok.encode_ids("jan").unwrap();
+        assert_ne!(upper, lower);
+        assert!(!upper.contains(&tok.specials.unk), "{upper:?}");
+    }
 
     #[test]
     fn non_finite_tensors_are_named() {

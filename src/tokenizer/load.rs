@@ -40,6 +40,18 @@ pub fn load_dir(dir: &Path) -> Result<ModelTokenizer, TokenizerError> {
         let vocab = parse_vocab_txt(&vocab_txt)?;
         let has = |t: &str| vocab.contains_key(t);
         let strings = named.resolve(&has).complete(dir)?;
+        // Lower-case as the config says; without `do_lower_case` the vocabulary decides
+        // (BertTokenizer would lower-case, making a cased vocabulary's upper-case entries
+        // unreachable), with one notice line. Accents follow lowercase unless `strip_accents`
+        // is set.
+        let lowercase = match flag("do_lower_case") {
+            Some(l) => l,
+            None => {
+                let guess = CaseGuess::of_vocab(vocab.keys().map(String::as_str));
+                eprintln!("{}", guess.notice(&vocab_txt, config.is_some()));
+                guess.lowercase()
+            }
+        };
         let wp = WordPiece::builder()
             .vocab(
                 vocab
@@ -53,9 +65,6 @@ pub fn load_dir(dir: &Path) -> Result<ModelTokenizer, TokenizerError> {
             .map_err(|e| TokenizerError::file(&vocab_txt, e.to_string()))?;
         let mut tk = Tokenizer::new(wp);
         set_front(&mut tk, Kind::WordPiece, true)?;
-        // BertTokenizer's defaults: lowercase unless the config says otherwise; accents
-        // follow lowercase unless `strip_accents` is set.
-        let lowercase = flag("do_lower_case").unwrap_or(true);
         let chinese = flag("tokenize_chinese_chars").unwrap_or(true);
         let normalizer = tokenizers::normalizers::BertNormalizer::new(
             true,
@@ -102,6 +111,74 @@ pub fn load_dir(dir: &Path) -> Result<ModelTokenizer, TokenizerError> {
     let post = pipeline::post_processor(kind, post_style, &strings, &tk)?;
     tk.with_post_processor(Some(post));
     finish(tk, &strings, dir)
+}
+
+/// Share of (non-special) vocabulary entries with an upper-case letter from which a WordPiece
+/// vocabulary counts as cased. An uncased vocabulary has none; bert-base-cased has about 20%.
+const CASED_SHARE: f64 = 0.01;
+
+/// Whether a WordPiece vocabulary is cased, counted from its entries (special tokens such as
+/// `[CLS]` or `<s>` left out).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CaseGuess {
+    /// Entries with at least one upper-case letter.
+    pub upper: usize,
+    /// Entries counted.
+    pub total: usize,
+}
+
+impl CaseGuess {
+    pub fn of_vocab<'a>(tokens: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut guess = CaseGuess { upper: 0, total: 0 };
+        for t in tokens {
+            let special = (t.starts_with('[') && t.ends_with(']'))
+                || (t.starts_with('<') && t.ends_with('>') && t.len() > 2);
+            if special {
+                continue;
+            }
+            guess.total += 1;
+            if t.chars().any(char::is_uppercase) {
+                guess.upper += 1;
+            }
+        }
+        guess
+    }
+
+    /// Cased when at least [`CASED_SHARE`] of the entries hold an upper-case letter.
+    pub fn cased(&self) -> bool {
+        self.upper > 0 && self.upper as f64 >= CASED_SHARE * self.total as f64
+    }
+
+    pub fn lowercase(&self) -> bool {
+        !self.cased()
+    }
+
+    /// The notice line: which was chosen and why (counts only, never tokens).
+    pub fn notice(&self, vocab: &Path, has_config: bool) -> String {
+        let missing = if has_config {
+            "tokenizer_config.json has no do_lower_case"
+        } else {
+            "no tokenizer_config.json"
+        };
+        let pct = if self.total == 0 {
+            0.0
+        } else {
+            100.0 * self.upper as f64 / self.total as f64
+        };
+        let choice = if self.cased() {
+            "cased: input keeps its case"
+        } else {
+            "uncased: input is lower-cased"
+        };
+        format!(
+            "note: {}: {missing}; {} of {} entries ({pct:.1}%) have upper-case letters, so the \
+             tokenizer is taken as {choice} (add tokenizer_config.json with do_lower_case to \
+             decide)",
+            vocab.display(),
+            self.upper,
+            self.total
+        )
+    }
 }
 
 fn kind_style(kind: Kind) -> SpecialStyle {

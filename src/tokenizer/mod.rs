@@ -14,7 +14,7 @@ mod specials;
 mod train;
 
 pub use job::{run, TokenizerSettings};
-pub use load::{load_dir, parse_merges, parse_vocab_txt};
+pub use load::{load_dir, parse_merges, parse_vocab_txt, CaseGuess};
 pub use save::{ensure_writable, save_dir, MODEL_MAX_LENGTH};
 pub use specials::{SpecialStyle, SpecialTokens};
 pub use train::{train, Kind, TrainOptions, TrainStats};

@@ -116,8 +116,8 @@ fn saved_dir_loads_with_the_same_ids_from_each_file_set() {
             std::fs::copy(from.join(n), to.join(n)).unwrap();
         }
     };
-    // WordPiece, cased: vocab.txt needs tokenizer_config.json for do_lower_case = false.
-    // WordPiece, lowercased: vocab.txt alone (BertTokenizer's default is lowercase).
+    // WordPiece, cased: vocab.txt with tokenizer_config.json (do_lower_case = false).
+    // WordPiece, lowercased: vocab.txt alone (no upper-case entries: lower-cased).
     for (lower, extra) in [(false, &["tokenizer_config.json"][..]), (true, &[][..])] {
         let (tok, _) = trained(Kind::WordPiece, 500, lower);
         let full = root.path().join(format!("wp-{lower}"));
@@ -220,4 +220,65 @@ fn wordpiece_spells_every_number_even_from_a_corpus_without_digits() {
     let ids = tok.encode_ids("nummer 378901245 en 7 en 63").unwrap();
     let unk = tok.inner.token_to_id("[UNK]").unwrap();
     assert!(!ids.contains(&unk), "{ids:?}");
+}
+
+#[test]
+fn case_is_inferred_from_a_vocab_txt_without_do_lower_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let specials = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
+    // Cased: upper-case entries; no tokenizer_config.json.
+    std::fs::write(d.join("vocab.txt"), format!("{specials}Jan\njan\nseen\n")).unwrap();
+    let tok = load_dir(d).unwrap();
+    assert_ne!(
+        tok.encode_ids("Jan").unwrap(),
+        tok.encode_ids("jan").unwrap()
+    );
+    // A tokenizer_config.json without do_lower_case: still inferred.
+    std::fs::write(
+        d.join("tokenizer_config.json"),
+        r#"{"model_max_length": 512}"#,
+    )
+    .unwrap();
+    let tok = load_dir(d).unwrap();
+    assert_ne!(
+        tok.encode_ids("Jan").unwrap(),
+        tok.encode_ids("jan").unwrap()
+    );
+    // do_lower_case wins over the vocabulary.
+    std::fs::write(
+        d.join("tokenizer_config.json"),
+        r#"{"do_lower_case": true}"#,
+    )
+    .unwrap();
+    let tok = load_dir(d).unwrap();
+    assert_eq!(
+        tok.encode_ids("Jan").unwrap(),
+        tok.encode_ids("jan").unwrap()
+    );
+    // Uncased: no upper-case entries (specials do not count), lower-cased as BertTokenizer.
+    std::fs::remove_file(d.join("tokenizer_config.json")).unwrap();
+    std::fs::write(d.join("vocab.txt"), format!("{specials}jan\nseen\n")).unwrap();
+    let tok = load_dir(d).unwrap();
+    assert_eq!(
+        tok.encode_ids("Jan").unwrap(),
+        tok.encode_ids("jan").unwrap()
+    );
+
+    let cased = CaseGuess::of_vocab(["[CLS]", "<s>", "Jan", "jan", "##s"]);
+    assert_eq!((cased.upper, cased.total), (1, 3));
+    assert!(cased.cased());
+    let n = cased.notice(Path::new("m/vocab.txt"), false);
+    assert!(
+        n.contains("no tokenizer_config.json") && n.contains("cased"),
+        "{n}"
+    );
+    assert!(!n.contains("Jan"), "{n}");
+    let uncased = CaseGuess::of_vocab(["[CLS]", "[unused0]", "jan"]);
+    assert!(uncased.lowercase());
+    assert!(uncased.notice(Path::new("v"), true).contains("lower-cased"));
+    // A stray upper-case entry in a large vocabulary does not make it cased.
+    let mut big: Vec<String> = (0..1000).map(|i| format!("w{i}")).collect();
+    big.push("X".into());
+    assert!(CaseGuess::of_vocab(big.iter().map(String::as_str)).lowercase());
 }

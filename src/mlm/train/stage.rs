@@ -106,6 +106,10 @@ pub fn run(args: &MlmTrainSettings) -> StageResult<TrainSummary> {
     let (config, varmap, model) = match &init_dir {
         Some(dir) => {
             let loaded = weights::load_model_dir(dir, &device)?;
+            if let Some(notice) = loaded.unused_notice() {
+                // Only the masked LM is trained and saved; the other tensors are not kept.
+                eprintln!("{notice}; they are not written to --out");
+            }
             weights::check_vocab(loaded.config.vocab_size, tok.vocab_size())?;
             (loaded.config, loaded.varmap, loaded.model)
         }
