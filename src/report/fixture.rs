@@ -138,9 +138,11 @@ fn set_metrics(set: &str, slots: u64, name_like: u64, with_any: u64, best: usize
 /// The example report: the loss attack and the `seen` probe set fail, canaries inserted 16
 /// times are exposed; the decision is FAIL.
 pub fn example() -> Report {
-    let mut t = Thresholds::default();
-    // Direct identifiers held to no residue at all.
-    t.max_residual_share_by_category = [("NAME".to_string(), 0.0), ("ID".to_string(), 0.0)].into();
+    let t = Thresholds {
+        // Direct identifiers held to no residue at all.
+        max_residual_share_by_category: [("NAME".to_string(), 0.0), ("ID".to_string(), 0.0)].into(),
+        ..Thresholds::default()
+    };
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let blind = attack(
         "blind_baseline",
