@@ -39,6 +39,15 @@ fn render_writes_markdown_and_html_and_refuses_to_overwrite() {
     let html = fs::read_to_string(d.join("out/report.html")).unwrap();
     assert!(md.contains("## Decision: FAIL"));
     assert!(html.contains("<svg") && !html.contains("<script"));
+    // The plots beside the Markdown, linked by relative names.
+    for name in ["roc.svg", "canary.svg", "name-like.svg"] {
+        assert!(md.contains(&format!("]({name})")), "{name}");
+        assert!(fs::read_to_string(d.join("out").join(name))
+            .unwrap()
+            .starts_with("<svg "));
+    }
+    // The residual share beside the decision.
+    assert!(md.contains("| residual PII (1.08% of gold entities left) | FAIL | 1 |"));
     let o = anonlm()
         .current_dir(d)
         .args([

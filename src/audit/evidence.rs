@@ -2,20 +2,23 @@
 //! de-identification stats and residual PII, the vocabulary review and `vocab check`, the probe
 //! metrics, and the utility of the released model against the one before the rewrite.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::error::{StageContext, StageResult};
 
 use super::run::Outcome;
-use super::spec::EvidenceSpec;
+use super::spec::{EvidenceSpec, Thresholds};
 use crate::anonymize::{self, CheckOptions, Decision, EncodingReference, Reason};
 use crate::artifact::file_sha256;
 use crate::audit::examples::Example;
+use crate::eval::ResidualCoverage;
 use crate::mlm::runtime::MlmRuntime;
 use crate::mlm::score::masked_token_loss;
 use crate::probe::metrics::SetMetrics;
 use crate::report::model::{
-    DeidSummary, FileHash, LabelCount, NamedCheck, ProbeEvidence, Utility, VocabularySummary,
+    DeidSummary, FileHash, LabelCount, NamedCheck, ProbeEvidence, ResidualCategory, ResidualGate,
+    Utility, VocabularySummary,
 };
 use crate::stats::Proportion;
 
@@ -26,27 +29,22 @@ pub fn file_hash(path: &Path) -> StageResult<FileHash> {
     })
 }
 
-/// `deid`'s stats file, and the residual PII of `eval --json` when given.
-pub fn deid_summary(e: &EvidenceSpec) -> StageResult<Option<DeidSummary>> {
+/// `deid`'s stats file, and the residual PII of `eval --json` when given, gated on `t`.
+pub fn deid_summary(e: &EvidenceSpec, t: &Thresholds) -> StageResult<Option<DeidSummary>> {
     let Some(stats_path) = &e.deid_stats else {
         return Ok(None);
     };
     let stats: crate::deid::DeidStatsFile = crate::artifact::read(stats_path)?;
-    let recall = match &e.deid_eval {
+    let residual = match &e.deid_eval {
         None => None,
         Some(p) => {
             let eval: crate::eval::job::EvalFile = crate::artifact::read(p)?;
-            let overall = eval
-                .report
-                .residual
-                .and_then(|r| r.coverage)
-                .map(|c| c.overall)
-                .filter(|o| o.with_residue <= o.entities);
-            match overall {
-                Some(o) => Some(Proportion::new(
-                    (o.entities - o.with_residue) as u64,
-                    o.entities as u64,
-                )),
+            let coverage = eval.report.residual.and_then(|r| r.coverage).filter(|c| {
+                c.overall.with_residue <= c.overall.entities
+                    && c.per_label.iter().all(|r| r.with_residue <= r.entities)
+            });
+            match coverage {
+                Some(c) => Some(residual_gate(&c, t)),
                 None => {
                     return Err(crate::error::ValueError::new(format!(
                         "{}: not the JSON of eval --ops-log --deid (no residual coverage)",
@@ -57,6 +55,9 @@ pub fn deid_summary(e: &EvidenceSpec) -> StageResult<Option<DeidSummary>> {
             }
         }
     };
+    let recall = residual
+        .as_ref()
+        .map(|r| Proportion::new(r.entities - r.with_residue, r.entities));
     Ok(Some(DeidSummary {
         stats_file: file_hash(stats_path)?,
         documents: stats.documents,
@@ -72,7 +73,88 @@ pub fn deid_summary(e: &EvidenceSpec) -> StageResult<Option<DeidSummary>> {
         passes: stats.passes as u64,
         policy: stats.policy,
         recall,
+        residual,
     }))
+}
+
+/// The category of a gold label: the part before `/` (`NAME` of `NAME/PATIENT`).
+fn category(label: &str) -> &str {
+    label.split_once('/').map_or(label, |(c, _)| c)
+}
+
+/// The residual-PII gate: the share of gold entities with residue against
+/// `max_residual_share`, and per category (or whole label) against
+/// `max_residual_share_by_category`. Reasons name categories and counts, never text.
+pub fn residual_gate(c: &ResidualCoverage, t: &Thresholds) -> ResidualGate {
+    let mut rows: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for r in &c.per_label {
+        let row = rows.entry(category(&r.label).to_string()).or_default();
+        row.0 += r.entities as u64;
+        row.1 += r.with_residue as u64;
+    }
+    for key in t.max_residual_share_by_category.keys() {
+        if key.contains('/') {
+            let row = c
+                .per_label
+                .iter()
+                .filter(|r| &r.label == key)
+                .fold((0, 0), |(n, k), r| {
+                    (n + r.entities as u64, k + r.with_residue as u64)
+                });
+            rows.insert(key.clone(), row);
+        } else {
+            rows.entry(key.clone()).or_default();
+        }
+    }
+    let ratio = |k: u64, n: u64| if n == 0 { 0.0 } else { k as f64 / n as f64 };
+    let (entities, with_residue) = (c.overall.entities as u64, c.overall.with_residue as u64);
+    let share = ratio(with_residue, entities);
+    let mut reasons = Vec::new();
+    if share > t.max_residual_share {
+        reasons.push(format!(
+            "residual PII: share {share:.4} of gold entities not fully removed > {} \
+             ({with_residue} of {entities})",
+            t.max_residual_share
+        ));
+    }
+    let by_category: Vec<ResidualCategory> = rows
+        .into_iter()
+        .map(|(category, (n, k))| {
+            let threshold = t.max_residual_share_by_category.get(&category).copied();
+            let share = (n > 0).then(|| ratio(k, n));
+            match (threshold, share) {
+                (Some(max), Some(s)) if s > max => reasons.push(format!(
+                    "residual PII of {category}: share {s:.4} of gold entities not fully \
+                     removed > {max} ({k} of {n})"
+                )),
+                (Some(_), None) => reasons.push(format!(
+                    "residual PII of {category}: no gold entity, so its threshold cannot be \
+                     checked"
+                )),
+                _ => {}
+            }
+            ResidualCategory {
+                category,
+                entities: n,
+                with_residue: k,
+                share,
+                threshold,
+            }
+        })
+        .collect();
+    ResidualGate {
+        entities,
+        with_residue,
+        share,
+        threshold: t.max_residual_share,
+        by_category,
+        outcome: if reasons.is_empty() {
+            Outcome::Pass
+        } else {
+            Outcome::Fail
+        },
+        reasons,
+    }
 }
 
 /// The review file's counts and `vocab check` rerun on the released model; with the model
@@ -344,6 +426,94 @@ pub fn utility_failures(u: &Utility, max_loss: f64) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::CoverageRow;
+
+    fn row(label: &str, entities: usize, with_residue: usize) -> CoverageRow {
+        CoverageRow {
+            label: label.into(),
+            entities,
+            with_residue,
+            share: with_residue as f64 / entities.max(1) as f64,
+            chars: 0,
+            chars_left: 0,
+        }
+    }
+
+    /// The demo's shape: 368 of 6,386 gold entities left, in professions and organisations.
+    fn demo_like() -> ResidualCoverage {
+        ResidualCoverage {
+            overall: row("overall", 6386, 368),
+            per_label: vec![
+                row("NAME/PATIENT", 541, 0),
+                row("NAME/DOCTOR", 605, 0),
+                row("PROFESSION/PROFESSION", 384, 246),
+                row("LOCATION/ORGANIZATION", 266, 100),
+                row("LOCATION/HOSPITAL", 375, 22),
+                row("DATE/DATE", 4215, 0),
+            ],
+        }
+    }
+
+    #[test]
+    fn residual_over_the_default_share_fails_with_the_share() {
+        let g = residual_gate(&demo_like(), &Thresholds::default());
+        assert_eq!(g.outcome, Outcome::Fail);
+        assert_eq!((g.entities, g.with_residue), (6386, 368));
+        assert_eq!(g.reasons.len(), 1, "{:?}", g.reasons);
+        let r = &g.reasons[0];
+        assert!(r.contains("0.0576") && r.contains("> 0.05") && r.contains("368 of 6386"));
+        // One row per category, summed over its labels; no threshold set.
+        let loc = g
+            .by_category
+            .iter()
+            .find(|c| c.category == "LOCATION")
+            .unwrap();
+        assert_eq!(
+            (loc.entities, loc.with_residue, loc.threshold),
+            (641, 122, None)
+        );
+        assert!(g.by_category.iter().all(|c| !c.category.contains('/')));
+    }
+
+    #[test]
+    fn per_category_thresholds_gate_categories_and_whole_labels() {
+        let mut t = Thresholds {
+            max_residual_share: 0.10,
+            ..Thresholds::default()
+        };
+        t.max_residual_share_by_category = [
+            ("NAME".to_string(), 0.0),
+            ("PROFESSION".to_string(), 0.5),
+            ("LOCATION/HOSPITAL".to_string(), 0.05),
+            ("ID".to_string(), 0.0),
+        ]
+        .into();
+        let g = residual_gate(&demo_like(), &t);
+        assert_eq!(g.outcome, Outcome::Fail);
+        let name = g.by_category.iter().find(|c| c.category == "NAME").unwrap();
+        assert_eq!((name.share, name.threshold), (Some(0.0), Some(0.0)));
+        let joined = g.reasons.join("\n");
+        assert!(
+            joined.contains("residual PII of PROFESSION: share 0.6406")
+                && joined.contains("> 0.5 (246 of 384)"),
+            "{joined}"
+        );
+        assert!(
+            joined.contains("residual PII of LOCATION/HOSPITAL: share 0.0587"),
+            "{joined}"
+        );
+        // A category with no gold entity cannot be checked: FAIL, not a silent pass.
+        assert!(
+            joined.contains("residual PII of ID: no gold entity"),
+            "{joined}"
+        );
+        assert!(!joined.contains("of NAME"), "{joined}");
+        assert_eq!(g.reasons.len(), 3, "{joined}");
+        // Loose enough everywhere: PASS.
+        t.max_residual_share_by_category = [("NAME".to_string(), 0.0)].into();
+        let g = residual_gate(&demo_like(), &t);
+        assert_eq!((g.outcome, g.reasons.len()), (Outcome::Pass, 0));
+    }
 
     fn utility(before: Option<f64>, after: Option<f64>, baseline: Option<f64>) -> Utility {
         Utility {

@@ -3,6 +3,7 @@
 
 use crate::error::ValueError;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -181,6 +182,17 @@ pub struct Thresholds {
     /// reported); absent: every group.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canary_gate_max_repeats: Option<u64>,
+    /// FAIL when more than this share of the gold entities is not fully removed by
+    /// de-identification (`[evidence] deid_eval`, or `gold = true` under `[release]`); only
+    /// gated when gold spans were scored. Default 0.05: a recall of 95% on the gold entities.
+    #[serde(default = "default_max_residual_share")]
+    pub max_residual_share: f64,
+    /// Stricter (or looser) shares per category: a key is a category of the gold labels
+    /// (`NAME` covers `NAME/PATIENT`, `NAME/DOCTOR`, ...) or one whole label
+    /// (`"NAME/PATIENT"`), upper-case as the labels are. A key with no gold entity FAILs: its
+    /// threshold cannot be checked.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub max_residual_share_by_category: BTreeMap<String, f64>,
 }
 
 impl Default for Thresholds {
@@ -195,6 +207,8 @@ impl Default for Thresholds {
             max_name_like_share: default_max_name_like_share(),
             max_mean_canary_exposure: default_max_canary_exposure(),
             canary_gate_max_repeats: None,
+            max_residual_share: default_max_residual_share(),
+            max_residual_share_by_category: BTreeMap::new(),
         }
     }
 }
@@ -286,6 +300,25 @@ fn default_max_utility_loss() -> f64 {
 fn default_max_name_like_share() -> f64 {
     0.002
 }
+/// A recall of 95% on the gold entities, the bar automatic clinical de-identification is
+/// commonly held to; direct identifiers deserve a stricter per-category share.
+fn default_max_residual_share() -> f64 {
+    0.05
+}
+
+/// Whether `key` can name a category or label of `max_residual_share_by_category`: upper-case
+/// ASCII letters, digits, `_`, `-` and at most one `/` between two non-empty parts.
+fn is_category_key(key: &str) -> bool {
+    let part = |p: &str| {
+        !p.is_empty()
+            && p.bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+    };
+    match key.split_once('/') {
+        Some((a, b)) => part(a) && part(b),
+        None => part(key),
+    }
+}
 
 /// The dotted key of the first `nan` or `inf` value in a TOML table (TOML allows both; as a
 /// threshold or setting either switches a comparison off), e.g. `thresholds.max_auc`.
@@ -370,7 +403,12 @@ impl AuditSpec {
         // Checked after the typed parse, which refuses unknown keys: the key named here is one
         // of this program's, never one made up in the file.
         let raw: toml::Table = toml::from_str(&text).map_err(bad)?;
-        if let Some(key) = non_finite_key(&raw) {
+        if let Some(mut key) = non_finite_key(&raw) {
+            // The category keys are the file's own: name their table, not the key.
+            let table = "thresholds.max_residual_share_by_category";
+            if key.starts_with(&format!("{table}.")) {
+                key = table.into();
+            }
             return Err(ValueError::from(format!(
                 "{}: {key} must be a finite number (not nan or inf)",
                 path.display()
@@ -492,6 +530,24 @@ impl AuditSpec {
         }
         if t.max_utility_loss < 0.0 {
             return Err("[thresholds] max_utility_loss must not be negative".into());
+        }
+        if !(0.0..=1.0).contains(&t.max_residual_share) {
+            return Err("[thresholds] max_residual_share must lie between 0 and 1".into());
+        }
+        for (key, share) in &t.max_residual_share_by_category {
+            // The key as written is input: the rule, not the key.
+            if !is_category_key(key) {
+                return Err(
+                    "[thresholds.max_residual_share_by_category] a key must be a category or \
+                     label in upper case (NAME, NAME/PATIENT: letters, digits, _ or -)"
+                        .into(),
+                );
+            }
+            if !(0.0..=1.0).contains(share) {
+                return Err(ValueError::from(format!(
+                    "[thresholds.max_residual_share_by_category] {key} must lie between 0 and 1"
+                )));
+            }
         }
         if let Some(r) = &self.release {
             r.check()?;
@@ -649,5 +705,58 @@ mod tests {
         }
         let p = write(dir.path(), &format!("{base}[thresholds]\nmax_auc = 0.6\n"));
         assert_eq!(AuditSpec::load(&p).unwrap().thresholds.max_auc, 0.6);
+    }
+
+    #[test]
+    fn residual_shares_are_checked_without_quoting_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = "[model]\ndir = \"m\"\n[data]\ncorpus = \"c.jsonl\"\n";
+        let p = write(dir.path(), base);
+        let t = AuditSpec::load(&p).unwrap().thresholds;
+        assert_eq!(t.max_residual_share, 0.05);
+        assert!(t.max_residual_share_by_category.is_empty());
+        let mark = "ZqSecretValue";
+        for (extra, want) in [
+            (
+                "[thresholds]\nmax_residual_share = 1.5\n".to_string(),
+                "max_residual_share must lie between 0 and 1",
+            ),
+            (
+                "[thresholds.max_residual_share_by_category]\nNAME = -0.1\n".into(),
+                "NAME must lie between 0 and 1",
+            ),
+            (
+                "[thresholds.max_residual_share_by_category]\nNAME = nan\n".into(),
+                "thresholds.max_residual_share_by_category must be a finite number",
+            ),
+            (
+                format!("[thresholds.max_residual_share_by_category]\n{mark} = nan\n"),
+                "thresholds.max_residual_share_by_category must be a finite number",
+            ),
+            (
+                format!("[thresholds.max_residual_share_by_category]\n{mark} = 0.1\n"),
+                "a key must be a category or label in upper case",
+            ),
+            (
+                "[thresholds.max_residual_share_by_category]\n\"NAME/\" = 0.1\n".into(),
+                "a key must be a category or label in upper case",
+            ),
+        ] {
+            let p = write(dir.path(), &format!("{base}{extra}"));
+            let e = AuditSpec::load(&p).unwrap_err();
+            assert!(e.contains("spec.toml") && e.contains(want), "{want}: {e}");
+            assert!(!e.contains(mark), "{e}");
+        }
+        let p = write(
+            dir.path(),
+            &format!(
+                "{base}[thresholds]\nmax_residual_share = 0.1\n\
+                 [thresholds.max_residual_share_by_category]\nNAME = 0.0\n\"LOCATION/CITY\" = 0.02\n"
+            ),
+        );
+        let t = AuditSpec::load(&p).unwrap().thresholds;
+        assert_eq!(t.max_residual_share, 0.1);
+        assert_eq!(t.max_residual_share_by_category["NAME"], 0.0);
+        assert_eq!(t.max_residual_share_by_category["LOCATION/CITY"], 0.02);
     }
 }

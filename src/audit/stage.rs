@@ -101,7 +101,13 @@ pub fn run(spec: &AuditSpec, spec_path: &Path, title: &str, command: &str) -> St
         _ => None,
     };
 
+    let deid = deid_summary(&spec.evidence, t)?;
     let mut failures: Vec<String> = canaries.iter().flat_map(|c| c.reasons.clone()).collect();
+    failures.extend(
+        deid.iter()
+            .flat_map(|d| d.residual.iter())
+            .flat_map(|r| r.reasons.clone()),
+    );
     failures.extend(probe.iter().flat_map(|p| p.reasons.clone()));
     if let Some(v) = &vocabulary {
         failures.extend(
@@ -141,7 +147,7 @@ pub fn run(spec: &AuditSpec, spec_path: &Path, title: &str, command: &str) -> St
             non_member_documents: examples.non_member_documents,
             skipped_documents: examples.skipped_documents,
         },
-        deid: deid_summary(&spec.evidence)?,
+        deid,
         vocabulary,
         attacks,
         canaries,

@@ -134,6 +134,15 @@ fn decision(r: &Report) -> Section {
         Some((o, n)) => vec![name.into(), outcome_word(o).into(), n.to_string()],
         None => vec![name.into(), NOT_MEASURED.into(), "-".into()],
     };
+    let residual = r.deid.as_ref().and_then(|d| d.residual.as_ref());
+    rows.push(match residual {
+        Some(g) => vec![
+            format!("residual PII ({} of gold entities left)", percent(g.share)),
+            outcome_word(g.outcome).into(),
+            g.reasons.len().to_string(),
+        ],
+        None => part("residual PII", None),
+    });
     rows.push(part(
         "canary exposure",
         r.canaries.as_ref().map(|c| (c.outcome, c.reasons.len())),
@@ -257,6 +266,54 @@ fn deid(s: &mut Section, d: Option<&DeidSummary>) {
             .collect(),
         class: None,
     }));
+    let Some(g) = &d.residual else {
+        s.para(format!(
+            "Residual PII on gold entities: {NOT_MEASURED} (no gold set scored, so not gated)."
+        ));
+        return;
+    };
+    s.para(format!(
+        "Residual PII on gold entities: {} of {} ({}) not fully removed; threshold ≤ {} \
+         overall. Outcome: {}.",
+        g.with_residue,
+        g.entities,
+        percent(g.share),
+        percent(g.threshold),
+        outcome_word(g.outcome)
+    ));
+    s.push(Block::Table(Table {
+        head: [
+            "Category",
+            "Gold entities",
+            "Not fully removed",
+            "Residual share",
+            "Threshold",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: std::iter::once(vec![
+            "all".into(),
+            g.entities.to_string(),
+            g.with_residue.to_string(),
+            percent(g.share),
+            percent(g.threshold),
+        ])
+        .chain(g.by_category.iter().map(|c| {
+            vec![
+                c.category.clone(),
+                c.entities.to_string(),
+                c.with_residue.to_string(),
+                c.share.map_or_else(|| "no gold entity".into(), percent),
+                c.threshold.map_or_else(|| "-".into(), percent),
+            ]
+        }))
+        .collect(),
+        class: None,
+    }));
+    s.push(reasons_or(
+        &g.reasons,
+        "No residual-PII threshold exceeded.",
+    ));
 }
 
 fn vocabulary(v: Option<&VocabularySummary>) -> Section {
@@ -601,7 +658,22 @@ fn thresholds(r: &Report) -> Section {
             "max mean canary exposure per group (bits)",
             num2(t.max_mean_canary_exposure),
         ),
+        (
+            "max residual-PII share of gold entities",
+            percent(t.max_residual_share),
+        ),
     ]);
+    if !t.max_residual_share_by_category.is_empty() {
+        s.push(Block::Table(Table {
+            head: vec!["Category".into(), "Max residual-PII share".into()],
+            rows: t
+                .max_residual_share_by_category
+                .iter()
+                .map(|(k, v)| vec![k.clone(), percent(*v)])
+                .collect(),
+            class: None,
+        }));
+    }
     s
 }
 

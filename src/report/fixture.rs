@@ -12,10 +12,12 @@ use super::model::{
     ModelIdentity, NamedCheck, ProbeEvidence, Report, Reproducibility, SignOff, Utility,
     VocabularySummary, REPORT_SCHEMA,
 };
+use crate::audit::evidence::residual_gate;
 use crate::audit::metrics::attack_metrics;
 use crate::audit::run::{decide, AttackResult, Histogram, Outcome, TARGET_FPRS};
 use crate::audit::spec::Thresholds;
 use crate::audit::Unit;
+use crate::eval::{CoverageRow, ResidualCoverage};
 use crate::mlm::train::data::sha256_hex;
 use crate::probe::metrics::{RecoveryMetrics, SetMetrics};
 use crate::stats::Proportion;
@@ -49,6 +51,17 @@ fn histogram(members: &[f64], non_members: &[f64], bins: usize) -> Histogram {
         high,
         members: count(members),
         non_members: count(non_members),
+    }
+}
+
+fn coverage_row(label: &str, entities: usize, with_residue: usize) -> CoverageRow {
+    CoverageRow {
+        label: label.into(),
+        entities,
+        with_residue,
+        share: with_residue as f64 / entities as f64,
+        chars: 12 * entities,
+        chars_left: 5 * with_residue,
     }
 }
 
@@ -125,7 +138,11 @@ fn set_metrics(set: &str, slots: u64, name_like: u64, with_any: u64, best: usize
 /// The example report: the loss attack and the `seen` probe set fail, canaries inserted 16
 /// times are exposed; the decision is FAIL.
 pub fn example() -> Report {
-    let t = Thresholds::default();
+    let t = Thresholds {
+        // Direct identifiers held to no residue at all.
+        max_residual_share_by_category: [("NAME".to_string(), 0.0), ("ID".to_string(), 0.0)].into(),
+        ..Thresholds::default()
+    };
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let blind = attack(
         "blind_baseline",
@@ -221,7 +238,28 @@ pub fn example() -> Report {
         },
         reasons: probe_reasons.clone(),
     };
-    let evidence: Vec<String> = canary_reasons.into_iter().chain(probe_reasons).collect();
+    let coverage = ResidualCoverage {
+        overall: coverage_row("overall", 1200, 13),
+        per_label: [
+            ("DATE/DATE", 400, 2),
+            ("NAME/PATIENT", 300, 0),
+            ("NAME/DOCTOR", 200, 1),
+            ("LOCATION/CITY", 150, 6),
+            ("ID/MEDICALRECORD", 100, 0),
+            ("PROFESSION/PROFESSION", 50, 4),
+        ]
+        .into_iter()
+        .map(|(l, n, k)| coverage_row(l, n, k))
+        .collect(),
+    };
+    let residual = residual_gate(&coverage, &t);
+    let evidence: Vec<String> = residual
+        .reasons
+        .iter()
+        .cloned()
+        .chain(canary_reasons)
+        .chain(probe_reasons)
+        .collect();
     let decision = decide(&attacks, &[], &evidence);
 
     let model = |dir: &str| ModelIdentity {
@@ -280,6 +318,7 @@ pub fn example() -> Report {
             passes: 2,
             policy: "surrogate".into(),
             recall: Some(Proportion::new(1187, 1200)),
+            residual: Some(residual),
         }),
         vocabulary: Some(VocabularySummary {
             reviewed: 812,
@@ -333,6 +372,11 @@ mod tests {
         let r = example();
         assert_eq!(r.attacks.len(), 2);
         assert_eq!(r.decision.outcome, Outcome::Fail);
+        // 13 of 1200 left passes the 5% default; 1 of 500 NAME entities fails NAME = 0.
+        let g = r.deid.as_ref().and_then(|d| d.residual.as_ref()).unwrap();
+        assert_eq!((g.outcome, g.reasons.len()), (Outcome::Fail, 1));
+        assert!(g.reasons[0].starts_with("residual PII of NAME: share 0.0020"));
+        assert!(r.decision.reasons.contains(&g.reasons[0]));
         let loss = &r.attacks[1].metrics;
         assert_eq!((loss.members, loss.non_members), (400, 400));
         // 400 non-members resolve 1% but not 0.1%.

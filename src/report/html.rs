@@ -168,10 +168,22 @@ pub fn figure_svg(f: Figure, r: &Report) -> Option<(String, String)> {
         }),
         Figure::Canary => r.canaries.as_ref().map(|c| {
             (
-                svg::canary(c, r.thresholds.max_mean_canary_exposure),
-                "Exposure of each canary by repeat group; a model that memorized nothing stays \
-                 below the dashed chance line for 95% of canaries."
-                    .to_string(),
+                svg::canary(
+                    c,
+                    r.thresholds.max_mean_canary_exposure,
+                    r.thresholds.canary_gate_max_repeats,
+                ),
+                format!(
+                    "Exposure of each canary by repeat group; a model that memorized nothing \
+                     stays below the dashed chance line for 95% of canaries.{}",
+                    match r.thresholds.canary_gate_max_repeats {
+                        Some(m) => format!(
+                            " The dotted threshold covers the groups inserted at most {m} \
+                             time(s); the shaded groups are reported, not gated."
+                        ),
+                        None => String::new(),
+                    }
+                ),
             )
         }),
     }

@@ -1,10 +1,12 @@
 //! The Markdown rendering of a report: the sections of [`super::doc`] as headings, lists and
-//! pipe tables, plots named with a pointer to the HTML page; for reading and signing.
+//! pipe tables, plots as image links to the SVG files written beside it; for reading and signing.
 
 use std::fmt::Write;
 
 use super::doc::{sections, subtitle, Block, Figure, Table};
+use super::html::figure_svg;
 use super::model::Report;
+use super::write::figure_file;
 
 /// The whole report as Markdown.
 pub fn to_markdown(r: &Report) -> String {
@@ -52,7 +54,21 @@ fn block(out: &mut String, b: &Block, r: &Report) {
                 Figure::NameLike => "name-like share per probe set".into(),
                 Figure::Canary => "exposure per canary".into(),
             };
-            let _ = writeln!(out, "*Plot: {} (see report.html).*\n", inline(&what));
+            match figure_svg(*f, r) {
+                // The SVG file is written beside report.md (and drawn inline in report.html).
+                Some((_, caption)) => {
+                    let _ = writeln!(
+                        out,
+                        "![Plot: {}]({})\n\n*{}*\n",
+                        alt(&what),
+                        figure_file(*f),
+                        inline(&caption)
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "*Plot: {}: nothing to plot.*\n", inline(&what));
+                }
+            }
         }
     }
 }
@@ -89,6 +105,11 @@ fn inline(s: &str) -> String {
     s.replace(['\r', '\n'], " ").replace('<', "\\<")
 }
 
+/// An image's alternative text: inline text with brackets escaped.
+fn alt(s: &str) -> String {
+    inline(s).replace('[', "\\[").replace(']', "\\]")
+}
+
 /// A table cell: inline text with pipes escaped.
 fn cell(s: &str) -> String {
     inline(s).replace('|', "\\|")
@@ -119,6 +140,32 @@ mod tests {
         assert!(md.contains("not resolvable with 400 non-members"));
         assert!(md.contains("## Sign-off"));
         assert!(md.contains("| Data protection officer |"));
+        // The residual share beside the decision, per category with its threshold.
+        assert!(md.contains("| residual PII (1.08% of gold entities left) | FAIL | 1 |"));
+        assert!(md.contains("| NAME | 500 | 1 | 0.20% | 0.00% |"), "{md}");
+        assert!(md.contains("| LOCATION | 150 | 6 | 4.00% | - |"));
+        assert!(md.contains("| all | 1200 | 13 | 1.08% | 5.00% |"));
+    }
+
+    #[test]
+    fn plots_are_image_links_to_the_svg_files_beside_the_report() {
+        let r = example();
+        let md = to_markdown(&r);
+        for (what, file) in [
+            ("ROC curves of the attacks (log-log)", "roc.svg"),
+            ("score histograms of blind_baseline", "histogram-1.svg"),
+            ("score histograms of masked_token_loss", "histogram-2.svg"),
+            ("name-like share per probe set", "name-like.svg"),
+            ("exposure per canary", "canary.svg"),
+        ] {
+            assert!(md.contains(&format!("![Plot: {what}]({file})")), "{file}");
+        }
+        assert!(!md.contains("see report.html"));
+        // A name with brackets cannot break the link.
+        let mut r = example();
+        r.attacks[1].name = "a](x.svg) [b".into();
+        let md = to_markdown(&r);
+        assert!(md.contains("![Plot: score histograms of a\\](x.svg) \\[b](histogram-2.svg)"));
     }
 
     #[test]

@@ -103,6 +103,39 @@ pub struct DeidSummary {
     /// Gold entities fully removed / all gold entities (a missed entity is a leak).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recall: Option<Proportion>,
+    /// The residual-PII gate on the gold entities, when gold spans were scored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub residual: Option<ResidualGate>,
+}
+
+/// Gold entities de-identification did not fully remove, held against
+/// `max_residual_share` overall and `max_residual_share_by_category` per category.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResidualGate {
+    pub entities: u64,
+    /// Entities with a non-whitespace character outside every replaced range.
+    pub with_residue: u64,
+    /// `with_residue / entities` (0 with no entities).
+    pub share: f64,
+    pub threshold: f64,
+    /// One row per category of the gold labels (the part before `/`) and per whole label
+    /// the spec gates, with its threshold when the spec sets one.
+    pub by_category: Vec<ResidualCategory>,
+    pub outcome: Outcome,
+    pub reasons: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResidualCategory {
+    pub category: String,
+    pub entities: u64,
+    pub with_residue: u64,
+    /// `None` with no gold entity of the category.
+    pub share: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

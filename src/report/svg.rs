@@ -25,6 +25,9 @@ const COLOURS: [&str; 6] = [
 const MEMBERS: &str = "#0072B2";
 const NON_MEMBERS: &str = "#D55E00";
 const THRESHOLD: &str = "#C00000";
+/// Background of the canary groups the gate does not cover, and its legend swatch.
+const UNGATED: &str = "#ececec";
+const UNGATED_SWATCH: &str = "#9a9a9a";
 const FONT: &str = "font-family=\"Helvetica, Arial, sans-serif\"";
 
 /// A base-10 logarithmic axis from `min` to `max` (both > 0) drawn from pixel `start` to `end`.
@@ -562,13 +565,27 @@ pub fn name_like(p: &ProbeEvidence, threshold: f64) -> String {
 }
 
 /// Exposure of each canary by repeat group, the group mean, the chance line and the threshold.
-pub fn canary(c: &CanaryEvidence, threshold: f64) -> String {
+/// The threshold is drawn only over the groups the gate covers (inserted at most
+/// `max_repeats` times; absent: all); the others are shaded grey and marked "not gated".
+pub fn canary(c: &CanaryEvidence, threshold: f64, max_repeats: Option<u64>) -> String {
     let mut svg = String::new();
+    let gated = |repeats: u64| max_repeats.is_none_or(|m| repeats <= m);
+    let any_ungated = c.groups.iter().any(|g| !gated(g.repeats));
     open(
         &mut svg,
         "Canary exposure per repeat group",
-        "Exposure in bits of each inserted canary, grouped by how often it was inserted; the \
-         dashed line is the chance 95th percentile, the dotted line the threshold on the mean.",
+        &format!(
+            "Exposure in bits of each inserted canary, grouped by how often it was inserted; the \
+             dashed line is the chance 95th percentile, the dotted line the threshold on the \
+             mean{}.",
+            match max_repeats {
+                Some(m) if any_ungated => format!(
+                    ", drawn over the gated groups only (inserted at most {m} time(s)); the \
+                     shaded groups are reported, not gated"
+                ),
+                _ => String::new(),
+            }
+        ),
     );
     let chance = c.chance_95th_percentile_bits;
     let highest = c
@@ -584,11 +601,24 @@ pub fn canary(c: &CanaryEvidence, threshold: f64) -> String {
         start: BOTTOM,
         end: TOP,
     };
+    let n = c.groups.len().max(1);
+    let slot = (RIGHT - LEFT) / n as f64;
+    // The ungated groups' slots shaded first, under the grid and the points.
+    for (i, g) in c.groups.iter().enumerate() {
+        if !gated(g.repeats) {
+            let x0 = LEFT + slot * i as f64;
+            let _ = write!(
+                svg,
+                "<rect class=\"ungated\" x=\"{x0:.1}\" y=\"{TOP:.1}\" width=\"{slot:.1}\" \
+                 height=\"{:.1}\" fill=\"{UNGATED}\"/>",
+                BOTTOM - TOP
+            );
+            text(&mut svg, x0 + slot / 2.0, TOP + 16.0, "middle", "not gated");
+        }
+    }
     for &v in &ticks {
         y_tick(&mut svg, ya.pos(v), &tick_label(v, step));
     }
-    let n = c.groups.len().max(1);
-    let slot = (RIGHT - LEFT) / n as f64;
     for (i, g) in c.groups.iter().enumerate() {
         let cx = LEFT + slot * (i as f64 + 0.5);
         x_tick(&mut svg, cx, &format!("inserted {}×", g.repeats), false);
@@ -620,27 +650,45 @@ pub fn canary(c: &CanaryEvidence, threshold: f64) -> String {
         "stroke=\"#555555\" stroke-width=\"1.5\" stroke-dasharray=\"8 5\"",
     );
     let yt = ya.pos(threshold);
-    line(
-        &mut svg,
-        (LEFT, yt),
-        (RIGHT, yt),
-        &format!("stroke=\"{THRESHOLD}\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\""),
+    let style = format!(
+        "class=\"gate\" stroke=\"{THRESHOLD}\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\""
     );
-    legend(
-        &mut svg,
-        &[
-            (Swatch::Dot(MEMBERS), "canary".into()),
-            (Swatch::Line("#111111", None), "group mean".into()),
-            (
-                Swatch::Line("#555555", Some("8 5")),
-                format!("chance 95th percentile ({} bits)", num2(chance)),
-            ),
-            (
-                Swatch::Line(THRESHOLD, Some("2 3")),
-                format!("threshold on the mean ({} bits)", num2(threshold)),
-            ),
-        ],
-    );
+    if c.groups.is_empty() {
+        line(&mut svg, (LEFT, yt), (RIGHT, yt), &style);
+    }
+    // One segment per run of adjacent gated groups.
+    let mut i = 0;
+    while i < c.groups.len() {
+        if !gated(c.groups[i].repeats) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < c.groups.len() && gated(c.groups[i].repeats) {
+            i += 1;
+        }
+        let (x0, x1) = (LEFT + slot * start as f64, LEFT + slot * i as f64);
+        line(&mut svg, (x0, yt), (x1, yt), &style);
+    }
+    let mut items = vec![
+        (Swatch::Dot(MEMBERS), "canary".into()),
+        (Swatch::Line("#111111", None), "group mean".into()),
+        (
+            Swatch::Line("#555555", Some("8 5")),
+            format!("chance 95th percentile ({} bits)", num2(chance)),
+        ),
+        (
+            Swatch::Line(THRESHOLD, Some("2 3")),
+            format!("threshold on the mean ({} bits)", num2(threshold)),
+        ),
+    ];
+    if any_ungated {
+        items.push((
+            Swatch::Bar(UNGATED_SWATCH),
+            "not gated (reported only)".into(),
+        ));
+    }
+    legend(&mut svg, &items);
     axis_titles(&mut svg, "repeat group", "exposure (bits)");
     close(&mut svg);
     svg
@@ -675,6 +723,47 @@ mod tests {
             end: 62.0,
         };
         assert!((y.pos(1e-3) - 336.0).abs() < 1e-9 && (y.pos(1.0) - 62.0).abs() < 1e-9);
+    }
+
+    /// The `x1`, `x2` of every `<line class="gate" ...>`.
+    fn gate_segments(svg: &str) -> Vec<(f64, f64)> {
+        let attr = |l: &str, name: &str| -> f64 {
+            let i = l.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
+            l[i..i + l[i..].find('"').unwrap()].parse().unwrap()
+        };
+        svg.split("<line ")
+            .map(|l| &l[..l.find("/>").unwrap_or(l.len())])
+            .filter(|l| l.starts_with("x1") && l.contains("class=\"gate\""))
+            .map(|l| (attr(l, "x1"), attr(l, "x2")))
+            .collect()
+    }
+
+    #[test]
+    fn the_canary_gate_line_spans_only_the_gated_groups() {
+        let r = crate::report::fixture::example();
+        let c = r.canaries.as_ref().unwrap();
+        let repeats: Vec<u64> = c.groups.iter().map(|g| g.repeats).collect();
+        assert_eq!(repeats, vec![1, 4, 16]);
+        let slot = (RIGHT - LEFT) / 3.0;
+        // Gate on the 1× group: the line over its slot only, the others shaded and marked.
+        let svg = canary(c, 4.0, Some(1));
+        let segments = gate_segments(&svg);
+        assert_eq!(segments.len(), 1, "{segments:?}");
+        assert_eq!(segments[0].0, LEFT);
+        assert!((segments[0].1 - (LEFT + slot)).abs() < 0.1, "{segments:?}");
+        assert_eq!(svg.matches(">not gated</text>").count(), 2);
+        assert_eq!(svg.matches("class=\"ungated\"").count(), 2);
+        assert!(svg.contains("not gated (reported only)"));
+        // Up to 4×: the first two groups.
+        let svg = canary(c, 4.0, Some(4));
+        let (x0, x1) = gate_segments(&svg)[0];
+        assert_eq!(x0, LEFT);
+        assert!((x1 - (LEFT + 2.0 * slot)).abs() < 0.1, "{x1}");
+        assert_eq!(svg.matches(">not gated</text>").count(), 1);
+        // Every group gated: across the plot, nothing marked.
+        let svg = canary(c, 4.0, None);
+        assert_eq!(gate_segments(&svg), vec![(LEFT, RIGHT)]);
+        assert!(!svg.contains("not gated"));
     }
 
     #[test]

@@ -1,11 +1,14 @@
 //! Reading a report JSON (refusing any other schema) and writing a report folder:
-//! `report.json`, `report.md` and `report.html`, each staged and renamed into place.
+//! `report.json`, `report.md`, `report.html` and the plots as SVG files beside them (which
+//! `report.md` shows), each staged and renamed into place.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::{StageContext, StageResult};
 
+use super::doc::{sections, Block, Figure};
+use super::html::figure_svg;
 use super::model::{Report, REPORT_SCHEMA};
 use super::{html::to_html, markdown::to_markdown};
 use crate::fsio::{Inputs, Kind, OutputSet};
@@ -14,6 +17,29 @@ use crate::fsio::{Inputs, Kind, OutputSet};
 pub const JSON_FILE: &str = "report.json";
 pub const MARKDOWN_FILE: &str = "report.md";
 pub const HTML_FILE: &str = "report.html";
+
+/// The SVG file a figure is written to beside the report: `roc.svg`, `histogram-N.svg` (N the
+/// attack's place, from 1), `name-like.svg`, `canary.svg`.
+pub fn figure_file(f: Figure) -> String {
+    match f {
+        Figure::Roc => "roc.svg".into(),
+        Figure::Histogram(i) => format!("histogram-{}.svg", i + 1),
+        Figure::NameLike => "name-like.svg".into(),
+        Figure::Canary => "canary.svg".into(),
+    }
+}
+
+/// The figures the report draws (those it has data for), as file names and SVG texts.
+pub fn figure_files(r: &Report) -> Vec<(String, String)> {
+    sections(r)
+        .iter()
+        .flat_map(|s| &s.blocks)
+        .filter_map(|b| match b {
+            Block::Figure(f) => figure_svg(*f, r).map(|(svg, _)| (figure_file(*f), svg)),
+            _ => None,
+        })
+        .collect()
+}
 
 /// Reads a report; errors name the file, and a `schema` other than [`REPORT_SCHEMA`] is refused.
 pub fn read_report(path: &Path) -> StageResult<Report> {
@@ -49,26 +75,26 @@ pub fn to_json(r: &Report) -> StageResult<String> {
     Ok(text)
 }
 
-/// Writes `report.json`, `report.md` and `report.html` into `dir` (created when missing). Without
-/// `overwrite`, nothing is written when any of the three exists.
+/// Writes `report.json`, `report.md`, `report.html` and the figures' SVG files into `dir`
+/// (created when missing). Without `overwrite`, nothing is written when any of them exists.
 pub fn write_report(r: &Report, dir: &Path, overwrite: bool) -> StageResult<()> {
-    write_files(dir, &[(JSON_FILE, to_json(r)?)], r, overwrite)
+    write_files(dir, vec![(JSON_FILE.into(), to_json(r)?)], r, overwrite)
 }
 
-/// Writes `report.md` and `report.html` (not the JSON) into `dir`.
+/// Writes `report.md`, `report.html` and the SVG files (not the JSON) into `dir`.
 pub fn write_renderings(r: &Report, dir: &Path, overwrite: bool) -> StageResult<()> {
-    write_files(dir, &[], r, overwrite)
+    write_files(dir, Vec::new(), r, overwrite)
 }
 
 fn write_files(
     dir: &Path,
-    extra: &[(&str, String)],
+    mut files: Vec<(String, String)>,
     r: &Report,
     overwrite: bool,
 ) -> StageResult<()> {
-    let mut files: Vec<(&str, String)> = extra.to_vec();
-    files.push((MARKDOWN_FILE, to_markdown(r)));
-    files.push((HTML_FILE, to_html(r)));
+    files.push((MARKDOWN_FILE.into(), to_markdown(r)));
+    files.push((HTML_FILE.into(), to_html(r)));
+    files.extend(figure_files(r));
     if !overwrite {
         if let Some((name, _)) = files.iter().find(|(n, _)| dir.join(n).exists()) {
             return Err(crate::error::ValueError::new(format!(
@@ -79,7 +105,7 @@ fn write_files(
         }
     }
     crate::fsio::create_private_dir(dir)?;
-    // The three renderings are one unit: published together or not at all.
+    // The renderings and their plots are one unit: published together or not at all.
     let paths: Vec<PathBuf> = files.iter().map(|(n, _)| dir.join(n)).collect();
     let claims: Vec<(&Path, Kind)> = paths.iter().map(|p| (p.as_path(), Kind::File)).collect();
     let set = OutputSet::claim(&claims, overwrite, Inputs::new())?;
@@ -108,6 +134,23 @@ mod tests {
         let json = std::fs::read_to_string(out.join(JSON_FILE)).unwrap();
         assert!(json.ends_with("}\n"));
         assert!(out.join(MARKDOWN_FILE).is_file() && out.join(HTML_FILE).is_file());
+        // Every plot the Markdown links is written beside it.
+        let md = std::fs::read_to_string(out.join(MARKDOWN_FILE)).unwrap();
+        for name in [
+            "roc.svg",
+            "histogram-1.svg",
+            "histogram-2.svg",
+            "name-like.svg",
+        ] {
+            assert!(md.contains(&format!("]({name})")), "{name}");
+            let svg = std::fs::read_to_string(out.join(name)).unwrap();
+            assert!(
+                svg.starts_with("<svg ") && svg.ends_with("</svg>"),
+                "{name}"
+            );
+        }
+        let canary = std::fs::read_to_string(out.join("canary.svg")).unwrap();
+        assert!(canary.contains("Canary exposure per repeat group"));
         let back = read_report(&out.join(JSON_FILE)).unwrap();
         assert_eq!(back.title, r.title);
         // No overwrite without asking; with it, fine.
