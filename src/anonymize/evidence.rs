@@ -58,29 +58,24 @@ impl NameEvidence {
                 .add_file(path)
                 .with_stage_context(|| format!("reading --names {}", path.display()))?;
         }
-        let (counts, ordinary) = match &args.corpus {
-            Some(corpus) if args.reference.is_some() => {
-                let ops = args.ops_log.as_deref();
-                (
-                    corpus_counts(tok, corpus, &args.format, ops, &args.labels)?.0,
-                    None,
-                )
-            }
-            Some(corpus) => {
-                let (counts, ordinary) = corpus_counts(
-                    tok,
-                    corpus,
-                    &args.format,
-                    args.ops_log.as_deref(),
-                    &args.labels,
-                )?;
-                (counts, Some(ordinary))
-            }
-            None => (None, None),
+        let named = args
+            .corpus
+            .as_deref()
+            .map(|c| named_docs(c, &args.format, args.ops_log.as_deref(), &args.labels))
+            .transpose()?;
+        let counts = match (&named, &args.ops_log) {
+            (Some((docs, spans)), Some(_)) => Some(in_name_counts(tok, docs, spans)?),
+            _ => None,
         };
         let ordinary = match &args.reference {
-            Some(reference) => Some(corpus_counts(tok, reference, "auto", None, &[])?.1),
-            None => ordinary,
+            Some(reference) => {
+                let (docs, spans) = named_docs(reference, "auto", None, &[])?;
+                Some(ordinary_in(tok, &docs, &spans)?)
+            }
+            None => named
+                .as_ref()
+                .map(|(docs, spans)| ordinary_in(tok, docs, spans))
+                .transpose()?,
         };
         Ok(NameEvidence {
             lists,
@@ -130,19 +125,20 @@ pub fn ordinary_uses(
 ) -> StageResult<OrdinaryUses> {
     let tok = crate::tokenizer::load_dir(model_dir)
         .with_stage_context(|| format!("loading the tokenizer of {}", model_dir.display()))?;
-    let labels = ["NAME".to_string()];
-    Ok(corpus_counts(&tok, corpus, format, ops_log, &labels)?.1)
+    let (docs, spans) = named_docs(corpus, format, ops_log, &["NAME".to_string()])?;
+    ordinary_in(&tok, &docs, &spans)
 }
 
-/// In-name counts of the original corpus (with its ops log; names being the ops whose label
-/// is in `labels`) and the pieces its ordinary words use outside those names.
-fn corpus_counts(
-    tok: &ModelTokenizer,
+/// A corpus and, per document, the byte ranges of the names its ops log replaced (the ops
+/// whose label is in `labels`; none without an ops log).
+type NamedDocs = (Vec<Document>, Vec<Vec<(usize, usize)>>);
+
+fn named_docs(
     corpus: &Path,
     format: &str,
     ops_log: Option<&Path>,
     labels: &[String],
-) -> StageResult<(Option<InNameCounts>, OrdinaryUses)> {
+) -> StageResult<NamedDocs> {
     let docs = read_all(corpus, format, None, None)?;
     let ranges = match ops_log {
         Some(ops) => crate::opslog::read_replaced_ranges_where(ops, &docs, |op| {
@@ -152,46 +148,57 @@ fn corpus_counts(
         })?,
         None => Default::default(),
     };
-    let names_of = |d: &Document| ranges.get(&d.id).map(Vec::as_slice).unwrap_or(&[]).to_vec();
-    let counts = match ops_log {
-        Some(_) => Some(count_in(tok, &docs, names_of)?),
-        None => None,
-    };
-    let spans: Vec<Vec<(usize, usize)>> = docs.iter().map(names_of).collect();
-    let ordinary = OrdinaryUses::count(
-        tok,
-        docs.iter()
-            .zip(&spans)
-            .map(|(d, r)| (d.text.as_str(), r.as_slice())),
-    )
-    .map_err(|(i, e)| {
-        ValueError::new(format!(
-            "tokenizing document {}: {e}",
-            crate::corpus::show_id(&docs[i].id)
-        ))
-    })?;
-    Ok((counts, ordinary))
+    let spans = docs
+        .iter()
+        .map(|d| ranges.get(&d.id).cloned().unwrap_or_default())
+        .collect();
+    Ok((docs, spans))
 }
 
+/// `(text, name ranges)` of every document, as the counters take them.
+fn with_spans<'a>(
+    docs: &'a [Document],
+    spans: &'a [Vec<(usize, usize)>],
+) -> impl Iterator<Item = (&'a str, &'a [(usize, usize)])> {
+    docs.iter()
+        .zip(spans)
+        .map(|(d, r)| (d.text.as_str(), r.as_slice()))
+}
+
+/// The error of a document the tokenizer could not encode, named by its (escaped) id.
+fn tokenizing_error(docs: &[Document], index: usize, e: impl std::fmt::Display) -> ValueError {
+    ValueError::new(format!(
+        "tokenizing document {}: {e}",
+        crate::corpus::show_id(&docs[index].id)
+    ))
+}
+
+fn in_name_counts(
+    tok: &ModelTokenizer,
+    docs: &[Document],
+    spans: &[Vec<(usize, usize)>],
+) -> StageResult<InNameCounts> {
+    InNameCounts::count(tok, with_spans(docs, spans))
+        .map_err(|(i, e)| tokenizing_error(docs, i, e).into())
+}
+
+fn ordinary_in(
+    tok: &ModelTokenizer,
+    docs: &[Document],
+    spans: &[Vec<(usize, usize)>],
+) -> StageResult<OrdinaryUses> {
+    OrdinaryUses::count(tok, with_spans(docs, spans))
+        .map_err(|(i, e)| tokenizing_error(docs, i, e).into())
+}
+
+/// In-name counts of `docs`, names being the byte ranges `ranges` gives each document.
 pub fn count_in(
     tok: &ModelTokenizer,
     docs: &[Document],
     ranges: impl Fn(&Document) -> Vec<(usize, usize)>,
 ) -> StageResult<InNameCounts> {
-    let spans: Vec<Vec<(usize, usize)>> = docs.iter().map(&ranges).collect();
-    InNameCounts::count(
-        tok,
-        docs.iter()
-            .zip(&spans)
-            .map(|(d, r)| (d.text.as_str(), r.as_slice())),
-    )
-    .map_err(|(i, e)| {
-        ValueError::new(format!(
-            "tokenizing document {}: {e}",
-            crate::corpus::show_id(&docs[i].id)
-        ))
-        .into()
-    })
+    let spans: Vec<Vec<(usize, usize)>> = docs.iter().map(ranges).collect();
+    in_name_counts(tok, docs, &spans)
 }
 
 /// Whether the tokenizer's normalizer lower-cases.
