@@ -6,7 +6,10 @@
 # LOCATION/ORGANIZATION, MISC ignored). NerKor's CoNLL-U Plus files are first flattened to
 # `word<TAB>tag` files in a private temporary directory (0700, removed at exit).
 # Environment: ANONLM (binary, default target/release/anonlm), LANGS (default "nl es hu it en"),
-# MAX_MINUTES (per language, default 16, so all five fit in 90 minutes on 2 cores).
+# MAX_MINUTES (per language, default 16, so all five fit in 90 minutes on 2 cores),
+# CASE_COPIES_LANGS (default "en"): languages whose training data also holds a lower-cased copy
+# of every third sentence and an upper-cased copy of every tenth, so the tagger learns names
+# from context in all-lower-case and all-caps notes (tweets and clinical notes write them so).
 # Models trained on CoNLL-2002 (research only) or KIND (non-commercial) are for the user's own
 # use: do not ship them (see ../shared/data/ner/README.md).
 set -euo pipefail
@@ -16,6 +19,7 @@ shift 2
 ANONLM=${ANONLM:-target/release/anonlm}
 LANGS=${LANGS:-nl es hu it en}
 MAX_MINUTES=${MAX_MINUTES:-16}
+CASE_COPIES_LANGS=${CASE_COPIES_LANGS:-en}
 [ -x "$ANONLM" ] || { echo "$0: $ANONLM is not an executable (cargo build --release)" >&2; exit 2; }
 [ -d "$DATA" ] || { echo "$0: $DATA is not a directory" >&2; exit 2; }
 umask 077
@@ -31,6 +35,23 @@ cat_columns() {
         awk '{ if (NF == 0) print ""; else print $1 "\t" $NF }' "$f" >> "$out"
         echo >> "$out"
     done
+}
+
+# Appends to a CoNLL file (word<TAB>tag) a lower-cased copy of every third sentence and an
+# upper-cased copy of every tenth (tags unchanged).
+add_case_copies() {
+    local file=$1 copies
+    copies=$(mktemp -p "$TMP")
+    awk -F'\t' 'function flush(  i, w) {
+                     if (n == 0) return
+                     s++
+                     if (s % 3 == 0) { for (i = 1; i <= n; i++) print tolower(word[i]) "\t" tag[i]; print "" }
+                     if (s % 10 == 0) { for (i = 1; i <= n; i++) print toupper(word[i]) "\t" tag[i]; print "" }
+                     n = 0 }
+                 NF == 0 { flush(); next }
+                 { n++; word[n] = $1; tag[n] = $NF }
+                 END { flush() }' "$file" > "$copies"
+    cat "$copies" >> "$file"
 }
 
 # Flattens NerKor CoNLL-U Plus files (FORM and CONLL:NER columns) into one CoNLL file.
@@ -62,6 +83,7 @@ for lang in $LANGS; do
             cat_columns "$dev" "$DATA/en/wnut17/dev.conll" ;;
         *) echo "$0: unknown language $lang" >&2; exit 2 ;;
     esac
+    case " $CASE_COPIES_LANGS " in *" $lang "*) add_case_copies "$train" ;; esac
     echo "== $lang: training $OUT/$lang (at most $MAX_MINUTES minutes)"
     "$ANONLM" ner train --format conll --label-map conll_ner --train "$train" --dev "$dev" \
         --out "$OUT/$lang" --max-minutes "$MAX_MINUTES" "$@"
