@@ -59,9 +59,12 @@ pub fn resolve_overlaps(mut cands: Vec<Entity>) -> Vec<Entity> {
             Some(last) if last.overlaps(&e) => {
                 let e_wins = (e.score, e.len()) > (last.score, last.len());
                 let (start, end) = (last.start.min(e.start), last.end.max(e.end));
-                if e_wins {
-                    *last = e;
-                }
+                let loser_label = if e_wins {
+                    std::mem::replace(last, e).label
+                } else {
+                    e.label
+                };
+                keep_subtype(&mut last.label, loser_label);
                 last.start = start;
                 last.end = end;
             }
@@ -69,6 +72,15 @@ pub fn resolve_overlaps(mut cands: Vec<Entity>) -> Vec<Entity> {
         }
     }
     out
+}
+
+/// A winner that knows only the category (a tagger trained on news knows NAME, not DOCTOR or
+/// PATIENT) takes the subtype of a loser of the same category, which a rule found from a title,
+/// trigger or list.
+fn keep_subtype(winner: &mut Label, loser: Label) {
+    if winner.subtype.is_none() && winner.category == loser.category {
+        winner.subtype = loser.subtype;
+    }
 }
 
 /// Merges NAME spans separated only by spaces (or a hyphen) into one span, so that
@@ -89,7 +101,10 @@ pub fn merge_adjacent(text: &str, spans: Vec<Entity>) -> Vec<Entity> {
             if joinable_gap && same_kind && !both_learned && e.start >= last.end {
                 last.end = e.end;
                 if (e.score, e.len()) > (last.score, last.len()) {
-                    last.label = e.label;
+                    let loser_label = std::mem::replace(&mut last.label, e.label);
+                    keep_subtype(&mut last.label, loser_label);
+                } else {
+                    keep_subtype(&mut last.label, e.label);
                 }
                 continue;
             }
@@ -134,6 +149,23 @@ mod tests {
         );
         let mixed = vec![tagged(0, 3), ent(4, 8, NAME, 0.5)];
         assert_eq!(merge_adjacent(text, mixed).len(), 1);
+    }
+
+    #[test]
+    fn a_winner_without_subtype_keeps_the_losers_subtype() {
+        let doctor = Label::new(Category::Name, Subtype::Doctor);
+        let name = Label::category_only(Category::Name);
+        let city = Label::new(Category::Location, Subtype::City);
+        // The tagger's NAME span (score 0.9) wins over a title rule's NAME/DOCTOR.
+        let r = resolve_overlaps(vec![ent(0, 9, doctor, 0.6), ent(3, 12, name, 0.9)]);
+        assert_eq!((r[0].start, r[0].end, r[0].label), (0, 12, doctor));
+        // Another category's subtype is never taken.
+        let r = resolve_overlaps(vec![ent(0, 9, city, 0.6), ent(0, 12, name, 0.9)]);
+        assert_eq!(r[0].label, name);
+        // Merging adjacent name parts keeps the subtype too.
+        let text = "Anna Smith";
+        let r = merge_adjacent(text, vec![ent(0, 4, doctor, 0.6), ent(5, 10, name, 0.9)]);
+        assert_eq!((r.len(), r[0].label), (1, doctor));
     }
 
     #[test]
