@@ -2,6 +2,7 @@
 //! classifiers, trained on annotated corpora and run as one more recognizer beside the rules.
 
 pub mod bilstm;
+pub mod builtin;
 pub mod config;
 pub mod data;
 pub mod rules;
@@ -11,7 +12,7 @@ pub mod tokens;
 pub mod training;
 pub mod transformer;
 
-use crate::error::StageResult as Result;
+use crate::error::{StageContext, StageResult as Result};
 use crate::labels::Label;
 use crate::recognize::Recognizer;
 use crate::span::Entity;
@@ -30,12 +31,14 @@ pub trait Tagger: Send + Sync {
     fn source(&self) -> &str;
 }
 
-/// Joins the model in `dir/<lang>/` to the recognizers of each language that has one; a
-/// language without a model directory keeps its rules and lists, with one notice line. A model
-/// directory that is there but cannot load stops the run (fail closed).
+/// Joins a tagger to the recognizers of each language: the model in `dir/<lang>/` when `dir`
+/// has one, else (with `builtin`) the model shipped for that language; a language left without
+/// one keeps its rules and lists, with one notice line when `dir` was given. A model directory
+/// that is there but cannot load stops the run (fail closed).
 pub fn attach_per_lang(
     pipeline: &mut crate::recognize::Pipeline,
-    dir: &Path,
+    dir: Option<&Path>,
+    builtin: bool,
     replace_rules: bool,
 ) -> Result<()> {
     let mut failed: Option<crate::error::StageError> = None;
@@ -43,30 +46,43 @@ pub fn attach_per_lang(
         if failed.is_some() {
             return;
         }
-        let d = dir.join(lp.lang.code());
-        if !d.is_dir() {
-            eprintln!(
-                "note: no model for '{}' in {}: rules and lists only",
-                lp.lang.code(),
-                dir.display()
-            );
-            return;
-        }
-        match load_tagger(&d) {
-            Ok(tagger) => {
-                if replace_rules {
-                    // The model alone: document-level propagation is a rule too.
-                    lp.recognizers.clear();
-                    lp.propagate = None;
+        let own = dir.map(|d| d.join(lp.lang.code())).filter(|d| d.is_dir());
+        let tagger: Arc<dyn Tagger> = match own {
+            Some(d) => match load_tagger(&d) {
+                Ok(tagger) => tagger,
+                Err(e) => {
+                    failed = Some(crate::error::StageError::Context {
+                        context: format!("loading the NER model {}", d.display()),
+                        source: Box::new(e),
+                    });
+                    return;
                 }
-                lp.recognizers.push(Box::new(NerRecognizer::new(tagger)));
-            }
-            Err(e) => {
-                failed = Some(crate::error::StageError::Context {
-                    context: format!("loading the NER model {}", d.display()),
-                    source: Box::new(e),
-                })
-            }
+            },
+            None => match builtin
+                .then(|| builtin::LazyBuiltin::new(lp.lang))
+                .flatten()
+            {
+                Some(shipped) => Arc::new(shipped),
+                None => {
+                    if let Some(dir) = dir {
+                        eprintln!(
+                            "note: no model for '{}' in {}: rules and lists only",
+                            lp.lang.code(),
+                            dir.display()
+                        );
+                    }
+                    return;
+                }
+            },
+        };
+        if replace_rules {
+            // The model alone: document-level propagation is a rule too.
+            lp.recognizers.clear();
+            lp.propagate = None;
+        }
+        match NerRecognizer::new(tagger, lp.lang) {
+            Ok(r) => lp.recognizers.push(Box::new(r)),
+            Err(e) => failed = Some(e),
         }
     });
     failed.map_or(Ok(()), Err)
@@ -86,11 +102,40 @@ pub fn load_tagger(dir: &Path) -> Result<Arc<dyn Tagger>> {
 /// A tagger as a recognizer of the rule pipeline.
 pub struct NerRecognizer {
     tagger: Arc<dyn Tagger>,
+    /// Titles of the pipeline's language, lower case without a final dot: a tagger trained on
+    /// news may take "Dr" or "Mrs" into the name, and anonlm's spans leave titles out.
+    titles: std::collections::HashSet<String>,
 }
 
 impl NerRecognizer {
-    pub fn new(tagger: Arc<dyn Tagger>) -> Self {
-        NerRecognizer { tagger }
+    /// The tagger for documents in `lang` (fails closed if the built-in title list cannot load).
+    pub fn new(tagger: Arc<dyn Tagger>, lang: crate::lang::Lang) -> Result<Self> {
+        let titles = crate::vocab::ListSources::default()
+            .load(lang, "titles")
+            .stage_context("the title list")?
+            .iter()
+            .filter_map(|line| line.split('\t').next())
+            .map(|t| t.trim_end_matches('.').to_lowercase())
+            .filter(|t| !t.is_empty())
+            .collect();
+        Ok(NerRecognizer { tagger, titles })
+    }
+
+    /// Where a NAME span starts once its leading titles ("Dr", "Mrs.") are left out.
+    fn after_titles(&self, text: &str, start: usize, end: usize) -> usize {
+        let mut at = start;
+        loop {
+            let rest = &text[at..end];
+            let word_len = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            let word = rest[..word_len].trim_end_matches('.');
+            let next = rest[word_len..]
+                .find(|c: char| !c.is_whitespace())
+                .map(|k| at + word_len + k);
+            match next {
+                Some(n) if self.titles.contains(&word.to_lowercase()) => at = n,
+                _ => return at,
+            }
+        }
     }
 }
 
@@ -106,11 +151,14 @@ impl Recognizer for NerRecognizer {
             .tag(text)
             .unwrap_or_else(|e| panic!("the NER model failed on a document: {e:#}"));
         let source = self.tagger.source();
-        out.extend(
-            spans
-                .into_iter()
-                .map(|(s, e, l)| Entity::new(s, e, l, source, MODEL_SPAN_SCORE)),
-        );
+        out.extend(spans.into_iter().map(|(s, e, l)| {
+            let s = if l.category == crate::labels::Category::Name {
+                self.after_titles(text, s, e)
+            } else {
+                s
+            };
+            Entity::new(s, e, l, source, MODEL_SPAN_SCORE)
+        }));
     }
 }
 
@@ -122,14 +170,47 @@ pub fn attach(
     replace_rules: bool,
 ) -> Result<()> {
     let tagger = load_tagger(dir)?;
+    let mut failed = None;
     pipeline.for_each_lang(|lp| {
         if replace_rules {
             // The model alone: document-level propagation is a rule too.
             lp.recognizers.clear();
             lp.propagate = None;
         }
-        lp.recognizers
-            .push(Box::new(NerRecognizer::new(tagger.clone())));
+        match NerRecognizer::new(tagger.clone(), lp.lang) {
+            Ok(r) => lp.recognizers.push(Box::new(r)),
+            Err(e) => failed = Some(e),
+        }
     });
-    Ok(())
+    failed.map_or(Ok(()), Err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Fixed(Vec<(usize, usize, Label)>);
+    impl Tagger for Fixed {
+        fn tag(&self, _: &str) -> Result<Vec<(usize, usize, Label)>> {
+            Ok(self.0.clone())
+        }
+        fn source(&self) -> &str {
+            "ner:fixed"
+        }
+    }
+
+    #[test]
+    fn leading_titles_leave_a_taggers_name_spans() {
+        use crate::labels::Category;
+        let text = "Seen by Dr. Mrs Anna Smith and Dr at the Dr Watson Clinic.";
+        let name = Label::category_only(Category::Name);
+        let place = Label::category_only(Category::Location);
+        let spans = vec![(8, 26, name), (31, 33, name), (41, 57, place)];
+        let r = NerRecognizer::new(Arc::new(Fixed(spans)), crate::lang::Lang::En).unwrap();
+        let mut out = Vec::new();
+        r.find(text, &mut out);
+        let got: Vec<&str> = out.iter().map(|e| &text[e.start..e.end]).collect();
+        // A lone title stays (nothing follows it inside the span); places are not trimmed.
+        assert_eq!(got, ["Anna Smith", "Dr", "Dr Watson Clinic"]);
+    }
 }
