@@ -1,4 +1,5 @@
-//! Embeds every word list under `vocab/` into the binary, so a release never runs without them.
+//! Embeds every word list under `vocab/` and every shipped tagger under `models/<lang>/` into
+//! the binary, so a release never runs without them.
 
 use std::fs;
 use std::path::Path;
@@ -45,6 +46,40 @@ fn main() {
         ));
     }
     code.push_str("];\n");
-    let out = Path::new(&std::env::var("OUT_DIR").unwrap()).join("builtin_vocab.rs");
-    fs::write(out, code).unwrap();
+    let out_dir = std::env::var("OUT_DIR").unwrap();
+    fs::write(Path::new(&out_dir).join("builtin_vocab.rs"), code).unwrap();
+    fs::write(
+        Path::new(&out_dir).join("builtin_models.rs"),
+        embedded_models(&Path::new(&manifest).join("models")),
+    )
+    .unwrap();
+}
+
+/// `models/<lang>/` folders (a language code only: any other folder there is not shipped)
+/// holding the three files of a tagger.
+fn embedded_models(root: &Path) -> String {
+    const FILES: [&str; 3] = ["ner.json", "vocab.json", "model.safetensors"];
+    const LANGS: [&str; 5] = ["en", "es", "hu", "it", "nl"];
+    println!("cargo:rerun-if-changed=models");
+    let langs: Vec<&str> = LANGS
+        .into_iter()
+        .filter(|l| root.join(l).is_dir())
+        .collect();
+    let mut code = String::from("pub static EMBEDDED_MODELS: &[EmbeddedModel] = &[\n");
+    for lang in &langs {
+        for f in FILES {
+            let path = root.join(lang).join(f);
+            assert!(path.is_file(), "{} is missing", path.display());
+            println!("cargo:rerun-if-changed=models/{lang}/{f}");
+        }
+        let at = |f: &str| format!("concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/models/{lang}/{f}\")");
+        code.push_str(&format!(
+            "    EmbeddedModel {{ lang: {lang:?}, config: include_str!({}), vocab: include_str!({}), weights: include_bytes!({}) }},\n",
+            at(FILES[0]),
+            at(FILES[1]),
+            at(FILES[2])
+        ));
+    }
+    code.push_str("];\n");
+    code
 }

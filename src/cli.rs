@@ -307,6 +307,10 @@ pub struct InputArgs {
     /// lists (one notice line). Default: the ANONLM_MODELS environment variable.
     #[arg(long, conflicts_with = "model")]
     pub models: Option<PathBuf>,
+    /// Rules and lists only for languages without a --models model: leave out the taggers
+    /// that ship with anonlm (`models/<lang>/`; today English, trained on CC BY corpora).
+    #[arg(long, conflicts_with = "model")]
+    pub no_builtin_models: bool,
     /// Only the spans of the --model, not the rules' (to score the model alone). A model
     /// trained with rule-hit features still runs the built-in recognizers as its input.
     #[arg(long, requires = "model")]
@@ -1089,6 +1093,10 @@ pub struct RiskArgs {
     /// the ANONLM_MODELS environment variable.
     #[arg(long, conflicts_with = "model")]
     pub models: Option<PathBuf>,
+    /// Rules and lists only for languages without a --models model, as in `deid
+    /// --no-builtin-models`.
+    #[arg(long, conflicts_with = "model")]
+    pub no_builtin_models: bool,
     /// Write what is left by gold label after the last pass as an SVG heat-map table.
     #[arg(long, requires = "risk")]
     pub risk_svg: Option<PathBuf>,

@@ -293,3 +293,49 @@ fn pseudonyms_follow_the_key_file() {
     // keygen refuses to overwrite a key.
     fails(anonlm().args(["keygen", "--out"]).arg(&k1));
 }
+
+/// The English tagger ships in the binary and joins the rules by default: a made-up name in no
+/// list, in running text, is found; `--no-builtin-models` leaves the rules alone, which miss it.
+#[test]
+fn the_shipped_english_tagger_is_used_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("note.txt");
+    fs::write(
+        &input,
+        "Yesterday the minister said that Tarvek Olumbridge will visit the clinic in March.\n",
+    )
+    .unwrap();
+    let names = |extra: &[&str], out: &str| -> Vec<String> {
+        let out = dir.path().join(out);
+        anonlm()
+            .args(["recognize", "--lang", "en", "--quiet", "--out"])
+            .arg(&out)
+            .args(extra)
+            .arg(&input)
+            .assert()
+            .success();
+        let doc: serde_json::Value =
+            serde_json::from_str(fs::read_to_string(&out).unwrap().trim()).unwrap();
+        let text: Vec<char> = doc["text"].as_str().unwrap().chars().collect();
+        doc["entities"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["label"] == "NAME")
+            .map(|e| {
+                let (s, t) = (e["start"].as_u64().unwrap(), e["end"].as_u64().unwrap());
+                text[s as usize..t as usize].iter().collect()
+            })
+            .collect()
+    };
+    let default = names(&[], "default.jsonl");
+    assert!(
+        default.iter().any(|n| n.contains("Olumbridge")),
+        "{default:?}"
+    );
+    let rules = names(&["--no-builtin-models"], "rules.jsonl");
+    assert!(
+        !rules.iter().any(|n| n.contains("Olumbridge")),
+        "{rules:?}"
+    );
+}

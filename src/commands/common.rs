@@ -54,6 +54,7 @@ pub fn recognizer_settings(args: &InputArgs) -> RecognizerSettings {
         lists: args.lists.clone(),
         model: args.model.clone(),
         models: models_dir(args),
+        builtin_models: !args.no_builtin_models,
         no_rules: args.no_rules,
     }
 }

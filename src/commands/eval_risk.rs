@@ -19,6 +19,7 @@ fn input_args(args: &EvalArgs) -> InputArgs {
         label_map: args.label_map.clone(),
         model: r.model.clone(),
         models: r.models.clone(),
+        no_builtin_models: r.no_builtin_models,
         no_rules: false,
         max_doc_bytes: args
             .max_doc_bytes

@@ -60,7 +60,12 @@ impl NerConfig {
         let text = std::fs::read_to_string(&path).with_stage_context(|| {
             format!("{}: not an anonlm NER model directory", path.display())
         })?;
-        let config: NerConfig = serde_json::from_str(&text)
+        NerConfig::parse(&text, &path)
+    }
+
+    /// `ner.json` read from `text`; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<NerConfig> {
+        let config: NerConfig = serde_json::from_str(text)
             .with_stage_context(|| format!("{}: bad model config", path.display()))?;
         if config.format != FORMAT {
             return Err(crate::error::ValueError::new(format!(

@@ -20,12 +20,15 @@ pub struct RecognizerSettings {
     pub model: Option<PathBuf>,
     /// A folder of taggers, `DIR/<lang>/` per language.
     pub models: Option<PathBuf>,
+    /// The taggers shipped with the binary, for languages `models` has none for (ignored
+    /// with `model`).
+    pub builtin_models: bool,
     /// The tagger alone: no rules, lists or propagation.
     pub no_rules: bool,
 }
 
 impl RecognizerSettings {
-    /// Rules and built-in lists for one language choice.
+    /// Rules, built-in lists and the shipped taggers for one language choice.
     pub fn rules(lang: LangChoice) -> Self {
         RecognizerSettings {
             lang,
@@ -33,6 +36,7 @@ impl RecognizerSettings {
             lists: None,
             model: None,
             models: None,
+            builtin_models: true,
             no_rules: false,
         }
     }
@@ -48,15 +52,20 @@ impl RecognizerSettings {
         if let Some(dir) = &self.model {
             crate::ner::attach(&mut pipeline, dir, self.no_rules)
                 .with_stage_context(|| format!("loading the NER model {}", dir.display()))?;
-        } else if let Some(dir) = &self.models {
-            if !dir.is_dir() {
+        } else {
+            if let Some(dir) = self.models.as_deref().filter(|d| !d.is_dir()) {
                 return Err(ValueError::new(format!(
                     "--models {}: not a directory",
                     dir.display()
                 ))
                 .into());
             }
-            crate::ner::attach_per_lang(&mut pipeline, dir, self.no_rules)?;
+            crate::ner::attach_per_lang(
+                &mut pipeline,
+                self.models.as_deref(),
+                self.builtin_models,
+                self.no_rules,
+            )?;
         }
         Ok(pipeline)
     }

@@ -112,6 +112,23 @@ struct SavedVocab {
 
 impl BiLstmTagger {
     pub fn load(dir: &Path, config: &NerConfig) -> Result<Self> {
+        let vocab_path = dir.join(VOCAB_FILE);
+        let vocab = std::fs::read_to_string(&vocab_path)
+            .with_stage_context(|| vocab_path.display().to_string())?;
+        let weights = dir.join(WEIGHTS_FILE);
+        let tensors = candle_core::safetensors::load(&weights, &Device::Cpu)
+            .with_stage_context(|| weights.display().to_string())?;
+        Self::from_parts(dir, config, &vocab, tensors)
+    }
+
+    /// A tagger from the contents of a model directory's files (`dir` names them in errors):
+    /// the vocabulary JSON and the weight tensors.
+    pub fn from_parts(
+        dir: &Path,
+        config: &NerConfig,
+        vocab: &str,
+        tensors: std::collections::HashMap<String, candle_core::Tensor>,
+    ) -> Result<Self> {
         let device = Device::Cpu;
         let dims: Dims =
             serde_json::from_value(config.model["dims"].clone()).with_stage_context(|| {
@@ -121,16 +138,11 @@ impl BiLstmTagger {
                 )
             })?;
         let vocab_path = dir.join(VOCAB_FILE);
-        let saved: SavedVocab = serde_json::from_str(
-            &std::fs::read_to_string(&vocab_path)
-                .with_stage_context(|| vocab_path.display().to_string())?,
-        )
-        .with_stage_context(|| format!("{}: bad vocabulary", vocab_path.display()))?;
+        let saved: SavedVocab = serde_json::from_str(vocab)
+            .with_stage_context(|| format!("{}: bad vocabulary", vocab_path.display()))?;
         let vocab = Vocab::from_parts(saved.words, saved.chars);
         let tagset = TagSet::new(config.parsed_labels()?);
         let weights = dir.join(WEIGHTS_FILE);
-        let tensors = candle_core::safetensors::load(&weights, &device)
-            .with_stage_context(|| weights.display().to_string())?;
         crate::mlm::weights::check_finite(&weights, &tensors)?;
         let vb = candle_nn::VarBuilder::from_tensors(tensors, DType::F32, &device);
         let model = BiLstmCrf::new(vb, dims, &vocab, tagset.len()).with_stage_context(|| {
