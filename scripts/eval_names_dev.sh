@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Name and place token recall of anonlm on the dev splits of ../shared/data/ner, one line of
 # figures per language (the tables come from `anonlm eval --names`). Extra arguments (for
-# example `--model DIR`) are passed to every run.
+# example `--models DIR`, or `--no-builtin-models` for rules and lists only) are passed to every run.
 #   scripts/eval_names_dev.sh [BIN] [-- extra args]
 set -euo pipefail
 BIN=${1:-target/release/anonlm}

@@ -75,14 +75,8 @@ pub fn attach_per_lang(
                 }
             },
         };
-        if replace_rules {
-            // The model alone: document-level propagation is a rule too.
-            lp.recognizers.clear();
-            lp.propagate = None;
-        }
-        match NerRecognizer::new(tagger, lp.lang) {
-            Ok(r) => lp.recognizers.push(Box::new(r)),
-            Err(e) => failed = Some(e),
+        if let Err(e) = join(lp, tagger, replace_rules) {
+            failed = Some(e);
         }
     });
     failed.map_or(Ok(()), Err)
@@ -172,17 +166,27 @@ pub fn attach(
     let tagger = load_tagger(dir)?;
     let mut failed = None;
     pipeline.for_each_lang(|lp| {
-        if replace_rules {
-            // The model alone: document-level propagation is a rule too.
-            lp.recognizers.clear();
-            lp.propagate = None;
-        }
-        match NerRecognizer::new(tagger.clone(), lp.lang) {
-            Ok(r) => lp.recognizers.push(Box::new(r)),
-            Err(e) => failed = Some(e),
+        if let Err(e) = join(lp, tagger.clone(), replace_rules) {
+            failed = Some(e);
         }
     });
     failed.map_or(Ok(()), Err)
+}
+
+/// Adds `tagger` to one language's recognizers; with `replace_rules`, it is the only one left.
+fn join(
+    lp: &mut crate::recognize::LangPipeline,
+    tagger: Arc<dyn Tagger>,
+    replace_rules: bool,
+) -> Result<()> {
+    if replace_rules {
+        // The model alone: document-level propagation is a rule too.
+        lp.recognizers.clear();
+        lp.propagate = None;
+    }
+    lp.recognizers
+        .push(Box::new(NerRecognizer::new(tagger, lp.lang)?));
+    Ok(())
 }
 
 #[cfg(test)]
