@@ -334,8 +334,5 @@ fn the_shipped_english_tagger_is_used_by_default() {
         "{default:?}"
     );
     let rules = names(&["--no-builtin-models"], "rules.jsonl");
-    assert!(
-        !rules.iter().any(|n| n.contains("Olumbridge")),
-        "{rules:?}"
-    );
+    assert!(!rules.iter().any(|n| n.contains("Olumbridge")), "{rules:?}");
 }
