@@ -273,6 +273,7 @@ impl Chain {
                     // no canaries (the reference must not have seen them).
                     t.held_out = 0.0;
                     t.canaries = 0;
+                    t.canary_seed = None;
                     t.canary_file = None;
                     crate::mlm::train::stage::run(&t)?;
                     Ok(())
@@ -489,7 +490,7 @@ impl Chain {
             max_doc_bytes: ReadOptions::DEFAULT_MAX_DOC_BYTES,
             canaries: t.canaries,
             canary_repeats: t.canary_repeats.iter().map(|&n| n as u64).collect(),
-            canary_seed: None,
+            canary_seed: t.canary_seed,
             canary_file: (t.canaries > 0).then(|| self.path(paths::CANARIES)),
             canary_lang: r.lang.clone(),
             canary_templates: None,

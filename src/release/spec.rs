@@ -85,6 +85,11 @@ pub struct TrainStage {
     pub canaries: usize,
     #[serde(default = "default_repeats")]
     pub canary_repeats: Vec<usize>,
+    /// Seed of the canaries' secrets, for a reproducible demo or test only. A real release
+    /// leaves it out: its secrets then come from the operating system, so no one can rebuild
+    /// them from the spec.
+    #[serde(default)]
+    pub canary_seed: Option<u64>,
     /// cpu or cuda[:N].
     #[serde(default = "default_device")]
     pub device: String,
@@ -102,6 +107,7 @@ impl Default for TrainStage {
             seed: default_seed(),
             canaries: 0,
             canary_repeats: default_repeats(),
+            canary_seed: None,
             device: default_device(),
         }
     }
