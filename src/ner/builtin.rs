@@ -26,14 +26,6 @@ pub fn embedded(lang: Lang) -> Option<&'static EmbeddedModel> {
     EMBEDDED_MODELS.iter().find(|m| m.lang == lang.code())
 }
 
-/// The languages that have a shipped model.
-pub fn languages() -> Vec<Lang> {
-    Lang::ALL
-        .into_iter()
-        .filter(|&l| embedded(l).is_some())
-        .collect()
-}
-
 /// Loads a shipped model now (fails closed on any bad part, naming `models/<lang>/`).
 pub fn load(model: &EmbeddedModel) -> Result<BiLstmTagger> {
     let dir = Path::new("models").join(model.lang);
@@ -62,21 +54,19 @@ static LOADED: [OnceLock<std::result::Result<Arc<BiLstmTagger>, String>>; Lang::
 
 /// The shipped model of a language as a tagger that loads on its first document.
 pub struct LazyBuiltin {
-    lang: Lang,
+    /// The language's place in `Lang::ALL`, and so in `LOADED`.
+    slot: usize,
     model: &'static EmbeddedModel,
 }
 
 impl LazyBuiltin {
     pub fn new(lang: Lang) -> Option<Self> {
-        embedded(lang).map(|model| LazyBuiltin { lang, model })
+        let slot = Lang::ALL.iter().position(|&l| l == lang)?;
+        embedded(lang).map(|model| LazyBuiltin { slot, model })
     }
 
     fn tagger(&self) -> Result<&Arc<BiLstmTagger>> {
-        let slot = Lang::ALL
-            .iter()
-            .position(|&l| l == self.lang)
-            .expect("every language is listed");
-        LOADED[slot]
+        LOADED[self.slot]
             .get_or_init(|| load(self.model).map(Arc::new).map_err(|e| format!("{e:#}")))
             .as_ref()
             .map_err(|e| ValueError::new(e.clone()).into())
@@ -103,8 +93,8 @@ mod tests {
             embedded(Lang::En).is_some(),
             "the English model ships with the binary"
         );
-        for lang in languages() {
-            load(embedded(lang).unwrap()).unwrap();
+        for model in EMBEDDED_MODELS {
+            load(model).unwrap();
         }
         // A made-up name in no list, in running text: only the tagger can find it.
         let text =
