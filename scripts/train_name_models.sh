@@ -65,6 +65,10 @@ cat_conllup() {
                               next }
                     /^#/ { next }
                     NF == 0 { print ""; next }
+                    $ne !~ /^(O|[BI]-[A-Za-z]+)$/ {
+                        # NerKor has a stray tag or two (train/legal/jrc_1.conllup:568 reads `V`).
+                        print FILENAME ":" FNR ": tag outside IOB2, read as O" > "/dev/stderr"
+                        print $fo "\tO"; next }
                     { print $fo "\t" $ne }' "$f" >> "$out"
         echo >> "$out"
     done

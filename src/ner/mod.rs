@@ -3,6 +3,7 @@
 
 pub mod bilstm;
 pub mod builtin;
+pub mod caseless;
 pub mod config;
 pub mod data;
 pub mod rules;
@@ -99,6 +100,8 @@ pub struct NerRecognizer {
     /// Titles of the pipeline's language, lower case without a final dot: a tagger trained on
     /// news may take "Dr" or "Mrs" into the name, and anonlm's spans leave titles out.
     titles: std::collections::HashSet<String>,
+    /// Drops spans without a case cue that no name or place list supports.
+    caseless: caseless::CaselessGate,
 }
 
 impl NerRecognizer {
@@ -112,7 +115,12 @@ impl NerRecognizer {
             .map(|t| t.trim_end_matches('.').to_lowercase())
             .filter(|t| !t.is_empty())
             .collect();
-        Ok(NerRecognizer { tagger, titles })
+        let caseless = caseless::CaselessGate::new(lang)?;
+        Ok(NerRecognizer {
+            tagger,
+            titles,
+            caseless,
+        })
     }
 
     /// Where a NAME span starts once its leading titles ("Dr", "Mrs.") are left out.
@@ -145,13 +153,15 @@ impl Recognizer for NerRecognizer {
             .tag(text)
             .unwrap_or_else(|e| panic!("the NER model failed on a document: {e:#}"));
         let source = self.tagger.source();
-        out.extend(spans.into_iter().map(|(s, e, l)| {
+        out.extend(spans.into_iter().filter_map(|(s, e, l)| {
             let s = if l.category == crate::labels::Category::Name {
                 self.after_titles(text, s, e)
             } else {
                 s
             };
-            Entity::new(s, e, l, source, MODEL_SPAN_SCORE)
+            self.caseless
+                .keeps(&text[s..e])
+                .then(|| Entity::new(s, e, l, source, MODEL_SPAN_SCORE))
         }));
     }
 }
