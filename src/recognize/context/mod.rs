@@ -201,6 +201,9 @@ impl ContextRecognizer {
             "context:trigger"
         };
         c.push_run(run, role, source, if title { S_TITLE } else { S_TRIGGER });
+        if title {
+            self.affiliation_acronym(c, run.last);
+        }
     }
 
     /// Lower-case notes: after a title ("dr. jansen") or trigger ("wife mary"), listed first
@@ -333,10 +336,39 @@ impl ContextRecognizer {
                         S_SIGNATURE,
                     );
                     self.profession_line(c, run.last);
+                    self.affiliation_acronym(c, run.last);
                 }
                 return;
             }
             k = kk + 1;
+        }
+    }
+
+    /// An all-caps acronym standing alone right after a signer's or titled doctor's name
+    /// ("Dr. Pedro Garamendi. IVML. Vizcaya"): their institution. Listed words (places,
+    /// titles) are not one.
+    fn affiliation_acronym(&self, c: &mut Ctx, name_last: usize) {
+        let k = name_last + 1;
+        let Some(t) = c.toks.get(k) else { return };
+        let gap = c.text[c.toks[name_last].end..t.start].trim_matches([' ', '\t']);
+        let letters = c.text[t.start..t.end].chars().count();
+        let alone = c.text[t.end..]
+            .trim_start_matches([' ', '\t'])
+            .starts_with(['.', ',', '\n']);
+        if matches!(gap, "." | ",")
+            && alone
+            && t.shape == Shape::Upper
+            && letters >= 3
+            && c.m.single(k) == 0
+        {
+            let label = Label::new(Category::Location, Subtype::Organization);
+            c.out.push(Entity::new(
+                t.start,
+                t.end,
+                label,
+                "context:signature",
+                S_ORG,
+            ));
         }
     }
 
@@ -399,6 +431,9 @@ impl ContextRecognizer {
     }
 
     fn profession_after(&self, c: &mut Ctx, last: usize) {
+        if self.profession_field(c, last) {
+            return;
+        }
         let mut k = last + 1;
         while k < c.toks.len() {
             let t = c.toks[k];
@@ -420,6 +455,59 @@ impl ContextRecognizer {
             let (s, e) = (c.toks[k].start, c.toks[j].end);
             c.out
                 .push(Entity::new(s, e, label, "context:profession", S_PROFESSION));
+        }
+    }
+}
+
+impl ContextRecognizer {
+    /// A trigger written as a field label ("Ocupación: hogar", "Occupation: retired teacher"):
+    /// its value up to the next punctuation is the profession, listed or not (up to 5 words).
+    fn profession_field(&self, c: &mut Ctx, last: usize) -> bool {
+        let k = last + 1;
+        if k >= c.toks.len() || c.text[c.toks[last].end..c.toks[k].start].trim() != ":" {
+            return false;
+        }
+        let mut j = k;
+        while j + 1 < c.toks.len()
+            && j + 1 - k < 5
+            && !c.text[c.toks[j].end..c.toks[j + 1].start]
+                .contains(['.', ',', ';', ':', '\n', '(', ')'])
+        {
+            j += 1;
+        }
+        let label = Label::new(Category::Profession, Subtype::Profession);
+        let (s, e) = (c.toks[k].start, c.toks[j].end);
+        c.out
+            .push(Entity::new(s, e, label, "context:profession", S_PROFESSION));
+        true
+    }
+
+    /// Listed professions that fill a comma-separated part of a sentence on their own, as in
+    /// a patient's description ("Varón de 78 años, carpintero, exfumador").
+    fn professions_in_apposition(&self, c: &mut Ctx) {
+        let n = c.toks.len();
+        let mut i = 1;
+        while i < n {
+            let before = &c.text[c.toks[i - 1].end..c.toks[i].start];
+            if before.trim() != "," || c.toks[i].shape != Shape::Lower {
+                i += 1;
+                continue;
+            }
+            let Some((j, _)) = c.pm.longest(i) else {
+                i += 1;
+                continue;
+            };
+            let after = match c.toks.get(j + 1) {
+                Some(t) => &c.text[c.toks[j].end..t.start],
+                None => &c.text[c.toks[j].end..],
+            };
+            if after.trim_start().starts_with([',', '.', ';']) {
+                let label = Label::new(Category::Profession, Subtype::Profession);
+                let (s, e) = (c.toks[i].start, c.toks[j].end);
+                c.out
+                    .push(Entity::new(s, e, label, "context:profession", S_PROFESSION));
+            }
+            i = j + 1;
         }
     }
 }
@@ -514,9 +602,12 @@ impl Recognizer for ContextRecognizer {
                     } else {
                         (org, "context:institution", S_ORG)
                     };
-                    let e = toks[run.last].end;
+                    let (last, e) = match acronym_after(text, &toks, run.last) {
+                        Some((k, e)) => (k, e),
+                        None => (run.last, toks[run.last].end),
+                    };
                     c.out.push(Entity::new(t.start, e, label, source, score));
-                    i = run.last + 1;
+                    i = last + 1;
                     continue;
                 }
             }
@@ -548,10 +639,23 @@ impl Recognizer for ContextRecognizer {
                 i + 1
             };
         }
+        self.professions_in_apposition(&mut c);
         if self.proper_nouns {
             proper::proper_runs(&mut c);
         }
     }
+}
+
+/// The acronym in parentheses right after an institution's name ("Instituto Colombiano del
+/// Dolor (INCODOL)"): its token and the byte after the closing parenthesis.
+fn acronym_after(text: &str, toks: &[Token], last: usize) -> Option<(usize, usize)> {
+    let k = last + 1;
+    let t = toks.get(k)?;
+    let open = &text[toks[last].end..t.start];
+    let close = text[t.end..].strip_prefix(')')?;
+    let is_acronym = t.shape == Shape::Upper && t.end - t.start <= 10;
+    (is_acronym && open.trim_start_matches([' ', '\t']) == "(")
+        .then(|| (k, text.len() - close.len()))
 }
 
 #[cfg(test)]

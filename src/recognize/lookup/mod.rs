@@ -1,7 +1,9 @@
 //! Word-list (gazetteer) recognizer: first names, surnames, cities, regions, countries, known
-//! hospitals and institutions, with an allow list of medical words that collide with them.
+//! hospitals and institutions, with an allow list of medical words that collide with them; and
+//! the makers named before a listed place in a parenthesis (`maker`).
 
 pub mod lexicon;
+mod maker;
 pub mod tokens;
 
 use crate::labels::{Category, Label, Subtype};
@@ -286,6 +288,17 @@ impl Recognizer for LookupRecognizer {
                 source,
                 score,
             ));
+        }
+        let places: Vec<&Hit> = hits
+            .iter()
+            .filter(|h| h.bits & PLACE_BITS != 0 && h.bits & ALLOW == 0)
+            .collect();
+        if !places.is_empty() {
+            let org = Label::new(Category::Location, Subtype::Organization);
+            for (first, last) in maker::makers(text, &toks, &places) {
+                let (s, e) = (toks[first].start, toks[last].end);
+                out.push(Entity::new(s, e, org, "lookup:maker", 0.6));
+            }
         }
     }
 }
