@@ -142,7 +142,28 @@ pub fn weekday(y: i32, m: u32, d: u32) -> u32 {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Month and weekday names. The first spelling listed for a month/day is the one rendered.
+// Month and weekday names: the one home of these words. The date rules of `recognize::pattern`
+// are built from the same tables, so every month a rule finds is one this module parses. The
+// first spelling listed for a month/day is the one rendered.
+
+/// The month spellings of `lang` (lower case): full names, and abbreviations that are not also
+/// a full name ("may" is full only).
+pub fn month_spellings(lang: Lang) -> (Vec<&'static str>, Vec<&'static str>) {
+    let table = month_names(lang);
+    let full: Vec<&str> = table.iter().filter(|e| !e.2).map(|e| e.0).collect();
+    let mut abbr: Vec<&str> = table
+        .iter()
+        .filter(|e| e.2 && !full.contains(&e.0))
+        .map(|e| e.0)
+        .collect();
+    abbr.dedup();
+    (full, abbr)
+}
+
+/// Every weekday spelling of `lang` (lower case), full and abbreviated.
+pub fn weekday_spellings(lang: Lang) -> Vec<&'static str> {
+    weekday_names(lang).iter().map(|e| e.0).collect()
+}
 
 /// (spelling, value, abbreviated)
 type NameTable = &'static [(&'static str, u32, bool)];
@@ -168,7 +189,12 @@ fn month_names(lang: Lang) -> NameTable {
             ("jan", 1, true), ("febr", 2, true), ("márc", 3, true), ("ápr", 4, true),
             ("máj", 5, true), ("jún", 6, true), ("júl", 7, true), ("aug", 8, true),
             ("szept", 9, true), ("okt", 10, true), ("nov", 11, true), ("dec", 12, true),
-            ("feb", 2, true), ("már", 3, true), ("szep", 9, true),
+            ("feb", 2, true), ("szep", 9, true),
+            // Written without accents.
+            ("januar", 1, false), ("februar", 2, false), ("marcius", 3, false),
+            ("aprilis", 4, false), ("majus", 5, false), ("junius", 6, false),
+            ("julius", 7, false), ("oktober", 10, false), ("marc", 3, true), ("apr", 4, true),
+            ("maj", 5, true), ("jun", 6, true), ("jul", 7, true),
         ],
         Lang::Es => &[
             ("enero", 1, false), ("febrero", 2, false), ("marzo", 3, false), ("abril", 4, false),
@@ -208,7 +234,8 @@ fn weekday_names(lang: Lang) -> NameTable {
         Lang::Nl => &[
             ("maandag", 1, false), ("dinsdag", 2, false), ("woensdag", 3, false),
             ("donderdag", 4, false), ("vrijdag", 5, false), ("zaterdag", 6, false),
-            ("zondag", 7, false),
+            ("zondag", 7, false), ("ma", 1, true), ("di", 2, true), ("wo", 3, true),
+            ("do", 4, true), ("vr", 5, true), ("za", 6, true), ("zo", 7, true),
         ],
         Lang::Hu => &[
             ("hétfő", 1, false), ("kedd", 2, false), ("szerda", 3, false),
@@ -218,12 +245,13 @@ fn weekday_names(lang: Lang) -> NameTable {
         Lang::Es => &[
             ("lunes", 1, false), ("martes", 2, false), ("miércoles", 3, false),
             ("jueves", 4, false), ("viernes", 5, false), ("sábado", 6, false),
-            ("domingo", 7, false),
+            ("domingo", 7, false), ("miercoles", 3, false), ("sabado", 6, false),
         ],
         Lang::It => &[
             ("lunedì", 1, false), ("martedì", 2, false), ("mercoledì", 3, false),
             ("giovedì", 4, false), ("venerdì", 5, false), ("sabato", 6, false),
-            ("domenica", 7, false),
+            ("domenica", 7, false), ("lunedi", 1, false), ("martedi", 2, false),
+            ("mercoledi", 3, false), ("giovedi", 4, false), ("venerdi", 5, false),
         ],
         Lang::En => &[
             ("monday", 1, false), ("tuesday", 2, false), ("wednesday", 3, false),

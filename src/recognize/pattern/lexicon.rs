@@ -1,4 +1,5 @@
-//! Closed word classes the pattern rules are built from, per language: month and weekday names,
+//! Closed word classes the pattern rules are built from, per language (month and weekday names
+//! live in `crate::dates`, which parses what these rules find):
 //! age units and the nouns that introduce an age, number words, and the words before a bare year.
 //!
 //! These are grammar, not gazetteers, so they live in code; open lists (street types, trigger
@@ -8,11 +9,6 @@ use crate::lang::Lang;
 
 /// Word classes of one language. Regex fragments are plain alternations without groups.
 pub struct Lexicon {
-    /// Full month names (lowercase; matched case-insensitively).
-    pub months: &'static [&'static str],
-    /// Abbreviated month names; a date with an abbreviation needs a year.
-    pub month_abbr: &'static [&'static str],
-    pub weekdays: &'static [&'static str],
     /// Words between day and month or month and year ("de", "of").
     pub date_links: &'static [&'static str],
     /// Day ordinal markers written after the digits ("º", "th", "e").
@@ -52,36 +48,6 @@ pub fn lexicon(lang: Lang) -> &'static Lexicon {
 }
 
 static ES: Lexicon = Lexicon {
-    months: &[
-        "enero",
-        "febrero",
-        "marzo",
-        "abril",
-        "mayo",
-        "junio",
-        "julio",
-        "agosto",
-        "septiembre",
-        "setiembre",
-        "octubre",
-        "noviembre",
-        "diciembre",
-    ],
-    month_abbr: &[
-        "ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sept", "sep", "set", "oct", "nov",
-        "dic",
-    ],
-    weekdays: &[
-        "lunes",
-        "martes",
-        "miércoles",
-        "miercoles",
-        "jueves",
-        "viernes",
-        "sábado",
-        "sabado",
-        "domingo",
-    ],
     date_links: &["de", "del año", "del"],
     ordinals: &["º", "°"],
     age_units: &[
@@ -210,39 +176,6 @@ static ES: Lexicon = Lexicon {
 };
 
 static NL: Lexicon = Lexicon {
-    months: &[
-        "januari",
-        "februari",
-        "maart",
-        "april",
-        "mei",
-        "juni",
-        "juli",
-        "augustus",
-        "september",
-        "oktober",
-        "november",
-        "december",
-    ],
-    month_abbr: &[
-        "jan", "feb", "mrt", "apr", "jun", "jul", "aug", "sept", "sep", "okt", "nov", "dec",
-    ],
-    weekdays: &[
-        "maandag",
-        "dinsdag",
-        "woensdag",
-        "donderdag",
-        "vrijdag",
-        "zaterdag",
-        "zondag",
-        "ma",
-        "di",
-        "wo",
-        "do",
-        "vr",
-        "za",
-        "zo",
-    ],
     date_links: &[],
     ordinals: &["e", "ste", "de"],
     age_units: &["jaar", "maanden", "maand", "weken", "week", "dagen", "dag"],
@@ -279,33 +212,6 @@ static NL: Lexicon = Lexicon {
 };
 
 static HU: Lexicon = Lexicon {
-    months: &[
-        "január",
-        "február",
-        "március",
-        "április",
-        "május",
-        "június",
-        "július",
-        "augusztus",
-        "szeptember",
-        "október",
-        "november",
-        "december",
-        "januar",
-        "februar",
-        "marcius",
-        "aprilis",
-        "majus",
-        "junius",
-        "julius",
-        "oktober",
-    ],
-    month_abbr: &[
-        "jan", "febr", "feb", "márc", "marc", "ápr", "apr", "máj", "maj", "jún", "jun", "júl",
-        "jul", "aug", "szept", "szep", "okt", "nov", "dec",
-    ],
-    weekdays: &[],
     date_links: &[],
     ordinals: &[],
     age_units: &["év", "éves", "hónapos", "hetes", "napos"],
@@ -330,37 +236,6 @@ static HU: Lexicon = Lexicon {
 };
 
 static IT: Lexicon = Lexicon {
-    months: &[
-        "gennaio",
-        "febbraio",
-        "marzo",
-        "aprile",
-        "maggio",
-        "giugno",
-        "luglio",
-        "agosto",
-        "settembre",
-        "ottobre",
-        "novembre",
-        "dicembre",
-    ],
-    month_abbr: &[
-        "gen", "feb", "mar", "apr", "mag", "giu", "lug", "ago", "sett", "set", "ott", "nov", "dic",
-    ],
-    weekdays: &[
-        "lunedì",
-        "martedì",
-        "mercoledì",
-        "giovedì",
-        "venerdì",
-        "sabato",
-        "domenica",
-        "lunedi",
-        "martedi",
-        "mercoledi",
-        "giovedi",
-        "venerdi",
-    ],
     date_links: &["del"],
     ordinals: &["°", "º"],
     age_units: &[
@@ -431,39 +306,6 @@ static IT: Lexicon = Lexicon {
 };
 
 static EN: Lexicon = Lexicon {
-    months: &[
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ],
-    month_abbr: &[
-        "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sept", "sep", "oct", "nov", "dec",
-    ],
-    weekdays: &[
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "mon",
-        "tue",
-        "wed",
-        "thu",
-        "fri",
-        "sat",
-        "sun",
-    ],
     date_links: &["of"],
     ordinals: &["st", "nd", "rd", "th"],
     age_units: &["years", "year", "yrs", "months", "month", "weeks", "days"],

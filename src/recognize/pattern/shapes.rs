@@ -58,6 +58,9 @@ fn digit_start(kind: Kind, lex: &Lexicon) -> bool {
 pub struct Shapes {
     lang: Lang,
     lex: &'static Lexicon,
+    /// Full month names and abbreviations (lower case), from `crate::dates`.
+    months: Vec<&'static str>,
+    month_abbr: Vec<&'static str>,
     /// Every rule as one pattern anchored at the start: does any rule match here at all?
     /// Anchored on purpose: an unanchored union of these rules makes the lazy DFA track every
     /// possible start at once, and its states then keep being built instead of reused.
@@ -73,15 +76,14 @@ const D: &str = "[0-9]";
 /// Regex sources of written dates for `lex`: month-first ("March 12, 2019") and the other
 /// orders, tried in that order so a failed month-first reading falls back.
 pub fn written_date_source(lang: Lang, lex: &Lexicon) -> (String, String) {
-    let full = alternation(lex.months);
-    let abbr = alternation(lex.month_abbr);
+    let (full, abbr) = crate::dates::month_spellings(lang);
+    let (full, abbr) = (alternation(&full), alternation(&abbr));
     // "mei." after a full name occurs by analogy with the abbreviations ("12 mei. 2019").
     let month = format!(r"(?i:(?:{full})\.?|(?:{abbr})\.?)");
-    let wd = if lex.weekdays.is_empty() {
-        String::new()
-    } else {
-        format!(r"(?:(?i:{}),?[ ]+)?", alternation(lex.weekdays))
-    };
+    let wd = format!(
+        r"(?:(?i:{}),?[ ]+)?",
+        alternation(&crate::dates::weekday_spellings(lang))
+    );
     let ord = if lex.ordinals.is_empty() {
         r"\.?".to_string()
     } else {
@@ -256,9 +258,12 @@ impl Shapes {
         let conj = build(&format!(
             r"^[ ]+(?:y|e|a|al|hasta|and|to|until|tot|en|és|-)[ ]+[^\n.;]{{0,20}}?\b(?:19|20){D}{{2}}\b"
         ))?;
+        let (months, month_abbr) = crate::dates::month_spellings(lang);
         Ok(Shapes {
             lang,
             lex,
+            months,
+            month_abbr,
             any,
             rules,
             ext,
@@ -454,9 +459,7 @@ impl Shapes {
         if let Some(head) = raw_t.strip_suffix('.') {
             let last = &head[super::text::run_start(head, char::is_alphabetic)..];
             let last = last.to_lowercase();
-            if self.lex.months.contains(&last.as_str())
-                && !self.lex.month_abbr.contains(&last.as_str())
-            {
+            if self.months.contains(&last.as_str()) && !self.month_abbr.contains(&last.as_str()) {
                 raw_t = head;
             }
         }
@@ -467,11 +470,7 @@ impl Shapes {
         if !raw_t.bytes().any(|b| b.is_ascii_digit()) {
             // "marzo y abril de 2000": a bare month joined to a dated one.
             return (self.conj.is_match(&text[e..])
-                && self
-                    .lex
-                    .months
-                    .iter()
-                    .any(|m| raw_t.eq_ignore_ascii_case(m)))
+                && self.months.iter().any(|m| raw_t.eq_ignore_ascii_case(m)))
             .then(|| Cand::new(s, e, Label::new(Category::Date, Subtype::Date), "date", 0.8));
         }
         let lower = raw_t.to_lowercase();
@@ -481,7 +480,6 @@ impl Shapes {
             && !b[..b.len() - 3].iter().any(u8::is_ascii_digit);
         let has_year = has_digit_run(&lower, 4) || short_year;
         let full = self
-            .lex
             .months
             .iter()
             .any(|m| lower.contains(m) && word_in(&lower, m));

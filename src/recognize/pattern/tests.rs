@@ -802,3 +802,42 @@ fn identifiers_after_a_copula_and_card_numbers() {
     ]);
     check_absent(&[(Lang::En, "The MRN is missing from the form.", "missing")]);
 }
+
+/// Every month and weekday spelling the date rules know is one `dates` parses: the two read
+/// one table (`crate::dates`), and date shifting needs the parse. A weekday must agree with its
+/// date, so each is tried on 7-13 January 2019 (Monday to Sunday).
+#[test]
+fn every_recognized_month_and_weekday_parses() {
+    for lang in Lang::ALL {
+        let r = PatternRecognizer::new(lang, &ListSources::default()).unwrap();
+        let (full, abbr) = crate::dates::month_spellings(lang);
+        let weekdays = crate::dates::weekday_spellings(lang);
+        let months = full.iter().chain(&abbr).map(|m| (*m, None));
+        for (month, weekday) in months.chain(weekdays.iter().map(|w| (full[0], Some(*w)))) {
+            let parses = |day: u32| {
+                let date = match lang {
+                    Lang::Hu => format!("2019. {month} {day}."),
+                    Lang::Es => format!("12 de {month} de 2019").replace("12", &day.to_string()),
+                    _ => format!("{day} {month} 2019"),
+                };
+                let date = match weekday {
+                    Some(w) if lang == Lang::Hu => format!("{date}, {w}"),
+                    Some(w) => format!("{w} {date}"),
+                    None => date,
+                };
+                let text = format!("Controle op {date} zonder klachten.");
+                let mut out = Vec::new();
+                r.find(&text, &mut out);
+                out.iter()
+                    .filter(|e| e.label.category == crate::labels::Category::Date)
+                    .filter_map(|e| crate::dates::parse_date(&text[e.start..e.end], lang))
+                    .any(|p| p.day == Some(day) && p.year == Some(2019))
+            };
+            let days = if weekday.is_some() { 7..=13 } else { 12..=12 };
+            assert!(
+                days.into_iter().any(parses),
+                "{lang}: {month} / {weekday:?} is recognized but does not parse"
+            );
+        }
+    }
+}
