@@ -2,15 +2,12 @@
 //! model trained without de-identification, probes at the name slots, harvest, rewrite, and the
 //! same probes again (no harvested token, no recovery), `vocab check`, ordinary text unchanged.
 
-use assert_cmd::Command;
+mod common;
+use common::anonlm;
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
 
 /// Planted surnames: frequent enough to become tokens. Two are on no built-in list, so the
 /// corpus evidence has to find them.

@@ -4,14 +4,11 @@
 //! sets of different kinds are INVALID by the blind baseline; the report holds no text; bad
 //! specs exit 2.
 
-use assert_cmd::Command;
+mod common;
+use common::anonlm;
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
 
 fn ok(args: &[&str], dir: &Path) {
     anonlm().current_dir(dir).args(args).assert().success();

@@ -5,6 +5,7 @@
 //! and a half on two shared cores.) Everything runs on one CPU thread (`RAYON_NUM_THREADS=1`):
 //! for a tiny model, thread hand-offs cost more than they gain, tenfold on a busy machine.
 
+mod common;
 use anonlm::audit::canary::canary_exposure;
 use anonlm::audit::run::Outcome;
 use anonlm::mlm::runtime::MlmRuntime;
@@ -15,8 +16,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// The binary on one thread, so training repeats exactly.
 fn anonlm() -> Command {
-    let mut cmd = Command::cargo_bin("anonlm").unwrap();
+    let mut cmd = common::anonlm();
     cmd.env("RAYON_NUM_THREADS", "1");
     cmd
 }

@@ -1,25 +1,10 @@
 //! Runs the real binary in temporary directories: the main commands end to end, the bad-input
 //! contract (exit 2, file and line named, nothing written) and key handling.
 
-use assert_cmd::Command;
+mod common;
+use common::{anonlm, fails};
 use std::fs;
 use std::path::Path;
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
-
-/// Runs a command expected to fail with exit code 2; returns its stderr.
-fn fails(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stderr).unwrap()
-}
 
 fn synth(dir: &Path, lang: &str, docs: usize) -> std::path::PathBuf {
     let path = dir.join(format!("{lang}.jsonl"));

@@ -6,18 +6,16 @@
 //!  --test cuda_device -- --ignored` (see the README's GPU section for running it on another machine).
 #![cfg(feature = "cuda")]
 
+mod common;
 use anonlm::mlm::device::select_device;
 use anonlm::mlm::runtime::pad_batch;
 use anonlm::mlm::weights::load_model_dir;
 use assert_cmd::Command;
 use candle_core::{DType, Device};
+use common::anonlm;
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
 
 /// Synthetic notes, a WordPiece tokenizer and a tiny BERT trained on `device` for `steps`.
 fn trained(dir: &Path, device: &str, steps: u32) -> (PathBuf, PathBuf) {

@@ -3,15 +3,11 @@
 //! synthetic notes and (when present) on MEDDOCAN dev with the rules alone.
 
 mod common;
+use common::anonlm;
 
-use assert_cmd::Command;
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
 
 /// Runs `eval --risk` with `extra` flags; returns stdout and the JSON report's `risk` part.
 fn run_risk(gold: &Path, dir: &Path, extra: &[&str]) -> (String, Value) {

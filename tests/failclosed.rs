@@ -3,7 +3,8 @@
 //! 2 naming the file or flag; no error or ops log quotes a value read from the input; a closed
 //! stdout ends a run quietly.
 
-use assert_cmd::Command;
+mod common;
+use common::{anonlm, fails};
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -12,23 +13,6 @@ use std::process::Stdio;
 /// A string that appears only in the inputs of these tests: it must never reach any output.
 const MARK: &str = "Xyloquentin";
 const MARK2: &str = "Brabanzor";
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
-
-/// Runs `cmd`, expects exit 2 and returns stdout + stderr.
-fn fails(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(out.status.code(), Some(2), "{text}");
-    assert!(!text.contains("panicked"), "{text}");
-    text
-}
 
 fn no_marks(text: &str) {
     assert!(

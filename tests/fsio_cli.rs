@@ -3,16 +3,13 @@
 //! all, and a second run to the same outputs is refused; a killed training run does not block
 //! its rerun; files that can hold document text are private (0600, dirs 0700).
 
-use assert_cmd::Command;
+mod common;
+use common::anonlm;
 use serde_json::Value;
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Output;
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
 
 fn run(dir: &Path, args: &[&str]) -> Output {
     anonlm().current_dir(dir).args(args).output().unwrap()

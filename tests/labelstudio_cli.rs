@@ -2,27 +2,13 @@
 //! them by editing the JSON as an annotator would, import, and check the spans exactly; the
 //! bad-input contract (exit 2, task and document named, no text, no output).
 
+mod common;
 use assert_cmd::Command;
+use common::{anonlm, fails};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
-
-/// Runs a command expected to fail with exit code 2; returns its stderr.
-fn fails(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stderr).unwrap()
-}
 
 /// Runs a command expected to succeed; returns its stderr.
 fn succeeds(cmd: &mut Command) -> String {

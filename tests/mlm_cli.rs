@@ -2,14 +2,12 @@
 //! from `anonlm synth`, its Hugging Face layout and manifest, a real fall of the loss, resume of
 //! a finished run, fill-mask and scores, and clear errors.
 
+mod common;
 use assert_cmd::Command;
+use common::anonlm;
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
 
 /// The training run of these tests: a tiny model, 120 steps, evaluations every 10.
 fn train_command(notes: &Path, tok: &Path, model: &Path) -> Command {

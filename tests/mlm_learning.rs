@@ -2,14 +2,11 @@
 //! finds the planted word, and on generated clinical notes the held-out loss falls well below
 //! the unigram baseline. (Release build recommended: the two trainings take one to two minutes.)
 
-use assert_cmd::Command;
+mod common;
+use common::anonlm;
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
 
 /// Sentences written for this test; the planted word is the doctor's name.
 const SENTENCES: [&str; 5] = [

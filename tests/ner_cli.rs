@@ -3,14 +3,11 @@
 //! the same weights, the model joins the rules without losing what they found, and a broken
 //! model directory stops the run (fail closed) without writing output.
 
-use assert_cmd::Command;
+mod common;
+use common::anonlm;
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
 
 fn synth(d: &Path, name: &str, docs: &str, seed: &str) {
     anonlm()

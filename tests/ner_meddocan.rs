@@ -5,15 +5,11 @@
 //! el Avance Digital (SEAD), 2019.
 
 mod common;
+use common::anonlm;
 
-use assert_cmd::Command;
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
 
 /// Binary token recall and strict subcategory F1 of predictions `pred` on dev.
 fn scores(d: &Path, dev: &Path, pred: &str) -> (f64, f64) {

@@ -3,15 +3,12 @@
 //! unseen slots and a protected originals file, a probe run with recovery figures that never
 //! shows a name, and user sentence files (.txt, .csv) whose leading spaces are kept.
 
-use assert_cmd::Command;
+mod common;
+use common::anonlm;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
 
 fn jsonl(path: &Path) -> Vec<Value> {
     fs::read_to_string(path)

@@ -3,14 +3,11 @@
 //! stage, an edited review file reruns the stages after it, and a release spec that names a
 //! produced path is refused with exit 2.
 
-use assert_cmd::Command;
+mod common;
+use common::anonlm;
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
 
 const SPEC: &str = r#"
 [release]

@@ -2,15 +2,12 @@
 //! the rerun and reaches the decision of an uninterrupted run; a stage whose outputs changed
 //! after it finished runs again, with the stages after it.
 
-use assert_cmd::Command;
+mod common;
+use common::anonlm;
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
 
 /// A small chain whose training is long enough to be caught between checkpoints (one every
 /// 50 steps).

@@ -1,14 +1,11 @@
 //! `anonlm report render` and `anonlm report diff` through the binary: renders a report JSON to
 //! Markdown and HTML, diffs two reports as text and JSON, refuses another schema with exit 2.
 
-use assert_cmd::Command;
+mod common;
+use common::anonlm;
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
 
 fn write_json(path: &Path, v: &Value) {
     fs::write(path, serde_json::to_string_pretty(v).unwrap()).unwrap();

@@ -2,13 +2,10 @@
 //! and text giving the same tokenizer, byte-identical reruns, the files written, overwrite
 //! refusal and bad input.
 
-use assert_cmd::Command;
+mod common;
+use common::anonlm;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
 
 /// A JSONL corpus from the project's generator, and the same documents as a directory of .txt.
 fn corpora(dir: &Path) -> (PathBuf, PathBuf) {

@@ -4,9 +4,10 @@
 //! text without names, names no longer single tokens, checks pass, map protected, no names
 //! printed without `--show`).
 
+mod common;
 use anonlm::anonymize::{write_review, Decision, ReviewRow};
-use assert_cmd::Command;
 use candle_core::{Device, Tensor};
+use common::anonlm;
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -15,10 +16,6 @@ const SURNAMES: [&str; 5] = ["Jansen", "Bakker", "Visser", "Mulder", "Smit"];
 const FIRST: [&str; 3] = ["Pieter", "Anna", "Karel"];
 /// Text without any name: must encode and score the same before and after.
 const PLAIN: &str = "De bloeddruk was normaal en het onderzoek toonde geen afwijkingen.";
-
-fn anonlm() -> Command {
-    Command::cargo_bin("anonlm").unwrap()
-}
 
 /// Notes written for this test: surnames often enough to become single tokens, the
 /// possessive `Jansens` often enough to become a token built from `Jansen` in BPE.
