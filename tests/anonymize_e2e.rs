@@ -102,6 +102,10 @@ fn encode(dir: &Path, text: &str) -> Vec<u32> {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn harvest_and_rewrite_remove_planted_names_from_a_model() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

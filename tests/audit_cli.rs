@@ -73,6 +73,10 @@ fn random_word_documents(prefix: &str, docs: usize, seed: u64) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn a_model_overfit_on_its_members_fails() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -174,6 +178,10 @@ const NULL_SPEC: &str =
 const NULL_MARGIN: &str = "[thresholds]\nmin_gain_over_unigram = 0.05\n";
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn one_kind_of_text_passes_other_kinds_are_invalid_and_bad_specs_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

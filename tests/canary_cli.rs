@@ -100,6 +100,10 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn canaries_are_protected_refused_in_the_model_dir_and_exposed_when_repeated() {
     // candle reads the thread count from this variable when it runs an operation.
     std::env::set_var("RAYON_NUM_THREADS", "1");

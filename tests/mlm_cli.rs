@@ -75,6 +75,10 @@ fn jsonl(path: &Path) -> Vec<Value> {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn train_fill_and_score_a_tiny_model() {
     let dir = tempfile::tempdir().unwrap();
     let (notes, model) = trained(dir.path());
@@ -217,6 +221,10 @@ fn train_fill_and_score_a_tiny_model() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn bad_requests_fail_with_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let (_, model) = trained(dir.path());

@@ -56,6 +56,10 @@ fn max_abs_diff(a: &Tensor, b: &Tensor) -> f32 {
 
 /// (a) transformers writes random models; anonlm loads them and reproduces their logits.
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn anonlm_reproduces_transformers_logits() {
     let Some((python, script)) = setup() else {
         return;
@@ -101,6 +105,10 @@ fn anonlm_reproduces_transformers_logits() {
 
 /// (b) anonlm trains and saves tiny models; transformers loads them and reproduces anonlm's logits.
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn transformers_reproduces_anonlm_logits() {
     let Some((python, script)) = setup() else {
         return;

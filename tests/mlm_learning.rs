@@ -86,6 +86,10 @@ fn top_prediction(model: &Path, text: &str) -> (String, f64) {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn fill_mask_predicts_the_planted_word_after_a_repetitive_corpus() {
     let dir = tempfile::tempdir().unwrap();
     let corpus = dir.path().join("corpus.txt");
@@ -129,6 +133,10 @@ fn fill_mask_predicts_the_planted_word_after_a_repetitive_corpus() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn held_out_loss_on_generated_notes_falls_well_below_the_unigram_baseline() {
     // The pipeline's order: generated notes, de-identified with tags, a tokenizer, a tiny model.
     let dir = tempfile::tempdir().unwrap();

@@ -60,6 +60,10 @@ fn recognize(d: &Path, out: &str, extra: &[&str]) {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn a_bilstm_crf_learns_joins_the_rules_and_fails_closed() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -205,6 +209,10 @@ fn a_bilstm_crf_learns_joins_the_rules_and_fails_closed() {
 
 /// Every span `recognize --model` found in a dev note is gone from `deid --model`'s output.
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn deid_with_a_model_removes_what_the_model_and_rules_found() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -257,6 +265,10 @@ fn deid_with_a_model_removes_what_the_model_and_rules_found() {
 
 /// A tiny BERT trained by anonlm, fine-tuned as a token classifier on windows of the notes.
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn a_transformer_tagger_fine_tunes_an_anonlm_mlm_and_tags_long_notes() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -42,6 +42,10 @@ fn recognize(d: &Path, dev: &Path, out: &str, extra: &[&str]) {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn one_epoch_on_meddocan_train_tags_dev() {
     let (Some(train), Some(dev)) = (
         common::meddocan_split("train"),

@@ -133,6 +133,10 @@ fn originals(set: &Path) -> HashMap<String, String> {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn build_and_run_probes_on_a_model_trained_on_raw_notes() {
     let p = pipeline();
 
@@ -346,6 +350,10 @@ fn build_and_run_probes_on_a_model_trained_on_raw_notes() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn bad_inputs_fail_naming_the_line_or_document() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
@@ -437,6 +445,10 @@ const PLANTED: [&str; 5] = [
 ];
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn recovery_finds_a_name_the_model_learned() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();

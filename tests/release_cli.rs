@@ -54,6 +54,10 @@ fn release(d: &Path) -> (Option<i32>, String) {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn the_chain_runs_resumes_and_reports() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -191,6 +195,10 @@ fn the_chain_runs_resumes_and_reports() {
 /// `[UNK]` as before; the held-out de-identified text encodes exactly as before) and kept the
 /// model's utility.
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn the_demo_passes_for_the_right_reasons() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -74,6 +74,10 @@ fn train_exit(d: &Path) -> u64 {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn a_killed_release_resumes_from_the_checkpoint_and_changed_outputs_rerun() {
     let base = tempfile::tempdir().unwrap();
     setup(base.path());

@@ -71,6 +71,10 @@ fn run_spark(python: &Path, submit: &Path, inp: &Path, out: &Path) -> std::proce
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
 fn spark_pipe_matches_one_deid_run_and_fails_on_a_bad_document() {
     let Some((python, submit)) = spark_submit() else {
         return;
