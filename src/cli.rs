@@ -121,7 +121,7 @@ pub enum NerCommand {
 pub struct NerTrainArgs {
     /// bilstm-crf (Lample et al. 2016) or transformer (token classification on an anonlm MLM).
     #[arg(long, default_value = "bilstm-crf")]
-    pub arch: String,
+    pub arch: crate::ner::config::Arch,
     /// Format of --train and --dev: brat, conll, jsonl, or auto (from the path).
     #[arg(long, default_value = "auto")]
     pub format: String,
@@ -509,7 +509,7 @@ pub struct TokenizerTrainArgs {
     pub corpus: PathBuf,
     /// Subword model: wordpiece, bpe (byte-level, as RoBERTa) or unigram.
     #[arg(long)]
-    pub kind: String,
+    pub kind: crate::tokenizer::Kind,
     /// Target vocabulary size, special tokens included.
     #[arg(long)]
     pub vocab_size: usize,
@@ -522,7 +522,7 @@ pub struct TokenizerTrainArgs {
     /// Special tokens: bert ([CLS] [SEP] [MASK] ...) or roberta (<s> </s> <mask> ...).
     /// Default: bert for wordpiece, roberta for bpe and unigram.
     #[arg(long)]
-    pub specials: Option<String>,
+    pub specials: Option<crate::tokenizer::SpecialStyle>,
     /// Lowercase the text (off by default: clinical names are cased).
     #[arg(long)]
     pub lowercase: bool,

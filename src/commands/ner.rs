@@ -16,7 +16,7 @@ pub fn run(cmd: NerCommand) -> Result<ExitCode> {
 fn run_train(args: NerTrainArgs) -> Result<ExitCode> {
     common::init_threads(args.threads);
     let s = stage::run(&NerTrainSettings {
-        arch: args.arch.parse()?,
+        arch: args.arch,
         format: args.format.clone(),
         train: args.train.clone(),
         dev: args.dev.clone(),

@@ -18,10 +18,10 @@ pub fn settings(args: &TokenizerTrainArgs) -> Result<TokenizerSettings> {
         corpus: args.corpus.clone(),
         format: args.format.clone(),
         max_doc_bytes: args.max_doc_bytes,
-        kind: args.kind.parse()?,
+        kind: args.kind,
         vocab_size: args.vocab_size,
         min_frequency: args.min_frequency,
-        specials: args.specials.as_deref().map(str::parse).transpose()?,
+        specials: args.specials,
         lowercase: args.lowercase,
         out: args.out.clone(),
         overwrite: args.overwrite,
@@ -33,7 +33,7 @@ fn train(args: TokenizerTrainArgs) -> Result<ExitCode> {
     let stats = tokenizer::run(&settings(&args)?)?;
     eprintln!(
         "tokenizer ({}): {} documents read, vocabulary {} of {} requested, written to {}",
-        args.kind.to_ascii_lowercase(),
+        format!("{:?}", args.kind).to_lowercase(),
         stats.documents,
         stats.vocab_size,
         args.vocab_size,

@@ -180,10 +180,12 @@ impl ContextRecognizer {
             shape == Shape::Cap
         };
         if !ok_start {
-            // Lower-case notes name people after titles and after relative or doctor words
-            // ("wife mary", "called dr smith"); patient words are followed by too much text.
-            if shape == Shape::Lower && (title || bits & (G_REL | G_DOC) != 0) {
-                self.lower_case_name(c, k, bits, title);
+            // Lower-case and all-caps notes name people after titles and after relative or
+            // doctor words ("wife mary", "called dr smith", "WIFE MARY"); patient words are
+            // followed by too much text.
+            let caseless = shape == Shape::Lower || shape == Shape::Upper;
+            if caseless && (title || bits & (G_REL | G_DOC) != 0) {
+                self.caseless_name(c, k, bits, title);
             }
             return;
         }
@@ -206,14 +208,19 @@ impl ContextRecognizer {
         }
     }
 
-    /// Lower-case notes: after a title ("dr. jansen") or trigger ("wife mary"), listed first
-    /// names and surnames in lower case are the name (one or two words); any other word is
-    /// left alone.
-    fn lower_case_name(&self, c: &mut Ctx, k: usize, bits: u32, title: bool) {
+    /// Lower-case and all-caps notes: after a title ("dr. jansen") or trigger ("wife mary",
+    /// "SON JIM"), listed first names and surnames written in the same case are the name (one
+    /// or two words); any other word is left alone. After a title an allow-listed surname is a
+    /// person too ("dr smith"; the allow list is for eponyms such as Smith's fracture).
+    fn caseless_name(&self, c: &mut Ctx, k: usize, bits: u32, title: bool) {
         let toks = c.toks;
+        let shape = toks[k].shape;
         let listed = |m: &mut Matcher, j: usize| {
             let b = m.single(j);
-            toks[j].shape == Shape::Lower && b & (SURN | FIRSTN) != 0 && b & (ALLOWW | BREAKS) == 0
+            toks[j].shape == shape
+                && b & (SURN | FIRSTN) != 0
+                && b & BREAKS == 0
+                && (title || b & ALLOWW == 0)
         };
         if !listed(&mut c.m, k) {
             return;

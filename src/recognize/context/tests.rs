@@ -33,6 +33,8 @@ fn context_rules_in_each_language() {
             &[("ama de casa", "PROFESSION/PROFESSION"), ("carpintero", "PROFESSION/PROFESSION"), ("hogar", "PROFESSION/PROFESSION"), ("Instituto Riojano del Sueño (IRSU)", "LOCATION/ORGANIZATION")]),
         (Lang::En, "Occupation: retired bus driver. Lives alone.",
             &[("retired bus driver", "PROFESSION/PROFESSION")]),
+        (Lang::En, "SOCIAL: WIFE MARY CALLED, UPDATED BY DR. HENDERSON. pt seen by dr smith in cath lab.",
+            &[("MARY", "NAME/RELATIVE"), ("HENDERSON", "NAME/DOCTOR"), ("smith", "NAME/DOCTOR")]),
         (Lang::Es, "Remitido por: Dr. Anselmo Quiroga Beltrán. IRMLC. Cantabria",
             &[("Anselmo Quiroga Beltrán", "NAME/DOCTOR"), ("IRMLC", "LOCATION/ORGANIZATION")]),
         (Lang::Nl, "Naam: J. de Vries\nWoonplaats: Zwolle\nBehandelend arts: dr. A.B. van den Berg\nOpgenomen in het Antonius Ziekenhuis.\n\nMet vriendelijke groet,\n\nSanne Bakker\nLogopedist",
