@@ -1,11 +1,15 @@
-//! Word-list support for a tagger's all-caps spans: "RESP" or "NSR" is kept only if a word of
-//! it is a listed name or place ("HENDERSON", "SON JIM").
+//! Word-list support for the all-caps NAME and LOCATION spans of a per-language tagger (shipped,
+//! or `--models`): "RESP" or "NSR" is kept only if a word of it is a listed name or place
+//! ("HENDERSON", "SON JIM").
 //!
-//! A tagger trained on news and social media reads a capital letter as strong evidence; in
-//! all-caps nursing notes and headings every abbreviation has one. Spans with a lower-case
-//! letter ("Smith", "dr smith") pass untouched: there the tagger's context is the evidence.
+//! Those taggers learned names from news and social media, where a capital letter is strong
+//! evidence; in all-caps nursing notes and headings every abbreviation has one. Spans with a
+//! lower-case letter ("Smith", "dr smith"), spans without letters (numbers) and other labels
+//! pass untouched. A `--model` trained on the user's own notes is not gated: its spans are
+//! what its training measured.
 
 use crate::error::{StageContext, StageResult as Result};
+use crate::labels::Category;
 use crate::lang::Lang;
 use crate::vocab::ListSources;
 use std::collections::HashSet;
@@ -47,9 +51,15 @@ impl CaselessGate {
         Ok(CaselessGate { listed })
     }
 
-    /// Whether the span `surface` is kept: it has a lower-case letter, or a listed word (or is
-    /// a listed multi-word entry).
-    pub fn keeps(&self, surface: &str) -> bool {
+    /// Whether a span of `category` reading `surface` is kept: it is not a name or place, it
+    /// has a lower-case letter or no letter at all, or it has a listed word (or is a listed
+    /// multi-word entry).
+    pub fn keeps(&self, category: Category, surface: &str) -> bool {
+        if !matches!(category, Category::Name | Category::Location)
+            || !surface.chars().any(char::is_alphabetic)
+        {
+            return true;
+        }
         let words: Vec<&str> = surface
             .split(|c: char| c.is_whitespace() || c == '-' || c == '/')
             .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
@@ -84,12 +94,15 @@ mod tests {
         let gate = CaselessGate::new(Lang::En).unwrap();
         // A lower-case letter passes on the tagger's word alone.
         for kept in ["Zorbleck", "Dr Zorbleck", "zorbleck", "McKAY"] {
-            assert!(gate.keeps(kept), "{kept} dropped");
+            assert!(gate.keeps(Category::Name, kept), "{kept} dropped");
         }
         // All-caps abbreviations do not.
         for dropped in ["RESP", "NSR", "PERRLA", "ZORBLECK", "GI/NG", "GU"] {
-            assert!(!gate.keeps(dropped), "{dropped} kept");
+            assert!(!gate.keeps(Category::Name, dropped), "{dropped} kept");
         }
+        // Other labels and spans without letters are not the gate's business.
+        assert!(gate.keeps(Category::Id, "NHS"));
+        assert!(gate.keeps(Category::Name, "12345"));
         // Listed names and places do, possessives and multi-word entries included.
         for kept in [
             "SMITH",
@@ -99,7 +112,7 @@ mod tests {
             "NEW YORK",
             "LONDON",
         ] {
-            assert!(gate.keeps(kept), "{kept} dropped");
+            assert!(gate.keeps(Category::Name, kept), "{kept} dropped");
         }
     }
 }

@@ -76,7 +76,7 @@ pub fn attach_per_lang(
                 }
             },
         };
-        if let Err(e) = join(lp, tagger, replace_rules) {
+        if let Err(e) = join(lp, tagger, replace_rules, true) {
             failed = Some(e);
         }
     });
@@ -100,13 +100,15 @@ pub struct NerRecognizer {
     /// Titles of the pipeline's language, lower case without a final dot: a tagger trained on
     /// news may take "Dr" or "Mrs" into the name, and anonlm's spans leave titles out.
     titles: std::collections::HashSet<String>,
-    /// Drops spans without a case cue that no name or place list supports.
-    caseless: caseless::CaselessGate,
+    /// For the per-language news taggers: drops all-caps name and place spans that no list
+    /// supports (`None` for a `--model` of the user's own).
+    caseless: Option<caseless::CaselessGate>,
 }
 
 impl NerRecognizer {
-    /// The tagger for documents in `lang` (fails closed if the built-in title list cannot load).
-    pub fn new(tagger: Arc<dyn Tagger>, lang: crate::lang::Lang) -> Result<Self> {
+    /// The tagger for documents in `lang`, with the all-caps gate when `gated` (fails closed if
+    /// a built-in list cannot load).
+    pub fn new(tagger: Arc<dyn Tagger>, lang: crate::lang::Lang, gated: bool) -> Result<Self> {
         let titles = crate::vocab::ListSources::default()
             .load(lang, "titles")
             .stage_context("the title list")?
@@ -115,7 +117,11 @@ impl NerRecognizer {
             .map(|t| t.trim_end_matches('.').to_lowercase())
             .filter(|t| !t.is_empty())
             .collect();
-        let caseless = caseless::CaselessGate::new(lang)?;
+        let caseless = if gated {
+            Some(caseless::CaselessGate::new(lang)?)
+        } else {
+            None
+        };
         Ok(NerRecognizer {
             tagger,
             titles,
@@ -159,9 +165,11 @@ impl Recognizer for NerRecognizer {
             } else {
                 s
             };
-            self.caseless
-                .keeps(&text[s..e])
-                .then(|| Entity::new(s, e, l, source, MODEL_SPAN_SCORE))
+            let kept = self
+                .caseless
+                .as_ref()
+                .is_none_or(|gate| gate.keeps(l.category, &text[s..e]));
+            kept.then(|| Entity::new(s, e, l, source, MODEL_SPAN_SCORE))
         }));
     }
 }
@@ -176,18 +184,20 @@ pub fn attach(
     let tagger = load_tagger(dir)?;
     let mut failed = None;
     pipeline.for_each_lang(|lp| {
-        if let Err(e) = join(lp, tagger.clone(), replace_rules) {
+        if let Err(e) = join(lp, tagger.clone(), replace_rules, false) {
             failed = Some(e);
         }
     });
     failed.map_or(Ok(()), Err)
 }
 
-/// Adds `tagger` to one language's recognizers; with `replace_rules`, it is the only one left.
+/// Adds `tagger` to one language's recognizers; with `replace_rules`, it is the only one left;
+/// `gated` for the per-language news taggers (see [`caseless`]).
 fn join(
     lp: &mut crate::recognize::LangPipeline,
     tagger: Arc<dyn Tagger>,
     replace_rules: bool,
+    gated: bool,
 ) -> Result<()> {
     if replace_rules {
         // The model alone: document-level propagation is a rule too.
@@ -195,7 +205,7 @@ fn join(
         lp.propagate = None;
     }
     lp.recognizers
-        .push(Box::new(NerRecognizer::new(tagger, lp.lang)?));
+        .push(Box::new(NerRecognizer::new(tagger, lp.lang, gated)?));
     Ok(())
 }
 
@@ -220,11 +230,32 @@ mod tests {
         let name = Label::category_only(Category::Name);
         let place = Label::category_only(Category::Location);
         let spans = vec![(8, 26, name), (31, 33, name), (41, 57, place)];
-        let r = NerRecognizer::new(Arc::new(Fixed(spans)), crate::lang::Lang::En).unwrap();
+        let r = NerRecognizer::new(Arc::new(Fixed(spans)), crate::lang::Lang::En, true).unwrap();
         let mut out = Vec::new();
         r.find(text, &mut out);
         let got: Vec<&str> = out.iter().map(|e| &text[e.start..e.end]).collect();
         // A lone title stays (nothing follows it inside the span); places are not trimmed.
         assert_eq!(got, ["Anna Smith", "Dr", "Dr Watson Clinic"]);
+    }
+
+    #[test]
+    fn only_the_per_language_taggers_are_gated() {
+        let text = "RESP: CLEAR. NHS 943 476 5919";
+        let name = Label::category_only(crate::labels::Category::Name);
+        let id = Label::category_only(crate::labels::Category::Id);
+        let spans = vec![(0, 4, name), (13, 29, id)];
+        let found = |gated: bool| {
+            let tagger = Arc::new(Fixed(spans.clone()));
+            let r = NerRecognizer::new(tagger, crate::lang::Lang::En, gated).unwrap();
+            let mut out = Vec::new();
+            r.find(text, &mut out);
+            out.iter()
+                .map(|e| &text[e.start..e.end])
+                .collect::<Vec<_>>()
+        };
+        // A news tagger's all-caps "name" without a listed word goes; an id stays.
+        assert_eq!(found(true), ["NHS 943 476 5919"]);
+        // A `--model` of the user's own keeps what its training measured.
+        assert_eq!(found(false), ["RESP", "NHS 943 476 5919"]);
     }
 }
