@@ -120,7 +120,7 @@ pub enum StageError {
     #[error(transparent)]
     Recognizers(#[from] crate::recognize::build::BuildError),
     #[error(transparent)]
-    Lists(#[from] crate::vocab::VocabError),
+    Lists(#[from] crate::wordlists::VocabError),
     #[error(transparent)]
     LabelMap(#[from] crate::labelmap::LabelMapError),
     #[error(transparent)]

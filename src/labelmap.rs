@@ -62,7 +62,7 @@ fn line_of(text: &str, offset: usize) -> usize {
 impl LabelMap {
     /// Names of the built-in maps (`vocab/labelmaps/<name>.toml`), sorted.
     pub fn builtin_names() -> Vec<&'static str> {
-        let mut names: Vec<&'static str> = crate::vocab::BUILTIN_FILES
+        let mut names: Vec<&'static str> = crate::wordlists::BUILTIN_FILES
             .iter()
             .filter_map(|(p, _)| p.strip_prefix("labelmaps/")?.strip_suffix(".toml"))
             .collect();
@@ -73,10 +73,11 @@ impl LabelMap {
     /// A built-in map by name, e.g. `meddocan`, `i2b2`, `hungarian`.
     pub fn builtin(name: &str) -> Result<LabelMap, LabelMapError> {
         let rel = format!("labelmaps/{name}.toml");
-        let text = crate::vocab::builtin(&rel).ok_or_else(|| LabelMapError::UnknownBuiltin {
-            name: name.to_string(),
-            available: Self::builtin_names().join(", "),
-        })?;
+        let text =
+            crate::wordlists::builtin(&rel).ok_or_else(|| LabelMapError::UnknownBuiltin {
+                name: name.to_string(),
+                available: Self::builtin_names().join(", "),
+            })?;
         Self::parse(text, &format!("vocab/{rel}"))
     }
 

@@ -42,7 +42,7 @@ pub mod synth;
 #[doc(hidden)]
 pub mod testdata;
 pub mod tokenizer;
-pub mod vocab;
+pub mod wordlists;
 
 pub use corpus::{Document, Format};
 pub use labels::{Category, Label, Subtype};

@@ -12,7 +12,7 @@ use anonlm::recognize::context::ContextRecognizer;
 use anonlm::recognize::lookup::LookupRecognizer;
 use anonlm::recognize::Recognizer;
 use anonlm::span::{merge_adjacent, resolve_overlaps};
-use anonlm::vocab::ListSources;
+use anonlm::wordlists::ListSources;
 use anonlm::{Category, Document, Entity, Label, Lang, Subtype};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

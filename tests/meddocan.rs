@@ -11,7 +11,7 @@ use anonlm::eval::{evaluate, EvalOptions};
 use anonlm::labelmap::LabelMap;
 use anonlm::lang::{Lang, LangChoice};
 use anonlm::recognize::build::build_pipeline;
-use anonlm::vocab::ListSources;
+use anonlm::wordlists::ListSources;
 use anonlm::Label;
 use std::sync::Arc;
 

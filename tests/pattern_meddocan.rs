@@ -9,7 +9,7 @@ use anonlm::labels::{Category, Label, Subtype};
 use anonlm::recognize::pattern::PatternRecognizer;
 use anonlm::recognize::Recognizer;
 use anonlm::span::Entity;
-use anonlm::vocab::ListSources;
+use anonlm::wordlists::ListSources;
 use anonlm::Lang;
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -3,7 +3,7 @@
 
 use anonlm::lang::{Lang, LangChoice};
 use anonlm::recognize::build::build_pipeline;
-use anonlm::vocab::ListSources;
+use anonlm::wordlists::ListSources;
 use anonlm::Label;
 use std::collections::BTreeSet;
 

@@ -7,7 +7,7 @@ use anonlm::lang::Lang;
 use anonlm::recognize::pattern::PatternRecognizer;
 use anonlm::recognize::Recognizer;
 use anonlm::span::resolve_overlaps;
-use anonlm::vocab::ListSources;
+use anonlm::wordlists::ListSources;
 
 const CATEGORIES: [&str; 3] = ["CONTACT", "ID", "DATE"];
 const MIN_RECALL: f64 = 0.97;

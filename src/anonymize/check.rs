@@ -345,7 +345,7 @@ pub fn load_name_list(spec: &str) -> Result<NameList, AnonymizeError> {
                 ))
             })?]
         };
-        let sources = crate::vocab::ListSources::default();
+        let sources = crate::wordlists::ListSources::default();
         let mut names = Vec::new();
         for l in langs {
             for list in ["first_names", "surnames"] {
@@ -364,11 +364,15 @@ pub fn load_name_list(spec: &str) -> Result<NameList, AnonymizeError> {
     let path = Path::new(spec);
     let bytes = std::fs::read(path).map_err(|e| AnonymizeError::io(path, e))?;
     let text = String::from_utf8(bytes).map_err(|e| {
-        AnonymizeError::line(path, crate::vocab::invalid_utf8_line(&e), "invalid UTF-8")
+        AnonymizeError::line(
+            path,
+            crate::wordlists::invalid_utf8_line(&e),
+            "invalid UTF-8",
+        )
     })?;
     Ok(NameList {
         label: spec.to_string(),
-        names: crate::vocab::parse_list(&text)
+        names: crate::wordlists::parse_list(&text)
             .map(str::to_string)
             .collect(),
     })

@@ -143,7 +143,11 @@ pub fn read_review(path: &Path) -> Result<Vec<ReviewRow>, AnonymizeError> {
 pub fn read_review_lines(path: &Path) -> Result<Vec<(usize, ReviewRow)>, AnonymizeError> {
     let bytes = std::fs::read(path).map_err(|e| AnonymizeError::io(path, e))?;
     let text = String::from_utf8(bytes).map_err(|e| {
-        AnonymizeError::line(path, crate::vocab::invalid_utf8_line(&e), "invalid UTF-8")
+        AnonymizeError::line(
+            path,
+            crate::wordlists::invalid_utf8_line(&e),
+            "invalid UTF-8",
+        )
     })?;
     parse_review(path, &text)
 }

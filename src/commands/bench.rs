@@ -11,7 +11,7 @@ use crate::lang::{Lang, LangChoice};
 use crate::recognize::build::build_pipeline;
 use crate::recognize::Pipeline;
 use crate::synth::job::generate_all as generate;
-use crate::vocab::ListSources;
+use crate::wordlists::ListSources;
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 use serde::Serialize;

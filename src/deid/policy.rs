@@ -292,7 +292,7 @@ impl Policy {
 
     /// A built-in policy, `vocab/policies/<name>.toml` (e.g. `default`, `medroberta`).
     pub fn builtin(name: &str) -> Result<Policy, PolicyError> {
-        let text = crate::vocab::builtin(&format!("policies/{name}.toml"))
+        let text = crate::wordlists::builtin(&format!("policies/{name}.toml"))
             .ok_or_else(|| PolicyError::NoBuiltin(name.to_string()))?;
         Policy::from_toml(text, &format!("vocab/policies/{name}.toml"))
     }

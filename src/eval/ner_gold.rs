@@ -156,7 +156,7 @@ pub fn read_gold(path: &Path, format: GoldFormat) -> Result<Vec<NerDoc>, GoldErr
         })?;
         let text = String::from_utf8(bytes).map_err(|e| GoldError::Line {
             path: f.clone(),
-            line: crate::vocab::invalid_utf8_line(&e),
+            line: crate::wordlists::invalid_utf8_line(&e),
             msg: "invalid UTF-8".into(),
         })?;
         let stem = f

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use crate::lang::Lang;
-use crate::vocab::{invalid_utf8_line, parse_list, ListSources, VocabError};
+use crate::wordlists::{invalid_utf8_line, parse_list, ListSources, VocabError};
 
 /// Which list a surface matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -11,7 +11,7 @@
 use crate::error::{StageContext, StageResult as Result};
 use crate::labels::Category;
 use crate::lang::Lang;
-use crate::vocab::ListSources;
+use crate::wordlists::ListSources;
 use std::collections::HashSet;
 
 /// Built-in lists whose entries support a caseless span (names and places).

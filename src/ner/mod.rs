@@ -109,7 +109,7 @@ impl NerRecognizer {
     /// The tagger for documents in `lang`, with the all-caps gate when `gated` (fails closed if
     /// a built-in list cannot load).
     pub fn new(tagger: Arc<dyn Tagger>, lang: crate::lang::Lang, gated: bool) -> Result<Self> {
-        let titles = crate::vocab::ListSources::default()
+        let titles = crate::wordlists::ListSources::default()
             .load(lang, "titles")
             .stage_context("the title list")?
             .iter()

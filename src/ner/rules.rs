@@ -9,7 +9,7 @@ use crate::labels::{Category, Label, Subtype};
 use crate::lang::{Lang, LangChoice};
 use crate::recognize::build::build_pipeline;
 use crate::recognize::Pipeline;
-use crate::vocab::ListSources;
+use crate::wordlists::ListSources;
 
 /// Subtype slots per category: every subtype, plus one for a label without subtype.
 const SLOTS: usize = Subtype::ALL.len() + 1;

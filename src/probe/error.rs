@@ -17,7 +17,7 @@ pub enum ProbeError {
     #[error(transparent)]
     Infer(#[from] crate::mlm::runtime::InferError),
     #[error(transparent)]
-    Vocab(#[from] crate::vocab::VocabError),
+    Vocab(#[from] crate::wordlists::VocabError),
     #[error(transparent)]
     Fs(#[from] crate::fsio::FsError),
 }

@@ -8,7 +8,7 @@ use super::set::ProbeSlot;
 use crate::lang::Lang;
 use crate::mlm::runtime::MlmRuntime;
 use crate::mlm::score::candidate_scores;
-use crate::vocab::ListSources;
+use crate::wordlists::ListSources;
 use rand::seq::index::sample;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -55,7 +55,7 @@ impl CandidatePool {
         let bytes = std::fs::read(path).map_err(|e| ProbeError::io(path, e))?;
         let text = String::from_utf8(bytes)
             .map_err(|_| ProbeError::file(path.to_path_buf(), "not valid UTF-8"))?;
-        let list = dedup(crate::vocab::parse_list(&text).map(str::to_string));
+        let list = dedup(crate::wordlists::parse_list(&text).map(str::to_string));
         if list.is_empty() {
             return Err(ProbeError::file(path.to_path_buf(), "no candidate names"));
         }

@@ -17,8 +17,8 @@ impl Abbreviations {
         let mut words = HashSet::new();
         for lang in Lang::ALL {
             let rel = format!("{}/titles.txt", lang.code());
-            if let Some(text) = crate::vocab::builtin(&rel) {
-                for entry in crate::vocab::parse_list(text) {
+            if let Some(text) = crate::wordlists::builtin(&rel) {
+                for entry in crate::wordlists::parse_list(text) {
                     let title = entry.split('\t').next().unwrap_or("").trim();
                     // Multi-word titles ("prof. dr.") contribute each dotted word.
                     for word in title.split_whitespace() {

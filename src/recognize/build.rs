@@ -6,7 +6,7 @@ use super::pattern::PatternRecognizer;
 use super::propagate::Propagator;
 use super::{LangPipeline, Pipeline, Recognizer};
 use crate::lang::{Lang, LangChoice};
-use crate::vocab::ListSources;
+use crate::wordlists::ListSources;
 use rayon::prelude::*;
 
 /// A recognizer that could not be built; the run stops (fail closed).
@@ -18,7 +18,7 @@ pub enum BuildError {
     Vocab {
         lang: Lang,
         #[source]
-        source: crate::vocab::VocabError,
+        source: crate::wordlists::VocabError,
     },
 }
 

@@ -8,7 +8,7 @@ use super::lookup::{directive, plain_entries};
 use crate::labels::{Category, Label};
 use crate::lang::Lang;
 use crate::span::Entity;
-use crate::vocab::{ListSources, VocabError};
+use crate::wordlists::{ListSources, VocabError};
 
 const SCORE: f32 = 0.4;
 

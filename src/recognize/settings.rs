@@ -7,7 +7,7 @@ use super::build::build_pipeline;
 use super::Pipeline;
 use crate::error::{StageContext, StageResult, ValueError};
 use crate::lang::{Lang, LangChoice};
-use crate::vocab::ListSources;
+use crate::wordlists::ListSources;
 
 #[derive(Clone, Debug)]
 pub struct RecognizerSettings {

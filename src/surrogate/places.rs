@@ -5,7 +5,7 @@
 use super::text::{match_case, random_digit, random_upper, same_value, substitute_layout};
 use crate::dates::{days_in_month, example_formats, parse_date};
 use crate::lang::Lang;
-use crate::vocab;
+use crate::wordlists;
 use rand::{Rng, RngCore};
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
@@ -36,8 +36,8 @@ pub fn list(lang: Lang, name: &str) -> &'static [&'static str] {
                     "first_names" | "surnames" => format!("{}/{n}.txt", l.code()),
                     _ => format!("{}/synth/{n}.txt", l.code()),
                 };
-                let entries: Vec<&'static str> = vocab::builtin(&rel)
-                    .map(|t| vocab::parse_list(t).collect())
+                let entries: Vec<&'static str> = wordlists::builtin(&rel)
+                    .map(|t| wordlists::parse_list(t).collect())
                     .unwrap_or_default();
                 m.insert(format!("{}/{n}", l.code()), entries);
             }

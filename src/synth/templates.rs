@@ -3,7 +3,7 @@
 
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
-use crate::vocab;
+use crate::wordlists;
 use rand::Rng;
 use rand::RngCore;
 use std::collections::HashMap;
@@ -54,7 +54,7 @@ pub fn for_kind(lang: Lang, kind: NoteKind) -> &'static Templates {
         let mut m = HashMap::new();
         for l in Lang::ALL {
             let rel = format!("{}/synth/notes.txt", l.code());
-            let text = vocab::builtin(&rel)
+            let text = wordlists::builtin(&rel)
                 .unwrap_or_else(|| panic!("built-in vocab/{rel} is missing from this build"));
             for k in NoteKind::ALL {
                 m.insert((l, k), parse(text, k, &rel));
@@ -197,9 +197,9 @@ pub fn age_unit_len(lang: Lang, next: &str) -> usize {
             .iter()
             .map(|&l| {
                 let rel = format!("{}/synth/age_units.txt", l.code());
-                let text = vocab::builtin(&rel)
+                let text = wordlists::builtin(&rel)
                     .unwrap_or_else(|| panic!("built-in vocab/{rel} is missing from this build"));
-                (l, vocab::parse_list(text).collect())
+                (l, wordlists::parse_list(text).collect())
             })
             .collect()
     });
@@ -222,8 +222,8 @@ pub fn age_unit_len(lang: Lang, next: &str) -> usize {
 /// A staff role for signatures ("Logopedist").
 pub fn staff_role(lang: Lang, rng: &mut dyn RngCore) -> String {
     let rel = format!("{}/synth/staff_roles.txt", lang.code());
-    let roles: Vec<&str> = vocab::builtin(&rel)
-        .map(|t| vocab::parse_list(t).collect())
+    let roles: Vec<&str> = wordlists::builtin(&rel)
+        .map(|t| wordlists::parse_list(t).collect())
         .unwrap_or_default();
     assert!(
         !roles.is_empty(),

@@ -24,7 +24,7 @@ use crate::lang::Lang;
 use crate::recognize::lookup::lexicon::Lexicon;
 use crate::recognize::lookup::tokens::{fold_phrase, FxMap};
 use crate::recognize::lookup::{directive, eponym_heads, plain_entries};
-use crate::vocab::{ListSources, VocabError};
+use crate::wordlists::{ListSources, VocabError};
 use std::path::PathBuf;
 
 pub const T_PAT: u32 = 1;

@@ -14,7 +14,7 @@ use crate::recognize::lookup::lexicon::Matcher;
 use crate::recognize::lookup::tokens::{tokenize, Shape, Token};
 use crate::recognize::Recognizer;
 use crate::span::Entity;
-use crate::vocab::{ListSources, VocabError};
+use crate::wordlists::{ListSources, VocabError};
 use config::*;
 use runs::{is_initial, name_backward, name_forward, org_backward, org_forward, Run};
 

@@ -103,7 +103,7 @@ mod tests {
     use crate::lang::Lang;
     use crate::recognize::context::ContextRecognizer;
     use crate::recognize::Recognizer;
-    use crate::vocab::ListSources;
+    use crate::wordlists::ListSources;
 
     fn proper(text: &str) -> Vec<String> {
         let r = ContextRecognizer::new(Lang::Hu, &ListSources::default()).unwrap();

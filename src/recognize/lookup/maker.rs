@@ -114,7 +114,7 @@ mod tests {
     use crate::lang::Lang;
     use crate::recognize::lookup::LookupRecognizer;
     use crate::recognize::Recognizer;
-    use crate::vocab::ListSources;
+    use crate::wordlists::ListSources;
 
     fn orgs(lang: Lang, text: &str) -> Vec<String> {
         let r = LookupRecognizer::new(lang, &ListSources::default()).unwrap();

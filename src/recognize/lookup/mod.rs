@@ -10,7 +10,7 @@ use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
 use crate::recognize::Recognizer;
 use crate::span::Entity;
-use crate::vocab::{ListSources, VocabError};
+use crate::wordlists::{ListSources, VocabError};
 use lexicon::{Lexicon, Matcher};
 use tokens::{fold_phrase, tokenize, FxMap, Shape, Token};
 

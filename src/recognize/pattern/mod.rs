@@ -26,7 +26,7 @@ use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
 use crate::recognize::Recognizer;
 use crate::span::{resolve_overlaps, Entity};
-use crate::vocab::{ListSources, VocabError};
+use crate::wordlists::{ListSources, VocabError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PatternError {

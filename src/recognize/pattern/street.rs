@@ -5,7 +5,7 @@ use super::text::{is_title_word, line_start_within, next_char, prev_char, run_st
 use super::{Cand, PatternError};
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
-use crate::vocab::ListSources;
+use crate::wordlists::ListSources;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 /// How far before a postcode the street in front of it is looked for (it is read back at most

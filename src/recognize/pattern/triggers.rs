@@ -7,7 +7,7 @@ use super::text::{is_word_char, line_end_within, next_char, prev_char};
 use super::{Cand, PatternError};
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
-use crate::vocab::ListSources;
+use crate::wordlists::ListSources;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::Regex;
 
