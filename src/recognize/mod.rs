@@ -20,6 +20,17 @@ pub trait Recognizer: Send + Sync {
     fn find(&self, text: &str, out: &mut Vec<Entity>);
 }
 
+/// The surfaces `r` finds in `text` from one rule (`source`), for the rules' unit tests.
+#[cfg(test)]
+pub(crate) fn surfaces_from(r: &dyn Recognizer, text: &str, source: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    r.find(text, &mut out);
+    out.iter()
+        .filter(|e| e.source == source)
+        .map(|e| text[e.start..e.end].to_string())
+        .collect()
+}
+
 /// The recognizers of one language, in the order they run.
 pub struct LangPipeline {
     pub lang: Lang,

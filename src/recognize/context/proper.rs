@@ -102,17 +102,12 @@ pub(super) fn proper_runs(c: &mut Ctx) {
 mod tests {
     use crate::lang::Lang;
     use crate::recognize::context::ContextRecognizer;
-    use crate::recognize::Recognizer;
+    use crate::recognize::surfaces_from;
     use crate::wordlists::ListSources;
 
     fn proper(text: &str) -> Vec<String> {
         let r = ContextRecognizer::new(Lang::Hu, &ListSources::default()).unwrap();
-        let mut out = Vec::new();
-        r.find(text, &mut out);
-        out.iter()
-            .filter(|e| e.source == "context:proper")
-            .map(|e| text[e.start..e.end].to_string())
-            .collect()
+        surfaces_from(&r, text, "context:proper")
     }
 
     #[test]

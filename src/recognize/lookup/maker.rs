@@ -113,17 +113,12 @@ fn maker_in(
 mod tests {
     use crate::lang::Lang;
     use crate::recognize::lookup::LookupRecognizer;
-    use crate::recognize::Recognizer;
+    use crate::recognize::surfaces_from;
     use crate::wordlists::ListSources;
 
     fn orgs(lang: Lang, text: &str) -> Vec<String> {
         let r = LookupRecognizer::new(lang, &ListSources::default()).unwrap();
-        let mut out = Vec::new();
-        r.find(text, &mut out);
-        out.iter()
-            .filter(|e| e.source == "lookup:maker")
-            .map(|e| text[e.start..e.end].to_string())
-            .collect()
+        surfaces_from(&r, text, "lookup:maker")
     }
 
     #[test]
