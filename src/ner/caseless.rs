@@ -32,8 +32,8 @@ pub struct CaselessGate {
 }
 
 impl CaselessGate {
-    /// The gate of `lang`, from the built-in lists less the language's allow list (words that
-    /// look like names but are common or medical terms). Fails closed if a list cannot load.
+    /// The gate of `lang`, from its built-in name and place lists. Fails closed if a list
+    /// cannot load.
     pub fn new(lang: Lang) -> Result<Self> {
         let lists = ListSources::default();
         let mut listed = HashSet::new();

@@ -101,13 +101,17 @@ pub struct NerRecognizer {
     /// news may take "Dr" or "Mrs" into the name, and anonlm's spans leave titles out.
     titles: std::collections::HashSet<String>,
     /// For the per-language news taggers: drops all-caps name and place spans that no list
-    /// supports (`None` for a `--model` of the user's own).
-    caseless: Option<caseless::CaselessGate>,
+    /// supports (`None` for a `--model` of the user's own). Built on the first span it judges,
+    /// like the shipped model itself, so a language no document is in costs nothing.
+    caseless: Option<(
+        crate::lang::Lang,
+        std::sync::OnceLock<caseless::CaselessGate>,
+    )>,
 }
 
 impl NerRecognizer {
     /// The tagger for documents in `lang`, with the all-caps gate when `gated` (fails closed if
-    /// a built-in list cannot load).
+    /// the title list cannot load; the gate's lists are built in).
     pub fn new(tagger: Arc<dyn Tagger>, lang: crate::lang::Lang, gated: bool) -> Result<Self> {
         let titles = crate::wordlists::ListSources::default()
             .load(lang, "titles")
@@ -117,15 +121,10 @@ impl NerRecognizer {
             .map(|t| t.trim_end_matches('.').to_lowercase())
             .filter(|t| !t.is_empty())
             .collect();
-        let caseless = if gated {
-            Some(caseless::CaselessGate::new(lang)?)
-        } else {
-            None
-        };
         Ok(NerRecognizer {
             tagger,
             titles,
-            caseless,
+            caseless: gated.then(|| (lang, std::sync::OnceLock::new())),
         })
     }
 
@@ -165,10 +164,14 @@ impl Recognizer for NerRecognizer {
             } else {
                 s
             };
-            let kept = self
-                .caseless
-                .as_ref()
-                .is_none_or(|gate| gate.keeps(l.category, &text[s..e]));
+            let kept = self.caseless.as_ref().is_none_or(|(lang, gate)| {
+                // The built-in lists cannot fail to load; a build that lost one stops here.
+                let gate = gate.get_or_init(|| {
+                    caseless::CaselessGate::new(*lang)
+                        .unwrap_or_else(|e| panic!("the all-caps gate's lists: {e:#}"))
+                });
+                gate.keeps(l.category, &text[s..e])
+            });
             kept.then(|| Entity::new(s, e, l, source, MODEL_SPAN_SCORE))
         }));
     }

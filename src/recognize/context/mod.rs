@@ -81,6 +81,13 @@ impl Ctx<'_, '_> {
         self.out.push(Entity::new(s, e, label, source, score));
     }
 
+    /// Tokens `first..=last` as a profession found from its context.
+    fn push_profession(&mut self, first: usize, last: usize) {
+        let label = Label::new(Category::Profession, Subtype::Profession);
+        let run = Run { first, last };
+        self.push_run(run, label, "context:profession", S_PROFESSION);
+    }
+
     /// First token at or after byte `pos` on the same line, when only `skip` characters lie
     /// between `pos` and it.
     fn next_token_after(&self, pos: usize, skip: &[char]) -> Option<usize> {
@@ -456,12 +463,8 @@ impl ContextRecognizer {
         if k >= c.toks.len() || c.text[c.toks[k - 1].end..c.toks[k].start].contains('\n') {
             return;
         }
-        let pm = &mut c.pm;
-        if let Some((j, _)) = pm.longest(k) {
-            let label = Label::new(Category::Profession, Subtype::Profession);
-            let (s, e) = (c.toks[k].start, c.toks[j].end);
-            c.out
-                .push(Entity::new(s, e, label, "context:profession", S_PROFESSION));
+        if let Some((j, _)) = c.pm.longest(k) {
+            c.push_profession(k, j);
         }
     }
 }
@@ -482,10 +485,7 @@ impl ContextRecognizer {
         {
             j += 1;
         }
-        let label = Label::new(Category::Profession, Subtype::Profession);
-        let (s, e) = (c.toks[k].start, c.toks[j].end);
-        c.out
-            .push(Entity::new(s, e, label, "context:profession", S_PROFESSION));
+        c.push_profession(k, j);
         true
     }
 
@@ -509,10 +509,7 @@ impl ContextRecognizer {
                 None => &c.text[c.toks[j].end..],
             };
             if after.trim_start().starts_with([',', '.', ';']) {
-                let label = Label::new(Category::Profession, Subtype::Profession);
-                let (s, e) = (c.toks[i].start, c.toks[j].end);
-                c.out
-                    .push(Entity::new(s, e, label, "context:profession", S_PROFESSION));
+                c.push_profession(i, j);
             }
             i = j + 1;
         }
