@@ -542,6 +542,9 @@ pub struct TokenizerTrainArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum MlmCommand {
+    /// Tokenize, deduplicate, split and pack a corpus into token-id shards for `mlm train --data`
+    /// (streams the corpus: memory does not grow with its size).
+    Prepare(MlmPrepareArgs),
     /// Pretrain a BERT/RoBERTa masked LM from scratch, or continue pretraining one (--init).
     Train(Box<MlmTrainArgs>),
     /// Fill-mask: top-k tokens with probabilities at each <mask> / [MASK].
@@ -553,10 +556,49 @@ pub enum MlmCommand {
 }
 
 #[derive(Args, Debug)]
-pub struct MlmTrainArgs {
-    /// Training corpus: text (a document per line, or a directory of .txt) or Document JSONL.
+pub struct MlmPrepareArgs {
+    /// Corpus: text (a document per line, or a directory of .txt) or Document JSONL; read twice.
     #[arg(long)]
     pub corpus: PathBuf,
+    /// Corpus format: text, jsonl, brat, conll, or auto (from the path).
+    #[arg(long, default_value = "auto")]
+    pub format: String,
+    /// Tokenizer directory (`anonlm tokenizer train`, or a model dir); copied into the data dir.
+    #[arg(long)]
+    pub tokenizer: PathBuf,
+    /// Tokens per block, specials included.
+    #[arg(long, default_value_t = 128)]
+    pub seq_len: usize,
+    /// Fraction of distinct documents held out for evaluation.
+    #[arg(long, default_value_t = 0.05, value_parser = finite_f64)]
+    pub held_out: f64,
+    /// Seed of the held-out choice.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Largest document accepted, in bytes.
+    #[arg(long, default_value_t = 16 << 20)]
+    pub max_doc_bytes: usize,
+    /// Output data dir (data.json, *.ids shards, documents.jsonl, duplicates.jsonl, tokenizer/).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Replace an existing --out.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct MlmTrainArgs {
+    /// Training corpus: text (a document per line, or a directory of .txt) or Document JSONL;
+    /// prepared into a scratch dir inside --out first (as `mlm prepare` does).
+    #[arg(long, required_unless_present = "data", conflicts_with = "data")]
+    pub corpus: Option<PathBuf>,
+    /// A data dir written by `mlm prepare` (token-id shards; its tokenizer, block length and
+    /// held-out split are used).
+    #[arg(long)]
+    pub data: Option<PathBuf>,
     /// Corpus format: text, jsonl, brat, conll, or auto (from the path).
     #[arg(long, default_value = "auto")]
     pub format: String,
@@ -594,9 +636,9 @@ pub struct MlmTrainArgs {
     /// Micro-batches per optimizer step.
     #[arg(long, default_value_t = 1, value_parser = positive_usize)]
     pub grad_accum: usize,
-    /// Tokens per sequence, specials included.
-    #[arg(long, default_value_t = 128)]
-    pub seq_len: usize,
+    /// Tokens per sequence, specials included (default 128; with --data, the data's).
+    #[arg(long)]
+    pub seq_len: Option<usize>,
     /// Peak learning rate.
     #[arg(long, default_value_t = 5e-4, value_parser = finite_f64)]
     pub lr: f64,
@@ -608,9 +650,10 @@ pub struct MlmTrainArgs {
     /// Global gradient-norm clip (0: none).
     #[arg(long, default_value_t = 1.0, value_parser = finite_f64)]
     pub clip_norm: f64,
-    /// Fraction of documents held out for evaluation (listed in the manifest).
-    #[arg(long, default_value_t = 0.05, value_parser = finite_f64)]
-    pub held_out: f64,
+    /// Fraction of documents held out for evaluation, listed in the manifest (default 0.05;
+    /// with --data, the data's).
+    #[arg(long, value_parser = finite_f64)]
+    pub held_out: Option<f64>,
     /// Held-out loss every N steps (0: only at the end).
     #[arg(long, default_value_t = 200)]
     pub eval_every: u64,

@@ -160,6 +160,114 @@ fn a_model_overfit_on_its_members_fails() {
     assert!(auc(&r, "blind_baseline").0 < 0.55);
 }
 
+/// `mlm prepare` shards, two torchrun processes (gloo, CPU) train a tiny BERT with
+/// `scripts/train_ddp.py`, and `anonlm audit` reads its model dir unchanged: memorized members
+/// fail the audit as with anonlm's own trainer. Needs ANONLM_PYTHON (torch, transformers).
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn a_model_trained_on_two_processes_by_the_pytorch_script_is_audited() {
+    let python = std::env::var_os("ANONLM_PYTHON")
+        .expect("ANONLM_PYTHON: a python with torch and transformers (.ci/run makes .ci/venv)");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(d.join("members.jsonl"), random_word_documents("m", 8, 1)).unwrap();
+    fs::write(d.join("others.jsonl"), random_word_documents("n", 8, 2)).unwrap();
+    ok(
+        &[
+            "tokenizer",
+            "train",
+            "--kind",
+            "wordpiece",
+            "--vocab-size",
+            "300",
+            "-q",
+            "--corpus",
+            "members.jsonl",
+            "--out",
+            "tok",
+        ],
+        d,
+    );
+    ok(
+        &[
+            "mlm",
+            "prepare",
+            "--corpus",
+            "members.jsonl",
+            "--tokenizer",
+            "tok",
+            "--seq-len",
+            "32",
+            "--held-out",
+            "0",
+            "--out",
+            "data",
+            "-q",
+        ],
+        d,
+    );
+    fs::write(
+        d.join("config.json"),
+        r#"{"model_type": "bert", "vocab_size": 300, "hidden_size": 64, "num_hidden_layers": 2,
+            "num_attention_heads": 2, "intermediate_size": 256, "hidden_act": "gelu",
+            "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0,
+            "max_position_embeddings": 64, "type_vocab_size": 2, "layer_norm_eps": 1e-12,
+            "pad_token_id": 0, "initializer_range": 0.02}"#,
+    )
+    .unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/train_ddp.py");
+    let o = std::process::Command::new(&python)
+        .current_dir(d)
+        .args([
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc_per_node",
+            "2",
+        ])
+        .arg(&script)
+        .args([
+            "--data",
+            "data",
+            "--config",
+            "config.json",
+            "--steps",
+            "400",
+            "--batch",
+            "8",
+            "--lr",
+            "5e-3",
+            "--eval-every",
+            "0",
+            "--backend",
+            "gloo",
+            "--out",
+            "model",
+        ])
+        .env("OMP_NUM_THREADS", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let manifest: Value =
+        serde_json::from_str(&fs::read_to_string(d.join("model/manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["train"]["documents"].as_array().unwrap().len(), 8);
+    assert_eq!(manifest["settings"]["world_size"], 2);
+    let (code, r) = audit(
+        d,
+        "[model]\ndir = \"model\"\n[data]\nmembers = \"members.jsonl\"\nnon_members = \"others.jsonl\"\n\
+         examples = \"blocks\"\nblock_tokens = 32\nmin_per_set = 20\n",
+        "ddp",
+    );
+    assert_eq!(r["decision"]["outcome"], "FAIL", "{r:#}");
+    assert_eq!(code, Some(1));
+    let (value, lower, _) = auc(&r, "masked_token_loss");
+    assert!(value > 0.85 && lower > 0.75, "{value} (lower {lower})");
+}
+
 fn attack<'a>(report: &'a Value, name: &str) -> &'a Value {
     report["attacks"]
         .as_array()

@@ -271,7 +271,7 @@ impl Chain {
                     let mut t = c.train_settings(r, paths::REFERENCE_DEID, paths::REFERENCE);
                     // Every document is a non-member of the released model: train on all, and
                     // no canaries (the reference must not have seen them).
-                    t.held_out = 0.0;
+                    t.held_out = Some(0.0);
                     t.canaries = 0;
                     t.canary_seed = None;
                     t.canary_file = None;
@@ -464,7 +464,8 @@ impl Chain {
     fn train_settings(&self, r: &ReleaseSpec, corpus: &str, out: &str) -> MlmTrainSettings {
         let t = &r.train;
         MlmTrainSettings {
-            corpus: self.path(corpus),
+            corpus: Some(self.path(corpus)),
+            data: None,
             format: "jsonl".into(),
             tokenizer: Some(self.path(paths::TOKENIZER)),
             config: t.config.clone(),
@@ -477,12 +478,12 @@ impl Chain {
             epochs: None,
             batch: t.batch,
             grad_accum: 1,
-            seq_len: t.seq_len,
+            seq_len: Some(t.seq_len),
             lr: t.lr,
             warmup: 0.06,
             weight_decay: 0.01,
             clip_norm: 1.0,
-            held_out: t.held_out,
+            held_out: Some(t.held_out),
             eval_every: (t.steps / 5).max(1),
             patience: 0,
             checkpoint_every: (t.steps / 4).max(1),

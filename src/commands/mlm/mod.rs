@@ -1,7 +1,8 @@
-//! `anonlm mlm ...`: masked language models — train, fill-mask, score, benchmark.
+//! `anonlm mlm ...`: masked language models — prepare data, train, fill-mask, score, benchmark.
 
 mod bench;
 mod fill;
+mod prepare;
 mod score;
 mod train;
 
@@ -12,6 +13,7 @@ use std::process::ExitCode;
 
 pub fn run(command: MlmCommand) -> Result<ExitCode> {
     match command {
+        MlmCommand::Prepare(a) => prepare::run(a),
         MlmCommand::Train(a) => train::run(*a),
         MlmCommand::Fill(a) => fill::run(a),
         MlmCommand::Score(a) => score::run(a),

@@ -20,6 +20,7 @@ use std::process::ExitCode;
 pub fn settings(a: &MlmTrainArgs) -> MlmTrainSettings {
     MlmTrainSettings {
         corpus: a.corpus.clone(),
+        data: a.data.clone(),
         format: a.format.clone(),
         tokenizer: a.tokenizer.clone(),
         config: a.config.clone(),
@@ -117,13 +118,17 @@ pub(super) fn bench_training(
             held_out_fraction: 0.0,
             seed: args.seed,
         },
-        train_blocks: blocks,
-        held_out_blocks: Vec::new(),
+        train_blocks: blocks.into(),
+        held_out_blocks: Default::default(),
         train: Default::default(),
         held_out: Default::default(),
+        listing: None,
         corpus_digest: "bench".into(),
         n_input_documents: 0,
+        n_distinct_documents: 0,
         canaries: None,
+        data_digest: "bench".into(),
+        unigram_baseline: f64::NAN,
     };
     let settings = TrainSettings {
         max_steps: Some((args.warmup + args.train_steps) as u64),

@@ -5,9 +5,11 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::error::{StageContext, StageResult, ValueError};
 
+use super::prepare_stage::CorpusInput;
 use super::stage::MlmTrainSettings;
 use crate::canary::{template, CanaryFile, Template};
-use crate::{Document, Lang};
+use crate::corpus::source::{open_documents, resolve_format, InputSpans};
+use crate::Lang;
 
 /// The canary file of this run (`None` without `--canaries`), checked before any work: by
 /// default `<out>.canaries.json` beside the model dir; refused inside `--out` (the model dir is
@@ -48,7 +50,7 @@ pub fn canary_path(args: &MlmTrainSettings) -> StageResult<Option<PathBuf>> {
         ))
         .into());
     }
-    if at == resolve(&args.corpus) {
+    if args.corpus.as_deref().is_some_and(|c| at == resolve(c)) {
         return Err(
             ValueError::new(format!("--canary-file {} is the corpus", path.display())).into(),
         );
@@ -62,9 +64,9 @@ pub fn canary_path(args: &MlmTrainSettings) -> StageResult<Option<PathBuf>> {
 pub fn write_canaries(
     args: &MlmTrainSettings,
     path: &Path,
-    docs: &[Document],
+    corpus: CorpusInput<'_>,
 ) -> StageResult<CanaryFile> {
-    let templates = templates(args, docs)?;
+    let templates = templates(args, corpus)?;
     // The secrets' seed is as secret as the secrets: the training seed is recorded in the
     // released manifest, so it is never the default. Without --canary-seed a run draws one from
     // the operating system, or, resuming, takes the one its protected file holds.
@@ -92,13 +94,22 @@ pub fn write_canaries(
 
 /// The user's template file, or the built-in templates of `--canary-lang` (auto: the language
 /// most documents are detected as).
-fn templates(args: &MlmTrainSettings, docs: &[Document]) -> StageResult<Vec<Template>> {
+fn templates(args: &MlmTrainSettings, corpus: CorpusInput<'_>) -> StageResult<Vec<Template>> {
     if let Some(p) = &args.canary_templates {
         return Ok(template::read_templates(p)?);
     }
     let lang = if args.canary_lang.eq_ignore_ascii_case("auto") {
         let mut counts = [0usize; Lang::ALL.len()];
-        for d in docs.iter().take(200) {
+        let format = resolve_format(corpus.format, corpus.path)?;
+        let docs = open_documents(
+            corpus.path,
+            format,
+            corpus.max_doc_bytes,
+            None,
+            InputSpans::Ignore,
+        )?;
+        for d in docs.take(200) {
+            let d = d?;
             if let Some(l) = Lang::detect(&d.text) {
                 counts[Lang::ALL.iter().position(|&x| x == l).expect("known")] += 1;
             }

@@ -1,13 +1,16 @@
 //! Training data: documents → SHA-256 → deduplicated, deterministic held-out split → caller's
 //! tokenizer → packed blocks of `seq_len` ids (CLS … SEP, padded) → per-epoch shuffles.
 
-use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::blocks::Blocks;
 use super::error::{Result, TrainError};
+use super::pack::Packer;
 use super::seeds::{self, Purpose};
+use super::stream::{self, MemorySink};
 use crate::Document;
 
 /// The special ids packing and masking need (from the model's tokenizer).
@@ -109,20 +112,29 @@ pub struct DocSet {
 }
 
 /// Tokenized, split and packed data, ready for the loop.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct PreparedData {
     pub spec: PackSpec,
     pub settings: DataSettings,
-    pub train_blocks: Vec<Block>,
-    pub held_out_blocks: Vec<Block>,
+    pub train_blocks: Blocks,
+    pub held_out_blocks: Blocks,
+    /// With `listing`, counts only: the documents are listed in the data dir.
     pub train: DocSet,
     pub held_out: DocSet,
+    /// The data dir whose listing files hold the documents (prepared by `mlm prepare`).
+    pub listing: Option<PathBuf>,
     /// SHA-256 over the sorted distinct document hashes (hex, one per line).
     pub corpus_digest: String,
     /// Number of input documents, duplicates included.
     pub n_input_documents: usize,
+    /// Distinct texts (each counted once, in one set).
+    pub n_distinct_documents: usize,
     /// Canaries inserted into the training blocks, if any (non-secret facts only).
     pub canaries: Option<CanarySummary>,
+    /// See [`super::pack::data_digest`].
+    pub data_digest: String,
+    /// See [`super::pack::unigram_baseline`].
+    pub unigram_baseline: f64,
 }
 
 /// Canaries to insert into the training set (see [`prepare_with_canaries`]).
@@ -153,41 +165,21 @@ pub struct CanarySummary {
 
 /// Lower-case hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let d = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
-    for b in d {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
+    stream::hex(&Sha256::digest(bytes))
 }
 
-/// Which of the distinct text hashes are held out: rank every hash by SHA-256(seed, hash) and
-/// hold out the first `k`, so the choice depends on the texts and the seed, not on the order.
+/// Which of the distinct text hashes are held out: the `k` lowest held-out ranks (see
+/// [`stream::held_out_rank`]), so the choice depends on the texts and the seed, not the order.
 pub fn held_out_hashes(hashes: &[&str], fraction: f64, seed: u64) -> Vec<bool> {
-    let n = hashes.len();
-    let k = if fraction <= 0.0 || n < 2 {
-        0
-    } else {
-        ((fraction * n as f64).round() as usize).clamp(1, n - 1)
-    };
+    let k = stream::held_out_count(hashes.len(), fraction);
     let key = seeds::key(Purpose::HeldOut, &[seed]);
-    let mut ranked: Vec<([u8; 32], &str, usize)> = hashes
+    let ranks: Vec<u128> = hashes
         .iter()
-        .enumerate()
-        .map(|(i, h)| {
-            let mut hasher = Sha256::new();
-            hasher.update(key);
-            hasher.update(h.as_bytes());
-            let rank: [u8; 32] = hasher.finalize().into();
-            (rank, *h, i)
-        })
+        .map(|h| stream::held_out_rank(&key, h))
         .collect();
-    ranked.sort();
-    let mut out = vec![false; n];
-    for (_, _, i) in ranked.into_iter().take(k) {
-        out[i] = true;
-    }
-    out
+    let mut sorted = ranks.clone();
+    sorted.sort_unstable();
+    ranks.iter().map(|r| k > 0 && *r <= sorted[k - 1]).collect()
 }
 
 /// Packs documents (token lists without special tokens) into blocks: documents are
@@ -195,44 +187,24 @@ pub fn held_out_hashes(hashes: &[&str], fraction: f64, seed: u64) -> Vec<bool> {
 /// `cls … sep`; the last block is padded with `pad`. A separator that would open a block is
 /// dropped (the block's CLS already marks the boundary).
 pub fn pack(docs: &[Vec<u32>], spec: &PackSpec, seq_len: usize) -> Vec<Block> {
-    let room = seq_len.saturating_sub(2).max(1);
     let mut blocks = Vec::new();
-    let mut piece: Vec<u32> = Vec::with_capacity(room);
-    let flush = |piece: &mut Vec<u32>, blocks: &mut Vec<Block>| {
-        if piece.is_empty() {
-            return;
-        }
-        let mut ids = Vec::with_capacity(seq_len);
-        ids.push(spec.cls);
-        ids.append(piece);
-        ids.push(spec.sep);
-        let len = ids.len();
-        ids.resize(seq_len, spec.pad);
-        blocks.push(Block { ids, len });
+    let mut emit = |b: Block| -> std::result::Result<(), std::convert::Infallible> {
+        blocks.push(b);
+        Ok(())
     };
-    for doc in docs.iter().filter(|d| !d.is_empty()) {
-        if !piece.is_empty() {
-            piece.push(spec.sep);
-            if piece.len() == room {
-                flush(&mut piece, &mut blocks);
-            }
-        }
-        for &id in doc {
-            piece.push(id);
-            if piece.len() == room {
-                flush(&mut piece, &mut blocks);
-            }
-        }
+    let mut packer = Packer::new(spec, seq_len);
+    for doc in docs {
+        let Ok(()) = packer.push(doc, &mut emit);
     }
-    flush(&mut piece, &mut blocks);
+    let Ok(()) = packer.finish(&mut emit);
     blocks
 }
 
-/// The order in which epoch `epoch` visits `n` blocks: a Fisher–Yates shuffle seeded by
-/// (seed, epoch).
-pub fn epoch_order(n: usize, seed: u64, epoch: u64) -> Vec<usize> {
+/// The order in which epoch `epoch` visits `n` blocks (fewer than 2^32): a Fisher–Yates shuffle
+/// seeded by (seed, epoch). Four bytes a block: the order of a 13 GB corpus is some 25 MB.
+pub fn epoch_order(n: usize, seed: u64, epoch: u64) -> Vec<u32> {
     use rand::seq::SliceRandom;
-    let mut order: Vec<usize> = (0..n).collect();
+    let mut order: Vec<u32> = (0..n as u32).collect();
     order.shuffle(&mut seeds::rng(Purpose::Shuffle, &[seed, epoch]));
     order
 }
@@ -246,7 +218,7 @@ pub fn prepare<F, E>(
     tokenize: F,
 ) -> Result<PreparedData>
 where
-    F: FnMut(&str) -> std::result::Result<Vec<u32>, E>,
+    F: Fn(&str) -> std::result::Result<Vec<u32>, E> + Sync,
     E: std::fmt::Display,
 {
     prepare_with_canaries(docs, None, spec, settings, tokenize)
@@ -261,222 +233,78 @@ pub fn prepare_with_canaries<F, E>(
     canaries: Option<&CanaryInsert<'_>>,
     spec: PackSpec,
     settings: DataSettings,
-    mut tokenize: F,
+    tokenize: F,
 ) -> Result<PreparedData>
 where
-    F: FnMut(&str) -> std::result::Result<Vec<u32>, E>,
+    F: Fn(&str) -> std::result::Result<Vec<u32>, E> + Sync,
     E: std::fmt::Display,
 {
     let spec = spec.normalized()?;
-    if settings.seq_len < 3 {
-        return Err(TrainError::Settings(format!(
-            "seq_len {} leaves no room between CLS and SEP",
-            settings.seq_len
-        )));
-    }
-    if !(0.0..1.0).contains(&settings.held_out_fraction) {
-        return Err(TrainError::Settings(format!(
-            "held-out fraction {} is not in [0, 1)",
-            settings.held_out_fraction
-        )));
-    }
-    // Distinct texts, in order of first appearance; the canonical id of a text is its
-    // smallest id, so the listing does not depend on the input order.
-    let hashes: Vec<String> = docs.iter().map(|d| sha256_hex(d.text.as_bytes())).collect();
-    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    let mut first_seen: Vec<&str> = Vec::new();
-    for (i, h) in hashes.iter().enumerate() {
-        let g = groups.entry(h.as_str()).or_default();
-        if g.is_empty() {
-            first_seen.push(h.as_str());
-        }
-        g.push(i);
-    }
-    let held = held_out_hashes(&first_seen, settings.held_out_fraction, settings.seed);
-    let mut corpus = String::new();
-    for h in groups.keys() {
-        corpus.push_str(h);
-        corpus.push('\n');
-    }
-    let corpus_digest = sha256_hex(corpus.as_bytes());
-
-    let mut sets = [DocSet::default(), DocSet::default()];
-    let mut tokens: [Vec<Vec<u32>>; 2] = [Vec::new(), Vec::new()];
-    for (h, &is_held) in first_seen.iter().zip(&held) {
-        let members = &groups[h];
-        let canon = *members
-            .iter()
-            .min_by(|&&a, &&b| docs[a].id.cmp(&docs[b].id).then(a.cmp(&b)))
-            .expect("non-empty group");
-        let doc = &docs[canon];
-        let ids = tokenize(&doc.text).map_err(|e| TrainError::Tokenize {
-            doc_id: doc.id.clone(),
-            message: e.to_string(),
-        })?;
-        if let Some(&id) = ids.iter().find(|&&id| id >= spec.vocab_size) {
-            return Err(TrainError::TokenOutOfRange {
-                doc_id: doc.id.clone(),
-                id,
-                vocab_size: spec.vocab_size,
-            });
-        }
-        let set = &mut sets[is_held as usize];
-        set.n_documents += members.len();
-        set.n_tokens += ids.len() as u64;
-        set.documents.push(DocEntry {
-            doc_id: doc.id.clone(),
-            sha256: h.to_string(),
-            n_tokens: ids.len() as u64,
-        });
-        for &m in members.iter().filter(|&&m| m != canon) {
-            set.duplicates.push(Duplicate {
-                doc_id: docs[m].id.clone(),
-                sha256: h.to_string(),
-                same_as: doc.id.clone(),
-            });
-        }
-        tokens[is_held as usize].push(ids);
-    }
-    let canaries = match canaries {
-        Some(insert) => Some(insert_canaries(
-            &mut tokens[0],
-            insert,
-            &spec,
-            settings.seed,
-            &mut tokenize,
-        )?),
-        None => None,
-    };
-    let train_blocks = pack(&tokens[0], &spec, settings.seq_len);
-    let held_out_blocks = pack(&tokens[1], &spec, settings.seq_len);
-    let [mut train, mut held_out] = sets;
-    train.n_blocks = train_blocks.len();
-    held_out.n_blocks = held_out_blocks.len();
-    if train_blocks.is_empty() {
-        return Err(TrainError::NoData(format!(
-            "{} documents yield no training tokens",
-            docs.len()
-        )));
-    }
+    let tokenize = |t: &str| tokenize(t).map_err(|e| e.to_string());
+    let mut open =
+        || -> Result<stream::DocStream<'_>> { Ok(Box::new(docs.iter().cloned().map(Ok))) };
+    let mut sink = MemorySink::default();
+    let summary = stream::prepare_streaming(
+        &mut open,
+        canaries,
+        &spec,
+        &settings,
+        &tokenize,
+        &mut sink,
+        &mut |_| {},
+    )?;
+    sink.resolve_duplicates();
+    let [train_blocks, held_out_blocks] = sink.blocks;
+    let [train_docs, held_docs] = sink.documents;
+    let [train_dups, held_dups] = sink.duplicates;
+    let [mut train, mut held_out] = summary.sets;
+    (train.documents, train.duplicates) = (train_docs, train_dups);
+    (held_out.documents, held_out.duplicates) = (held_docs, held_dups);
     Ok(PreparedData {
         spec,
         settings,
-        train_blocks,
-        held_out_blocks,
+        train_blocks: train_blocks.into(),
+        held_out_blocks: held_out_blocks.into(),
         train,
         held_out,
-        corpus_digest,
-        n_input_documents: docs.len(),
-        canaries,
+        listing: None,
+        corpus_digest: summary.corpus_digest,
+        n_input_documents: summary.n_input_documents,
+        n_distinct_documents: summary.n_distinct_documents,
+        canaries: summary.canaries,
+        data_digest: summary.data_digest,
+        unigram_baseline: summary.unigram_baseline,
     })
 }
 
-/// Tokenizes each canary and inserts its copies into `train` (token lists of the training
-/// documents) at uniformly drawn places, from a stream keyed by the data seed.
-fn insert_canaries<F, E>(
-    train: &mut Vec<Vec<u32>>,
-    insert: &CanaryInsert<'_>,
-    spec: &PackSpec,
-    seed: u64,
-    tokenize: &mut F,
-) -> Result<CanarySummary>
-where
-    F: FnMut(&str) -> std::result::Result<Vec<u32>, E>,
-    E: std::fmt::Display,
-{
-    use rand::Rng;
-    let mut rng = seeds::rng(Purpose::Canary, &[seed]);
-    let mut summary = CanarySummary {
-        n_canaries: insert.canaries.len(),
-        repeats: Vec::new(),
-        n_copies: 0,
-        n_tokens: 0,
-        file_sha256: insert.file_sha256.clone(),
-    };
-    for &(id, text, repeats) in &insert.canaries {
-        let ids = tokenize(text).map_err(|e| TrainError::Tokenize {
-            doc_id: id.to_string(),
-            message: e.to_string(),
-        })?;
-        if let Some(&bad) = ids.iter().find(|&&t| t >= spec.vocab_size) {
-            return Err(TrainError::TokenOutOfRange {
-                doc_id: id.to_string(),
-                id: bad,
-                vocab_size: spec.vocab_size,
-            });
+impl DataSettings {
+    /// Checks the block length and the held-out fraction.
+    pub fn validate(&self) -> Result<()> {
+        if self.seq_len < 3 {
+            return Err(TrainError::Settings(format!(
+                "seq_len {} leaves no room between CLS and SEP",
+                self.seq_len
+            )));
         }
-        if ids.is_empty() {
-            return Err(TrainError::NoData(format!("canary {id} has no tokens")));
+        if !(0.0..1.0).contains(&self.held_out_fraction) {
+            return Err(TrainError::Settings(format!(
+                "held-out fraction {} is not in [0, 1)",
+                self.held_out_fraction
+            )));
         }
-        for _ in 0..repeats {
-            let at = rng.gen_range(0..=train.len());
-            train.insert(at, ids.clone());
-        }
-        summary.repeats.push(repeats);
-        summary.n_copies += repeats;
-        summary.n_tokens += repeats * ids.len() as u64;
+        Ok(())
     }
-    summary.repeats.sort_unstable();
-    summary.repeats.dedup();
-    Ok(summary)
 }
 
 impl PreparedData {
-    /// Cross-entropy (nats) of the held-out tokens under the unigram distribution of the
-    /// training tokens (add-one smoothed): the loss a model that ignores context would reach.
+    /// The unigram baseline (see [`super::pack::unigram_baseline`]).
     pub fn unigram_baseline(&self) -> f64 {
-        let spec = &self.spec;
-        let mut counts = vec![1u64; spec.vocab_size as usize];
-        let tokens = |blocks: &[Block]| -> Vec<u32> {
-            blocks
-                .iter()
-                .flat_map(|b| b.ids[..b.len].iter().copied())
-                .filter(|&id| !spec.is_special(id))
-                .collect()
-        };
-        for id in tokens(&self.train_blocks) {
-            counts[id as usize] += 1;
-        }
-        let total: u64 = counts.iter().sum();
-        let held = tokens(if self.held_out_blocks.is_empty() {
-            &self.train_blocks
-        } else {
-            &self.held_out_blocks
-        });
-        if held.is_empty() {
-            return f64::NAN;
-        }
-        let nll: f64 = held
-            .iter()
-            .map(|&id| -((counts[id as usize] as f64) / total as f64).ln())
-            .sum();
-        nll / held.len() as f64
+        self.unigram_baseline
     }
 
-    /// SHA-256 over the spec, the settings and every packed id: two runs see the same data
-    /// exactly when their digests agree.
+    /// The data digest: two runs see the same data exactly when their digests agree.
     pub fn digest(&self) -> String {
-        let mut h = Sha256::new();
-        h.update(serde_json::to_vec(&self.spec).expect("spec serializes"));
-        h.update(serde_json::to_vec(&self.settings).expect("settings serialize"));
-        h.update(self.corpus_digest.as_bytes());
-        // Only with canaries, so the digests of runs without them are unchanged.
-        if let Some(c) = &self.canaries {
-            h.update(b"C");
-            h.update(serde_json::to_vec(c).expect("canary summary serializes"));
-        }
-        for (tag, blocks) in [(b'T', &self.train_blocks), (b'H', &self.held_out_blocks)] {
-            h.update([tag]);
-            h.update((blocks.len() as u64).to_le_bytes());
-            for b in blocks.iter() {
-                h.update((b.len as u64).to_le_bytes());
-                for id in &b.ids {
-                    h.update(id.to_le_bytes());
-                }
-            }
-        }
-        let d: [u8; 32] = h.finalize().into();
-        d.iter().map(|b| format!("{b:02x}")).collect()
+        self.data_digest.clone()
     }
 }
 
@@ -570,7 +398,7 @@ mod tests {
         assert_ne!(a, epoch_order(100, 3, 1));
         let mut s = a.clone();
         s.sort();
-        assert_eq!(s, (0..100).collect::<Vec<_>>());
+        assert_eq!(s, (0..100u32).collect::<Vec<_>>());
     }
 
     #[test]
@@ -604,8 +432,10 @@ mod tests {
         };
         let with = prepare_with_canaries(&docs, Some(&insert), spec(), settings.clone(), tokenize)
             .unwrap();
-        let count = |blocks: &[Block]| {
+        let count = |blocks: &Blocks| {
             blocks
+                .in_memory()
+                .unwrap()
                 .iter()
                 .flat_map(|b| &b.ids[..b.len])
                 .filter(|&&id| id == 45)
@@ -613,7 +443,10 @@ mod tests {
         };
         assert_eq!(count(&with.train_blocks), 12);
         assert_eq!(count(&with.held_out_blocks), 0);
-        assert_eq!(with.held_out_blocks, plain.held_out_blocks);
+        assert_eq!(
+            with.held_out_blocks.in_memory(),
+            plain.held_out_blocks.in_memory()
+        );
         assert_eq!(
             (
                 &with.train.documents,

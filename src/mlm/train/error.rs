@@ -38,6 +38,11 @@ pub enum TrainError {
     SettingsMismatch { path: PathBuf, fields: String },
     #[error("{path}: {message}")]
     Checkpoint { path: PathBuf, message: String },
+    /// A prepared data dir that does not hold what its index says.
+    #[error("{path}: {message}")]
+    Data { path: PathBuf, message: String },
+    #[error(transparent)]
+    Corpus(#[from] crate::corpus::CorpusError),
     #[error(
         "{path} already holds a checkpoint; pass resume to continue it or choose a new directory"
     )]

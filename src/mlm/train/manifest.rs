@@ -2,12 +2,16 @@
 //! training and held-out sets the id, SHA-256 and token count of every document (never text),
 //! so an audit knows what the model saw and what it did not.
 
+use std::io::Write;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::ser::{Error as _, SerializeSeq, SerializeStruct};
+use serde::{Deserialize, Serialize, Serializer};
 
-use super::data::{CanarySummary, DocSet, PackSpec, PreparedData};
+use super::data::{CanarySummary, DocEntry, DocSet, Duplicate, PackSpec, PreparedData};
 use super::error::{Result, TrainError};
+use super::shards::{self, ListedDocument, ListedDuplicate};
+use super::stream::Set;
 
 /// File name of the manifest inside the model directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -55,7 +59,7 @@ impl Manifest {
             seq_len: data.settings.seq_len,
             held_out_fraction: data.settings.held_out_fraction,
             n_input_documents: data.n_input_documents,
-            n_distinct_documents: data.train.documents.len() + data.held_out.documents.len(),
+            n_distinct_documents: data.n_distinct_documents,
             corpus_digest: data.corpus_digest.clone(),
             data_digest: data.digest(),
             train: data.train.clone(),
@@ -71,11 +75,138 @@ impl Manifest {
         Ok(crate::fsio::replace_file(&dir.join(MANIFEST_FILE), &bytes)?)
     }
 
+    /// Writes the manifest of `data` trained with `settings` to `dir/manifest.json`,
+    /// atomically; the document lists of a data dir are copied from its listing files one line
+    /// at a time, never held in memory.
+    pub fn write_for(
+        data: &PreparedData,
+        seed: u64,
+        settings: serde_json::Value,
+        dir: &Path,
+    ) -> Result<()> {
+        let Some(listing) = &data.listing else {
+            return Manifest::new(data, seed, settings).write(dir);
+        };
+        let view = ListedManifest {
+            tool: "anonlm",
+            version: env!("CARGO_PKG_VERSION"),
+            seed,
+            settings: &settings,
+            pack: &data.spec,
+            seq_len: data.settings.seq_len,
+            held_out_fraction: data.settings.held_out_fraction,
+            n_input_documents: data.n_input_documents,
+            n_distinct_documents: data.n_distinct_documents,
+            corpus_digest: &data.corpus_digest,
+            data_digest: &data.data_digest,
+            train: ListedSet {
+                counts: &data.train,
+                dir: listing,
+                set: Set::Train,
+            },
+            held_out: ListedSet {
+                counts: &data.held_out,
+                dir: listing,
+                set: Set::HeldOut,
+            },
+            canaries: data.canaries.as_ref(),
+        };
+        let path = dir.join(MANIFEST_FILE);
+        let mut file = crate::fsio::StagedFile::new(&path, true, &crate::fsio::Inputs::new())?;
+        serde_json::to_writer_pretty(&mut file, &view)
+            .and_then(|()| file.write_all(b"\n").map_err(serde_json::Error::io))
+            .map_err(|source| TrainError::Json {
+                path: path.clone(),
+                source,
+            })?;
+        Ok(file.publish()?)
+    }
+
     /// Reads `dir/manifest.json`.
     pub fn read(dir: &Path) -> Result<Self> {
         let path = dir.join(MANIFEST_FILE);
         let bytes = std::fs::read(&path).map_err(|e| TrainError::io(&path, e))?;
         serde_json::from_slice(&bytes).map_err(|source| TrainError::Json { path, source })
+    }
+}
+
+/// The manifest of data prepared in a data dir, serialized with its document lists read from
+/// the listing files (the same JSON as [`Manifest`]).
+#[derive(Serialize)]
+struct ListedManifest<'a> {
+    tool: &'a str,
+    version: &'a str,
+    seed: u64,
+    settings: &'a serde_json::Value,
+    pack: &'a PackSpec,
+    seq_len: usize,
+    held_out_fraction: f64,
+    n_input_documents: usize,
+    n_distinct_documents: usize,
+    corpus_digest: &'a str,
+    data_digest: &'a str,
+    train: ListedSet<'a>,
+    held_out: ListedSet<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    canaries: Option<&'a CanarySummary>,
+}
+
+/// A [`DocSet`] whose lists are in a data dir's listing files.
+struct ListedSet<'a> {
+    counts: &'a DocSet,
+    dir: &'a Path,
+    set: Set,
+}
+
+/// One of a set's lists, streamed from its file.
+struct Listing<'a> {
+    dir: &'a Path,
+    set: Set,
+    duplicates: bool,
+}
+
+impl Serialize for ListedSet<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut st = serializer.serialize_struct("DocSet", 5)?;
+        st.serialize_field("n_documents", &self.counts.n_documents)?;
+        st.serialize_field("n_tokens", &self.counts.n_tokens)?;
+        st.serialize_field("n_blocks", &self.counts.n_blocks)?;
+        for (name, duplicates) in [("documents", false), ("duplicates", true)] {
+            let list = Listing {
+                dir: self.dir,
+                set: self.set,
+                duplicates,
+            };
+            st.serialize_field(name, &list)?;
+        }
+        st.end()
+    }
+}
+
+impl Serialize for Listing<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(None)?;
+        let name = self.set.name();
+        if self.duplicates {
+            let lines = shards::read_listing::<ListedDuplicate>(self.dir, shards::DUPLICATES_FILE)
+                .map_err(S::Error::custom)?;
+            for line in lines {
+                let line = line.map_err(S::Error::custom)?;
+                if line.set == name {
+                    seq.serialize_element::<Duplicate>(&line.duplicate)?;
+                }
+            }
+        } else {
+            let lines = shards::read_listing::<ListedDocument>(self.dir, shards::DOCUMENTS_FILE)
+                .map_err(S::Error::custom)?;
+            for line in lines {
+                let line = line.map_err(S::Error::custom)?;
+                if line.set == name {
+                    seq.serialize_element::<DocEntry>(&line.entry)?;
+                }
+            }
+        }
+        seq.end()
     }
 }
 
@@ -134,7 +265,7 @@ mod tests {
             }
             for d in &set.duplicates {
                 assert!(seen.insert(d.doc_id.clone(), d.sha256.clone()).is_none());
-                assert_eq!(d.same_as, "copy-a", "the smallest id of the group is kept");
+                assert_eq!(d.same_as, "doc-07", "the first occurrence is listed");
             }
         }
         assert_eq!(seen.len(), docs.len(), "every input id exactly once");
@@ -151,7 +282,7 @@ mod tests {
         let spec2 = data.spec.clone();
         let data2 = prepare(&rev, spec2, data.settings.clone(), tokenize).unwrap();
         let ids = |s: &DocSet| {
-            let mut v: Vec<String> = s.documents.iter().map(|e| e.doc_id.clone()).collect();
+            let mut v: Vec<String> = s.documents.iter().map(|e| e.sha256.clone()).collect();
             v.sort();
             v
         };

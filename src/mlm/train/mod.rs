@@ -2,6 +2,7 @@
 //! AdamW with a warm-up/decay schedule, gradient accumulation and clipping, held-out evaluation
 //! with early stopping, atomic checkpoints with exact resume, and a JSONL log.
 
+pub mod blocks;
 pub mod canary_setup;
 pub mod checkpoint;
 pub mod collate;
@@ -10,14 +11,19 @@ pub mod error;
 pub mod log;
 pub mod manifest;
 pub mod optim;
+pub mod pack;
+pub mod prepare_stage;
 pub mod schedule;
 pub mod seeds;
+pub mod shards;
 pub mod stage;
+pub mod stream;
 pub mod trainer;
 
 #[cfg(test)]
 mod tests;
 
+pub use blocks::Blocks;
 pub use collate::{MaskedBatch, MaskingParams, IGNORE_INDEX};
 pub use data::{
     prepare, prepare_with_canaries, Block, CanaryInsert, CanarySummary, DataSettings, DocEntry,

@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 use candle_core::DType;
 use candle_nn::VarMap;
 
-use super::canary_setup;
-use crate::corpus::source::{open_documents, resolve_format, InputSpans};
+use super::{canary_setup, prepare_stage, shards};
 use crate::error::{StageContext, StageResult, ValueError};
 use crate::mlm::config::{Arch, MlmConfig};
 use crate::mlm::device::select_device;
@@ -23,12 +22,19 @@ use crate::mlm::train::{
 };
 use crate::mlm::{hub, weights};
 use crate::tokenizer::{self, ModelTokenizer, SpecialStyle};
-use crate::Document;
+
+/// Tokens per block when neither --seq-len nor a data dir says.
+pub const DEFAULT_SEQ_LEN: usize = 128;
+/// Held-out fraction when neither --held-out nor a data dir says.
+pub const DEFAULT_HELD_OUT: f64 = 0.05;
 
 /// Everything one training run needs (the flags of `mlm train`).
 #[derive(Clone, Debug)]
 pub struct MlmTrainSettings {
-    pub corpus: PathBuf,
+    /// The corpus (prepared into a scratch dir inside `out` first), or ...
+    pub corpus: Option<PathBuf>,
+    /// ... a data dir of `mlm prepare`.
+    pub data: Option<PathBuf>,
     pub format: String,
     pub tokenizer: Option<PathBuf>,
     /// A preset (`tiny`, `small`, `base`) or a config.json file.
@@ -43,14 +49,16 @@ pub struct MlmTrainSettings {
     pub epochs: Option<u64>,
     pub batch: usize,
     pub grad_accum: usize,
-    pub seq_len: usize,
+    /// Default 128; a data dir has its own.
+    pub seq_len: Option<usize>,
     pub lr: f64,
     /// A ratio of the steps below 1, a step count from 1.
     pub warmup: f64,
     pub weight_decay: f64,
     /// 0: no clipping.
     pub clip_norm: f64,
-    pub held_out: f64,
+    /// Default 0.05; a data dir has its own.
+    pub held_out: Option<f64>,
     pub eval_every: u64,
     /// 0: no early stopping.
     pub patience: u64,
@@ -82,10 +90,38 @@ pub fn run(args: &MlmTrainSettings) -> StageResult<TrainSummary> {
         ),
         None => None,
     };
-    let tokenizer_dir = match (&args.tokenizer, &init_dir) {
-        (Some(dir), _) => dir.clone(),
-        (None, Some(dir)) => dir.clone(),
-        (None, None) => {
+    let data_index = match (&args.corpus, &args.data) {
+        (Some(_), None) => None,
+        (None, Some(dir)) => Some(
+            shards::read_index(dir).with_stage_context(|| format!("--data {}", dir.display()))?,
+        ),
+        _ => return Err(ValueError::new("give --corpus FILE or --data DIR (one of them)").into()),
+    };
+    if let Some(index) = &data_index {
+        let given = [
+            (
+                args.seq_len.is_some_and(|n| n != index.settings.seq_len),
+                "--seq-len",
+            ),
+            (
+                args.held_out
+                    .is_some_and(|f| f != index.settings.held_out_fraction),
+                "--held-out",
+            ),
+            (args.canaries > 0, "--canaries"),
+        ];
+        if let Some((_, flag)) = given.iter().find(|(on, _)| *on) {
+            return Err(ValueError::new(format!(
+                "{flag} is fixed when the data is prepared (mlm prepare); --data already has it"
+            ))
+            .into());
+        }
+    }
+    let tokenizer_dir = match (&args.tokenizer, &init_dir, &args.data) {
+        (Some(dir), _, _) => dir.clone(),
+        (None, Some(dir), _) => dir.clone(),
+        (None, None, Some(data)) => data.join(shards::TOKENIZER_DIR),
+        (None, None, None) => {
             return Err(ValueError::new(
                 "give --tokenizer DIR (or --init MODEL, whose tokenizer is used)",
             )
@@ -94,6 +130,19 @@ pub fn run(args: &MlmTrainSettings) -> StageResult<TrainSummary> {
     };
     let tok = tokenizer::load_dir(&tokenizer_dir)
         .with_stage_context(|| format!("tokenizer {}", tokenizer_dir.display()))?;
+    if let Some(index) = &data_index {
+        if prepare_stage::tokenizer_sha256(&tok)? != index.tokenizer_sha256 {
+            return Err(ValueError::new(format!(
+                "tokenizer {} is not the one --data was prepared with",
+                tokenizer_dir.display()
+            ))
+            .into());
+        }
+    }
+    let seq_len = match &data_index {
+        Some(index) => index.settings.seq_len,
+        None => args.seq_len.unwrap_or(DEFAULT_SEQ_LEN),
+    };
     guard_output(&args.out, args, init_dir.as_deref())?;
     // One run per output dir; staging leftovers of a killed run are removed under the lock.
     crate::fsio::refuse_special(&args.out)?;
@@ -123,60 +172,79 @@ pub fn run(args: &MlmTrainSettings) -> StageResult<TrainSummary> {
             (config, varmap, model)
         }
     };
-    if args.seq_len > config.max_sequence_len() {
+    if seq_len > config.max_sequence_len() {
         return Err(ValueError::new(format!(
-            "--seq-len {} exceeds the {} positions of the model",
-            args.seq_len,
+            "--seq-len {seq_len} exceeds the {} positions of the model",
             config.max_sequence_len()
         ))
         .into());
     }
 
-    // Data: read, hash, split, tokenize and pack.
-    let format = resolve_format(&args.format, &args.corpus)?;
-    let docs = open_documents(
-        &args.corpus,
-        format,
-        args.max_doc_bytes,
-        None,
-        InputSpans::Ignore,
-    )?
-    .collect::<Result<Vec<Document>, _>>()?;
-    if docs.is_empty() {
-        return Err(ValueError::new(format!("{}: no documents", args.corpus.display())).into());
-    }
-    let canaries = match &canary_path {
-        Some(path) => Some(canary_setup::write_canaries(args, path, &docs)?),
-        None => None,
+    // Data: a data dir of `mlm prepare`, or the corpus prepared into a scratch dir inside
+    // --out (removed when training ends; a killed run's is removed when it is resumed).
+    let (scratch, data_dir) = match (&args.corpus, &args.data) {
+        (Some(corpus), _) => {
+            let scratch = crate::fsio::scratch_dir(&args.out)?;
+            let stage = crate::fsio::StagedDir::new(
+                &scratch.path().join("data"),
+                false,
+                &crate::fsio::Inputs::new(),
+            )?;
+            let input = prepare_stage::CorpusInput {
+                path: corpus,
+                format: &args.format,
+                max_doc_bytes: args.max_doc_bytes,
+            };
+            let canaries = match &canary_path {
+                Some(path) => Some(canary_setup::write_canaries(args, path, input)?),
+                None => None,
+            };
+            let insert = canaries.as_ref().map(|file| CanaryInsert {
+                canaries: file
+                    .canaries
+                    .iter()
+                    .map(|c| (c.id.as_str(), c.text.as_str(), c.repeats))
+                    .collect(),
+                file_sha256: file.sha256(),
+            });
+            let settings = DataSettings {
+                seq_len,
+                held_out_fraction: args.held_out.unwrap_or(DEFAULT_HELD_OUT),
+                seed: args.seed,
+            };
+            let spec = pack_spec(&tok, config.vocab_size)?;
+            prepare_stage::write_data(
+                &stage,
+                input,
+                &tok,
+                spec,
+                settings,
+                insert.as_ref(),
+                args.quiet,
+            )?;
+            let dir = stage.dest().to_path_buf();
+            stage.publish()?;
+            (Some(scratch), dir)
+        }
+        (None, Some(dir)) => (None, dir.clone()),
+        (None, None) => unreachable!("checked above"),
     };
-    let insert = canaries.as_ref().map(|file| CanaryInsert {
-        canaries: file
-            .canaries
-            .iter()
-            .map(|c| (c.id.as_str(), c.text.as_str(), c.repeats))
-            .collect(),
-        file_sha256: file.sha256(),
-    });
-    let spec = pack_spec(&tok, config.vocab_size)?;
-    let data = train::prepare_with_canaries(
-        &docs,
-        insert.as_ref(),
-        spec,
-        DataSettings {
-            seq_len: args.seq_len,
-            held_out_fraction: args.held_out,
-            seed: args.seed,
-        },
-        |text: &str| tok.inner.encode(text, false).map(|e| e.get_ids().to_vec()),
-    )?;
-    drop(docs);
+    let (index, data) =
+        shards::open(&data_dir).with_stage_context(|| format!("data {}", data_dir.display()))?;
+    if index.pack.vocab_size as usize > config.vocab_size {
+        return Err(ValueError::new(format!(
+            "the data's vocabulary ({} ids) is larger than the model's ({})",
+            index.pack.vocab_size, config.vocab_size
+        ))
+        .into());
+    }
     // Counts only, said also under --quiet (which silences the progress bar).
     eprintln!(
         "corpus: {} training documents ({} tokens, {} blocks of {}), {} held out ({} blocks)",
         data.train.n_documents,
         data.train.n_tokens,
         data.train_blocks.len(),
-        args.seq_len,
+        seq_len,
         data.held_out.n_documents,
         data.held_out_blocks.len()
     );
@@ -243,6 +311,9 @@ pub fn run(args: &MlmTrainSettings) -> StageResult<TrainSummary> {
         &mut on_step,
     )?;
     bar.finish_and_clear();
+    let unigram_baseline = data.unigram_baseline();
+    drop(data);
+    drop(scratch);
 
     // The model dir: weights (best held-out step), config and tokenizer in the HF layout.
     weights::save_model_dir(&config, &varmap, &args.out, true)?;
@@ -252,7 +323,7 @@ pub fn run(args: &MlmTrainSettings) -> StageResult<TrainSummary> {
         eprintln!("resumed from the checkpoint at step {step}");
     }
     Ok(TrainSummary {
-        unigram_baseline: data.unigram_baseline(),
+        unigram_baseline,
         outcome,
     })
 }
@@ -283,7 +354,8 @@ fn guard_output(out: &Path, args: &MlmTrainSettings, init: Option<&Path>) -> Sta
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     };
-    if same(out, &args.corpus) || init.is_some_and(|i| same(out, i)) {
+    let inputs = [args.corpus.as_deref(), args.data.as_deref(), init];
+    if inputs.iter().flatten().any(|i| same(out, i)) {
         return Err(
             ValueError::new(format!("--out {} is an input of this run", out.display())).into(),
         );

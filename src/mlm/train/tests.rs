@@ -287,7 +287,7 @@ fn eval_lines(out: &Path) -> Vec<(u64, f64)> {
 /// the best context-free predictor.
 fn unigram_entropy(data: &PreparedData) -> f64 {
     let mut counts: HashMap<u32, f64> = HashMap::new();
-    for b in &data.train_blocks {
+    for b in data.train_blocks.in_memory().unwrap() {
         for &id in &b.ids[..b.len] {
             if !data.spec.is_special(id) {
                 *counts.entry(id).or_default() += 1.0;
@@ -470,7 +470,8 @@ fn two_half_micro_batches_equal_one_full_batch() {
     data.train_blocks = corpus(60, 3)
         .iter()
         .flat_map(|d| pack(&[vocab.tokenize(&d.text).unwrap()], &data.spec, 64))
-        .collect();
+        .collect::<Vec<_>>()
+        .into();
     let full = TrainSettings {
         eval_every: 0,
         ..settings(3)
@@ -522,7 +523,7 @@ fn early_stopping_triggers_when_held_out_cannot_improve() {
                 .collect()
         })
         .collect();
-    data.held_out_blocks = pack(&unseen, &data.spec, 32);
+    data.held_out_blocks = pack(&unseen, &data.spec, 32).into();
     let s = TrainSettings {
         max_steps: Some(200),
         warmup: Warmup::Steps(0),

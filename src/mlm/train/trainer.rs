@@ -12,6 +12,7 @@ use candle_core::{Device, Tensor};
 use candle_nn::VarMap;
 use serde::{Deserialize, Serialize};
 
+use super::blocks::Blocks;
 use super::checkpoint::{self, TrainerState};
 use super::collate::{mask_batch, MaskKey, MaskedBatch, MaskingParams};
 use super::data::{epoch_order, sha256_hex, Block, PreparedData};
@@ -265,12 +266,12 @@ where
 
     // Written once the checkpoint (if any) is known to match: a refused resume must not
     // replace the manifest of the model already in `out`.
-    Manifest::new(
+    Manifest::write_for(
         data,
         settings.seed,
         serde_json::to_value(settings).expect("json"),
-    )
-    .write(out)?;
+        out,
+    )?;
 
     let ordinary = data.spec.ordinary_ids();
     let mut stream = BlockStream::new(n_blocks as usize, settings.seed);
@@ -283,9 +284,10 @@ where
         let mut batches = Vec::with_capacity(a as usize);
         for i in 0..a {
             let first = (state.micro_batches_done + i) * b;
-            let blocks: Vec<&Block> = (first..first + b)
-                .map(|slot| &data.train_blocks[stream.block(slot)])
-                .collect();
+            let blocks = (first..first + b)
+                .map(|slot| data.train_blocks.get(stream.block(slot)))
+                .collect::<Result<Vec<Block>>>()?;
+            let blocks: Vec<&Block> = blocks.iter().collect();
             let key = MaskKey {
                 purpose: Purpose::Mask,
                 seed: settings.seed,
@@ -443,7 +445,7 @@ where
 /// Mean masked loss over `blocks` with the fixed evaluation masks (the same at every
 /// evaluation, so losses are comparable), weighting batches by their masked positions.
 pub fn evaluate<L>(
-    blocks: &[Block],
+    blocks: &Blocks,
     data: &PreparedData,
     settings: &TrainSettings,
     ordinary: &[u32],
@@ -454,7 +456,11 @@ where
     L: FnMut(&MaskedBatch, bool, u64) -> candle_core::Result<Tensor>,
 {
     let (mut total, mut count) = (0f64, 0usize);
-    for (i, chunk) in blocks.chunks(settings.batch_size).enumerate() {
+    let n = blocks.len();
+    for (i, first) in (0..n).step_by(settings.batch_size).enumerate() {
+        let chunk = (first..n.min(first + settings.batch_size))
+            .map(|j| blocks.get(j))
+            .collect::<Result<Vec<Block>>>()?;
         let refs: Vec<&Block> = chunk.iter().collect();
         let key = MaskKey {
             purpose: Purpose::EvalMask,
@@ -527,7 +533,7 @@ struct BlockStream {
     n: usize,
     seed: u64,
     /// The most recent epochs' orders (a micro-batch spans at most a few).
-    cache: Vec<(u64, Vec<usize>)>,
+    cache: Vec<(u64, Vec<u32>)>,
 }
 
 impl BlockStream {
@@ -544,13 +550,13 @@ impl BlockStream {
         let epoch = slot / self.n as u64;
         let within = (slot % self.n as u64) as usize;
         if let Some((_, order)) = self.cache.iter().find(|(e, _)| *e == epoch) {
-            return order[within];
+            return order[within] as usize;
         }
         if self.cache.len() >= 2 {
             self.cache.remove(0);
         }
         let order = epoch_order(self.n, self.seed, epoch);
-        let j = order[within];
+        let j = order[within] as usize;
         self.cache.push((epoch, order));
         j
     }
