@@ -251,3 +251,146 @@ fn bad_requests_fail_with_clear_errors() {
     ]);
     assert!(e.contains("config.json"), "{e}");
 }
+
+/// `mlm prepare` + `mlm train --data` trains exactly what `mlm train --corpus` trains (same
+/// manifest, same weights); the data dir is private, kept from being overwritten, and fixes
+/// its block length and tokenizer.
+#[test]
+fn prepared_shards_train_the_same_model_as_the_corpus() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let notes = d.join("notes.jsonl");
+    anonlm()
+        .args([
+            "synth", "--lang", "nl", "--docs", "40", "--seed", "5", "--out",
+        ])
+        .arg(&notes)
+        .assert()
+        .success();
+    // Two repeated texts under new ids.
+    let text = fs::read_to_string(&notes).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    for (i, id) in [(3, "copy-a"), (17, "copy-b")] {
+        let mut doc: Value = serde_json::from_str(&lines[i]).unwrap();
+        doc["id"] = Value::from(id);
+        lines.push(doc.to_string());
+    }
+    fs::write(&notes, lines.join("\n") + "\n").unwrap();
+    for (name, size) in [("tok", "500"), ("other", "400")] {
+        anonlm()
+            .args([
+                "tokenizer",
+                "train",
+                "--kind",
+                "wordpiece",
+                "-q",
+                "--vocab-size",
+                size,
+            ])
+            .arg("--corpus")
+            .arg(&notes)
+            .arg("--out")
+            .arg(d.join(name))
+            .assert()
+            .success();
+    }
+    let prepare = || {
+        let mut cmd = anonlm();
+        cmd.current_dir(d).args([
+            "mlm",
+            "prepare",
+            "--corpus",
+            "notes.jsonl",
+            "--tokenizer",
+            "tok",
+            "--seq-len",
+            "64",
+            "--held-out",
+            "0.1",
+            "--seed",
+            "9",
+            "--out",
+            "data",
+            "-q",
+        ]);
+        cmd
+    };
+    prepare().assert().success();
+    let train = |source: &[&str], out: &str| {
+        let mut cmd = anonlm();
+        cmd.current_dir(d)
+            .args([
+                "mlm", "train", "--config", "tiny", "--steps", "12", "--batch", "8",
+            ])
+            .args(["--eval-every", "6", "--seed", "9", "-q", "--out", out])
+            .args(source);
+        cmd
+    };
+    train(&["--data", "data"], "from-data").assert().success();
+    train(
+        &[
+            "--corpus",
+            "notes.jsonl",
+            "--tokenizer",
+            "tok",
+            "--seq-len",
+            "64",
+            "--held-out",
+            "0.1",
+        ],
+        "from-corpus",
+    )
+    .assert()
+    .success();
+    let read = |p: &str| fs::read(d.join(p)).unwrap();
+    assert_eq!(
+        read("from-data/manifest.json"),
+        read("from-corpus/manifest.json")
+    );
+    assert_eq!(
+        read("from-data/model.safetensors"),
+        read("from-corpus/model.safetensors")
+    );
+    let manifest: Value = serde_json::from_slice(&read("from-data/manifest.json")).unwrap();
+    let dups = |set: &str| manifest[set]["duplicates"].as_array().unwrap().len();
+    assert_eq!(dups("train") + dups("held_out"), 2);
+    assert_eq!(manifest["n_input_documents"], 42);
+    // The scratch data of --corpus is gone; the data dir is private.
+    let leftovers: Vec<_> = fs::read_dir(d.join("from-corpus"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    for entry in fs::read_dir(d.join("data")).unwrap() {
+        let entry = entry.unwrap();
+        let mode = entry.metadata().unwrap().permissions().mode() & 0o777;
+        let want = if entry.path().is_dir() { 0o700 } else { 0o600 };
+        assert_eq!(mode, want, "{:?}", entry.file_name());
+    }
+
+    let err = common::fails(&mut prepare());
+    assert!(err.contains("data") && err.contains("--overwrite"), "{err}");
+    let err = common::fails(&mut train(&["--data", "data", "--seq-len", "32"], "m3"));
+    assert!(err.contains("--seq-len"), "{err}");
+    let err = common::fails(&mut train(
+        &["--data", "data", "--tokenizer", "other"],
+        "m4",
+    ));
+    assert!(
+        err.contains("other") && err.contains("not the one"),
+        "{err}"
+    );
+    let err = common::fails(anonlm().current_dir(d).args([
+        "mlm",
+        "prepare",
+        "--corpus",
+        "-",
+        "--tokenizer",
+        "tok",
+        "--out",
+        "x",
+    ]));
+    assert!(err.contains("standard input"), "{err}");
+}
