@@ -72,19 +72,13 @@ fn random_word_documents(prefix: &str, docs: usize, seed: u64) -> String {
     out
 }
 
-#[test]
-#[cfg_attr(
-    not(feature = "slow-tests"),
-    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
-)]
-fn a_model_overfit_on_its_members_fails() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
+/// Eight member and eight other documents of random words, and a WordPiece tokenizer of the
+/// members, in `d`.
+fn members_others_and_tokenizer(d: &Path) {
     fs::write(d.join("members.jsonl"), random_word_documents("m", 8, 1)).unwrap();
     fs::write(d.join("others.jsonl"), random_word_documents("n", 8, 2)).unwrap();
-    anonlm()
-        .current_dir(d)
-        .args([
+    ok(
+        &[
             "tokenizer",
             "train",
             "--kind",
@@ -92,11 +86,17 @@ fn a_model_overfit_on_its_members_fails() {
             "--vocab-size",
             "300",
             "-q",
-        ])
-        .args(["--corpus", "members.jsonl", "--out", "tok"])
-        .assert()
-        .success();
-    // A tiny BERT without dropout, 200 passes over its 8 documents: it learns them by heart.
+            "--corpus",
+            "members.jsonl",
+            "--out",
+            "tok",
+        ],
+        d,
+    );
+}
+
+/// `d/config.json`: a tiny BERT without dropout, to learn its few documents by heart.
+fn write_memorizing_config(d: &Path) {
     fs::write(
         d.join("config.json"),
         r#"{"model_type": "bert", "vocab_size": 300, "hidden_size": 64, "num_hidden_layers": 2,
@@ -106,6 +106,19 @@ fn a_model_overfit_on_its_members_fails() {
             "pad_token_id": 0, "initializer_range": 0.02}"#,
     )
     .unwrap();
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn a_model_overfit_on_its_members_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    members_others_and_tokenizer(d);
+    // A tiny BERT without dropout, 200 passes over its 8 documents: it learns them by heart.
+    write_memorizing_config(d);
     anonlm()
         .current_dir(d)
         .args([
@@ -173,24 +186,7 @@ fn a_model_trained_on_two_processes_by_the_pytorch_script_is_audited() {
         .expect("ANONLM_PYTHON: a python with torch and transformers (.ci/run makes .ci/venv)");
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    fs::write(d.join("members.jsonl"), random_word_documents("m", 8, 1)).unwrap();
-    fs::write(d.join("others.jsonl"), random_word_documents("n", 8, 2)).unwrap();
-    ok(
-        &[
-            "tokenizer",
-            "train",
-            "--kind",
-            "wordpiece",
-            "--vocab-size",
-            "300",
-            "-q",
-            "--corpus",
-            "members.jsonl",
-            "--out",
-            "tok",
-        ],
-        d,
-    );
+    members_others_and_tokenizer(d);
     ok(
         &[
             "mlm",
@@ -209,15 +205,7 @@ fn a_model_trained_on_two_processes_by_the_pytorch_script_is_audited() {
         ],
         d,
     );
-    fs::write(
-        d.join("config.json"),
-        r#"{"model_type": "bert", "vocab_size": 300, "hidden_size": 64, "num_hidden_layers": 2,
-            "num_attention_heads": 2, "intermediate_size": 256, "hidden_act": "gelu",
-            "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0,
-            "max_position_embeddings": 64, "type_vocab_size": 2, "layer_norm_eps": 1e-12,
-            "pad_token_id": 0, "initializer_range": 0.02}"#,
-    )
-    .unwrap();
+    write_memorizing_config(d);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/train_ddp.py");
     let o = std::process::Command::new(&python)
         .current_dir(d)

@@ -18,6 +18,7 @@ pub fn settings(args: &TokenizerTrainArgs) -> Result<TokenizerSettings> {
         corpus: args.corpus.clone(),
         format: args.format.clone(),
         max_doc_bytes: args.max_doc_bytes,
+        sample_bytes: args.sample_bytes,
         kind: args.kind,
         vocab_size: args.vocab_size,
         min_frequency: args.min_frequency,

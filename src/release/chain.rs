@@ -228,6 +228,7 @@ impl Chain {
                     corpus: c.path(paths::DEID),
                     format: "jsonl".into(),
                     max_doc_bytes: ReadOptions::DEFAULT_MAX_DOC_BYTES,
+                    sample_bytes: crate::tokenizer::DEFAULT_SAMPLE_BYTES,
                     kind: r.tokenizer.kind.parse()?,
                     vocab_size: r.tokenizer.vocab_size,
                     min_frequency: None,

@@ -13,7 +13,7 @@ mod save;
 mod specials;
 mod train;
 
-pub use job::{run, TokenizerSettings};
+pub use job::{run, TokenizerSettings, DEFAULT_SAMPLE_BYTES};
 pub use load::{load_dir, parse_merges, parse_vocab_txt, CaseGuess};
 pub use save::{ensure_writable, save_dir, MODEL_MAX_LENGTH};
 pub use specials::{SpecialStyle, SpecialTokens};
