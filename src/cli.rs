@@ -560,6 +560,46 @@ pub enum MlmCommand {
     Bench(MlmBenchArgs),
 }
 
+/// The canary flags of `mlm prepare` and `mlm train`.
+#[derive(Args, Debug, Clone)]
+pub struct CanaryFlags {
+    /// Insert N fake-PII canaries per --canary-repeats value into the training set (for the
+    /// audit's exposure test); 0: none.
+    #[arg(long, default_value_t = 0)]
+    pub canaries: usize,
+    /// How many copies of each canary are inserted: comma-separated values, N canaries each.
+    #[arg(long, value_delimiter = ',', default_value = "1,4,16")]
+    pub canary_repeats: Vec<u64>,
+    /// Seed of the canaries' secrets (default: drawn from the operating system and kept only in
+    /// the protected canary file; never --seed, which the released manifest records).
+    #[arg(long)]
+    pub canary_seed: Option<u64>,
+    /// The protected canary file (mode 0600; default: <out>.canaries.json beside --out; never
+    /// inside --out).
+    #[arg(long)]
+    pub canary_file: Option<PathBuf>,
+    /// Language of the built-in canary templates: nl, hu, es, it, en, or auto (from the corpus).
+    #[arg(long, default_value = "auto")]
+    pub canary_lang: String,
+    /// Canary templates file instead of the built-in ones (format: see testsets/canaries/).
+    #[arg(long)]
+    pub canary_templates: Option<PathBuf>,
+}
+
+impl CanaryFlags {
+    /// The stage's canary settings.
+    pub fn settings(&self) -> crate::mlm::train::canary_setup::CanarySettings {
+        crate::mlm::train::canary_setup::CanarySettings {
+            canaries: self.canaries,
+            repeats: self.canary_repeats.clone(),
+            seed: self.canary_seed,
+            file: self.canary_file.clone(),
+            lang: self.canary_lang.clone(),
+            templates: self.canary_templates.clone(),
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct MlmPrepareArgs {
     /// Corpus: text (a document per line, or a directory of .txt) or Document JSONL; read twice.
@@ -586,6 +626,8 @@ pub struct MlmPrepareArgs {
     /// Output data dir (data.json, *.ids shards, documents.jsonl, duplicates.jsonl, tokenizer/).
     #[arg(long)]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub canary: CanaryFlags,
     /// Replace an existing --out.
     #[arg(long)]
     pub overwrite: bool,
@@ -673,27 +715,8 @@ pub struct MlmTrainArgs {
     /// Largest document accepted, in bytes.
     #[arg(long, default_value_t = 16 << 20)]
     pub max_doc_bytes: usize,
-    /// Insert N fake-PII canaries per --canary-repeats value into the training set (for the
-    /// audit's exposure test); 0: none.
-    #[arg(long, default_value_t = 0)]
-    pub canaries: usize,
-    /// How many copies of each canary are inserted: comma-separated values, N canaries each.
-    #[arg(long, value_delimiter = ',', default_value = "1,4,16")]
-    pub canary_repeats: Vec<u64>,
-    /// Seed of the canaries' secrets (default: drawn from the operating system and kept only in
-    /// the protected canary file; never --seed, which the released manifest records).
-    #[arg(long)]
-    pub canary_seed: Option<u64>,
-    /// The protected canary file (mode 0600; default: <out>.canaries.json beside the model
-    /// dir; never inside --out, which gets released).
-    #[arg(long)]
-    pub canary_file: Option<PathBuf>,
-    /// Language of the built-in canary templates: nl, hu, es, it, en, or auto (from the corpus).
-    #[arg(long, default_value = "auto")]
-    pub canary_lang: String,
-    /// Canary templates file instead of the built-in ones (format: see testsets/canaries/).
-    #[arg(long)]
-    pub canary_templates: Option<PathBuf>,
+    #[command(flatten)]
+    pub canary: CanaryFlags,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,

@@ -252,9 +252,19 @@ fn bad_requests_fail_with_clear_errors() {
     assert!(e.contains("config.json"), "{e}");
 }
 
+/// Canaries of both runs: the same secrets from the same seed.
+const CANARIES: [&str; 6] = [
+    "--canaries",
+    "2",
+    "--canary-repeats",
+    "1,3",
+    "--canary-seed",
+    "77",
+];
+
 /// `mlm prepare` + `mlm train --data` trains exactly what `mlm train --corpus` trains (same
-/// manifest, same weights); the data dir is private, kept from being overwritten, and fixes
-/// its block length and tokenizer.
+/// manifest, same weights, canaries included); the data dir is private, kept from being
+/// overwritten, and fixes its block length, tokenizer and canaries.
 #[test]
 fn prepared_shards_train_the_same_model_as_the_corpus() {
     use std::os::unix::fs::PermissionsExt;
@@ -297,23 +307,25 @@ fn prepared_shards_train_the_same_model_as_the_corpus() {
     }
     let prepare = || {
         let mut cmd = anonlm();
-        cmd.current_dir(d).args([
-            "mlm",
-            "prepare",
-            "--corpus",
-            "notes.jsonl",
-            "--tokenizer",
-            "tok",
-            "--seq-len",
-            "64",
-            "--held-out",
-            "0.1",
-            "--seed",
-            "9",
-            "--out",
-            "data",
-            "-q",
-        ]);
+        cmd.current_dir(d)
+            .args([
+                "mlm",
+                "prepare",
+                "--corpus",
+                "notes.jsonl",
+                "--tokenizer",
+                "tok",
+                "--seq-len",
+                "64",
+                "--held-out",
+                "0.1",
+                "--seed",
+                "9",
+                "--out",
+                "data",
+                "-q",
+            ])
+            .args(CANARIES);
         cmd
     };
     prepare().assert().success();
@@ -341,6 +353,7 @@ fn prepared_shards_train_the_same_model_as_the_corpus() {
         ],
         "from-corpus",
     )
+    .args(CANARIES)
     .assert()
     .success();
     let read = |p: &str| fs::read(d.join(p)).unwrap();
@@ -356,6 +369,12 @@ fn prepared_shards_train_the_same_model_as_the_corpus() {
     let dups = |set: &str| manifest[set]["duplicates"].as_array().unwrap().len();
     assert_eq!(dups("train") + dups("held_out"), 2);
     assert_eq!(manifest["n_input_documents"], 42);
+    // The canaries went in with the data, and their secrets beside the data dir.
+    assert_eq!(manifest["canaries"]["n_copies"], 8);
+    let secrets = fs::metadata(d.join("data.canaries.json")).unwrap();
+    assert_eq!(secrets.permissions().mode() & 0o777, 0o600);
+    let err = common::fails(train(&["--data", "data"], "m5").args(["--canaries", "1"]));
+    assert!(err.contains("--canaries"), "{err}");
     // The scratch data of --corpus is gone; the data dir is private.
     let leftovers: Vec<_> = fs::read_dir(d.join("from-corpus"))
         .unwrap()

@@ -18,6 +18,7 @@ use crate::error::{StageContext, StageResult, ValueError};
 use crate::eval::job::EvalSettings;
 use crate::labels::Category;
 use crate::lang::{Lang, LangChoice};
+use crate::mlm::train::canary_setup::CanarySettings;
 use crate::mlm::train::stage::MlmTrainSettings;
 use crate::probe::job::{ProbeBuildSettings, ProbeRunSettings};
 use crate::probe::metrics_stage::ProbeMetricsSettings;
@@ -273,9 +274,7 @@ impl Chain {
                     // Every document is a non-member of the released model: train on all, and
                     // no canaries (the reference must not have seen them).
                     t.held_out = Some(0.0);
-                    t.canaries = 0;
-                    t.canary_seed = None;
-                    t.canary_file = None;
+                    t.canary = Default::default();
                     crate::mlm::train::stage::run(&t)?;
                     Ok(())
                 },
@@ -490,12 +489,14 @@ impl Chain {
             checkpoint_every: (t.steps / 4).max(1),
             seed: t.seed,
             max_doc_bytes: ReadOptions::DEFAULT_MAX_DOC_BYTES,
-            canaries: t.canaries,
-            canary_repeats: t.canary_repeats.iter().map(|&n| n as u64).collect(),
-            canary_seed: t.canary_seed,
-            canary_file: (t.canaries > 0).then(|| self.path(paths::CANARIES)),
-            canary_lang: r.lang.clone(),
-            canary_templates: None,
+            canary: CanarySettings {
+                canaries: t.canaries,
+                repeats: t.canary_repeats.iter().map(|&n| n as u64).collect(),
+                seed: t.canary_seed,
+                file: (t.canaries > 0).then(|| self.path(paths::CANARIES)),
+                lang: r.lang.clone(),
+                templates: None,
+            },
             quiet: self.settings.quiet,
         }
     }

@@ -20,6 +20,7 @@ pub fn run(a: MlmPrepareArgs) -> Result<ExitCode> {
         out: a.out.clone(),
         overwrite: a.overwrite,
         quiet: a.quiet,
+        canary: a.canary.settings(),
     })?;
     let secs = started.elapsed().as_secs_f64();
     let mb = crate::corpus::source::input_size(&a.corpus).unwrap_or(0) as f64 / 1e6;

@@ -44,12 +44,7 @@ pub fn settings(a: &MlmTrainArgs) -> MlmTrainSettings {
         checkpoint_every: a.checkpoint_every,
         seed: a.seed,
         max_doc_bytes: a.max_doc_bytes,
-        canaries: a.canaries,
-        canary_repeats: a.canary_repeats.clone(),
-        canary_seed: a.canary_seed,
-        canary_file: a.canary_file.clone(),
-        canary_lang: a.canary_lang.clone(),
-        canary_templates: a.canary_templates.clone(),
+        canary: a.canary.settings(),
         quiet: a.quiet,
     }
 }

@@ -1,56 +1,77 @@
-//! The canaries of a training run (`mlm train --canaries`): where the protected canary file goes (beside, never inside, the model
-//! dir), which templates fill it, and writing it before training. Nothing secret is printed.
+//! The canaries of a training run (`mlm prepare|train --canaries`): where the protected canary
+//! file goes (beside, never inside, the output), which templates fill it, and writing it before
+//! the data is prepared. Nothing secret is printed.
 
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{StageContext, StageResult, ValueError};
 
-use super::prepare_stage::CorpusInput;
-use super::stage::MlmTrainSettings;
+use super::data::CanaryInsert;
 use crate::canary::{template, CanaryFile, Template};
-use crate::corpus::source::{open_documents, resolve_format, InputSpans};
+use crate::corpus::source::{CorpusInput, InputSpans};
 use crate::Lang;
+
+/// The canary flags of `mlm prepare` and `mlm train`.
+#[derive(Clone, Debug, Default)]
+pub struct CanarySettings {
+    /// Canaries per repeat value (0: none).
+    pub canaries: usize,
+    /// Copies of each canary, one group of `canaries` per value.
+    pub repeats: Vec<u64>,
+    /// Seed of the secrets (default: drawn from the operating system).
+    pub seed: Option<u64>,
+    /// The protected canary file (default: beside the output).
+    pub file: Option<PathBuf>,
+    /// Language of the built-in templates, or `auto`.
+    pub lang: String,
+    /// A template file instead of the built-in templates.
+    pub templates: Option<PathBuf>,
+}
 
 /// The canary file of this run (`None` without `--canaries`), checked before any work: by
 /// default `<out>.canaries.json` beside the model dir; refused inside `--out` (the model dir is
 /// what gets released) and on the corpus.
-pub fn canary_path(args: &MlmTrainSettings) -> StageResult<Option<PathBuf>> {
+pub fn canary_path(
+    args: &CanarySettings,
+    out: &Path,
+    corpus: Option<&Path>,
+) -> StageResult<Option<PathBuf>> {
     if args.canaries == 0 {
         let given = [
-            (args.canary_file.is_some(), "--canary-file"),
-            (args.canary_templates.is_some(), "--canary-templates"),
-            (args.canary_seed.is_some(), "--canary-seed"),
+            (args.file.is_some(), "--canary-file"),
+            (args.templates.is_some(), "--canary-templates"),
+            (args.seed.is_some(), "--canary-seed"),
         ];
         if let Some((_, flag)) = given.iter().find(|(on, _)| *on) {
             return Err(ValueError::new(format!("{flag} needs --canaries N")).into());
         }
         return Ok(None);
     }
-    let path = match &args.canary_file {
+    let path = match &args.file {
         Some(p) => p.clone(),
         None => {
-            let name = args.out.file_name().ok_or_else(|| {
+            let name = out.file_name().ok_or_else(|| {
                 ValueError::new(format!(
                     "--out {} has no name to put the canary file beside; give --canary-file",
-                    args.out.display()
+                    out.display()
                 ))
             })?;
             let mut name = name.to_os_string();
             name.push(".canaries.json");
-            args.out.with_file_name(name)
+            out.with_file_name(name)
         }
     };
-    let (at, out) = (resolve(&path), resolve(&args.out));
-    if at.starts_with(&out) {
+    let (at, out_at) = (resolve(&path), resolve(out));
+    if at.starts_with(&out_at) {
         return Err(ValueError::new(format!(
             "--canary-file {} is inside --out {}: the model dir gets released and the canary \
              file holds the secrets; put it elsewhere",
             path.display(),
-            args.out.display()
+            out.display()
         ))
         .into());
     }
-    if args.corpus.as_deref().is_some_and(|c| at == resolve(c)) {
+    if corpus.is_some_and(|c| at == resolve(c)) {
         return Err(
             ValueError::new(format!("--canary-file {} is the corpus", path.display())).into(),
         );
@@ -62,22 +83,23 @@ pub fn canary_path(args: &MlmTrainSettings) -> StageResult<Option<PathBuf>> {
 /// file with other canaries belongs to another run, whose audit needs it: it is replaced only
 /// with `--overwrite`.
 pub fn write_canaries(
-    args: &MlmTrainSettings,
+    args: &CanarySettings,
     path: &Path,
-    corpus: CorpusInput<'_>,
+    corpus: &CorpusInput,
+    overwrite: bool,
 ) -> StageResult<CanaryFile> {
     let templates = templates(args, corpus)?;
     // The secrets' seed is as secret as the secrets: the training seed is recorded in the
     // released manifest, so it is never the default. Without --canary-seed a run draws one from
     // the operating system, or, resuming, takes the one its protected file holds.
-    let seed = match args.canary_seed {
+    let seed = match args.seed {
         Some(s) => s,
-        None if path.exists() && !args.overwrite => CanaryFile::read(path)?.seed,
+        None if path.exists() && !overwrite => CanaryFile::read(path)?.seed,
         None => rand::Rng::gen(&mut rand::rngs::OsRng),
     };
-    let file = CanaryFile::generate(&templates, args.canaries, &args.canary_repeats, seed)
+    let file = CanaryFile::generate(&templates, args.canaries, &args.repeats, seed)
         .stage_context("--canaries")?;
-    if path.exists() && !args.overwrite {
+    if path.exists() && !overwrite {
         let old = std::fs::read(path).map_err(|e| crate::error::InputError::io(path, e))?;
         if old != file.to_bytes() {
             return Err(ValueError::new(format!(
@@ -92,22 +114,27 @@ pub fn write_canaries(
     Ok(file)
 }
 
+/// What the preparation inserts: each canary's id, text and copies, and the file's hash.
+pub fn insert(file: &CanaryFile) -> CanaryInsert<'_> {
+    CanaryInsert {
+        canaries: file
+            .canaries
+            .iter()
+            .map(|c| (c.id.as_str(), c.text.as_str(), c.repeats))
+            .collect(),
+        file_sha256: file.sha256(),
+    }
+}
+
 /// The user's template file, or the built-in templates of `--canary-lang` (auto: the language
 /// most documents are detected as).
-fn templates(args: &MlmTrainSettings, corpus: CorpusInput<'_>) -> StageResult<Vec<Template>> {
-    if let Some(p) = &args.canary_templates {
+fn templates(args: &CanarySettings, corpus: &CorpusInput) -> StageResult<Vec<Template>> {
+    if let Some(p) = &args.templates {
         return Ok(template::read_templates(p)?);
     }
-    let lang = if args.canary_lang.eq_ignore_ascii_case("auto") {
+    let lang = if args.lang.eq_ignore_ascii_case("auto") {
         let mut counts = [0usize; Lang::ALL.len()];
-        let format = resolve_format(corpus.format, corpus.path)?;
-        let docs = open_documents(
-            corpus.path,
-            format,
-            corpus.max_doc_bytes,
-            None,
-            InputSpans::Ignore,
-        )?;
+        let docs = corpus.documents(corpus.resolved_format()?, InputSpans::Ignore)?;
         for d in docs.take(200) {
             let d = d?;
             if let Some(l) = Lang::detect(&d.text) {
@@ -127,7 +154,7 @@ fn templates(args: &MlmTrainSettings, corpus: CorpusInput<'_>) -> StageResult<Ve
         }
         Lang::ALL[best]
     } else {
-        args.canary_lang
+        args.lang
             .parse::<Lang>()
             .map_err(|e| ValueError::new(format!("--canary-lang: {e}")))?
     };

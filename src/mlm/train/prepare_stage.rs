@@ -3,15 +3,16 @@
 //! `scripts/train_ddp.py` read. `mlm train --corpus` runs the same preparation into a scratch
 //! dir first, so both paths train on the same blocks with bounded memory.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use sha2::{Digest, Sha256};
 
+use super::canary_setup::{self, CanarySettings};
 use super::data::{CanaryInsert, DataSettings, PackSpec};
 use super::shards::{self, DataIndex, ShardSink};
 use super::stream::{self, hex, DocStream};
 use super::TrainError;
-use crate::corpus::source::{open_documents, resolve_format, InputSpans};
+use crate::corpus::source::{CorpusInput, InputSpans};
 use crate::error::{StageContext, StageResult, ValueError};
 use crate::fsio::{self, Inputs, StagedDir};
 use crate::tokenizer::{self, ModelTokenizer};
@@ -29,14 +30,8 @@ pub struct MlmPrepareSettings {
     pub out: PathBuf,
     pub overwrite: bool,
     pub quiet: bool,
-}
-
-/// Where the corpus is and how to read it.
-#[derive(Clone, Copy, Debug)]
-pub struct CorpusInput<'a> {
-    pub path: &'a Path,
-    pub format: &'a str,
-    pub max_doc_bytes: usize,
+    /// Canaries inserted into the training set; their protected file goes beside `out`.
+    pub canary: CanarySettings,
 }
 
 /// Runs `mlm prepare`: the data dir appears complete at `--out` or not at all.
@@ -44,14 +39,16 @@ pub fn run(s: &MlmPrepareSettings) -> StageResult<DataIndex> {
     let tok = tokenizer::load_dir(&s.tokenizer)
         .with_stage_context(|| format!("tokenizer {}", s.tokenizer.display()))?;
     let spec = super::stage::pack_spec(&tok, tok.vocab_size())?;
+    let canary_path = canary_setup::canary_path(&s.canary, &s.out, Some(&s.corpus))?;
     fsio::refuse_special(&s.out)?;
     fsio::create_private_dir(&fsio::parent_of(&s.out))?;
     let _lock = fsio::RunLock::acquire(&s.out)?;
     fsio::clean_stale(&s.out)?;
     let stage = StagedDir::new(&s.out, s.overwrite, &Inputs::of([&s.corpus, &s.tokenizer]))?;
     let input = CorpusInput {
-        path: &s.corpus,
-        format: &s.format,
+        path: s.corpus.clone(),
+        format: s.format.clone(),
+        label_map: None,
         max_doc_bytes: s.max_doc_bytes,
     };
     let settings = DataSettings {
@@ -59,8 +56,35 @@ pub fn run(s: &MlmPrepareSettings) -> StageResult<DataIndex> {
         held_out_fraction: s.held_out,
         seed: s.seed,
     };
-    let index = write_data(&stage, input, &tok, spec, settings, None, s.quiet)?;
+    let canaries = match &canary_path {
+        Some(path) => Some(canary_setup::write_canaries(
+            &s.canary,
+            path,
+            &input,
+            s.overwrite,
+        )?),
+        None => None,
+    };
+    let insert = canaries.as_ref().map(canary_setup::insert);
+    let index = write_data(
+        &stage,
+        &input,
+        &tok,
+        spec,
+        settings,
+        insert.as_ref(),
+        s.quiet,
+    )?;
     stage.publish()?;
+    if let (Some(c), Some(path)) = (&index.canaries, &canary_path) {
+        eprintln!(
+            "canaries: {} copies of {} canaries in the training set; secrets in {} (mode 0600: \
+             keep it out of any release)",
+            c.n_copies,
+            c.n_canaries,
+            path.display()
+        );
+    }
     Ok(index)
 }
 
@@ -76,14 +100,14 @@ pub fn tokenizer_sha256(tok: &ModelTokenizer) -> StageResult<String> {
 /// Prepares the corpus into the open `stage` (shards, listings, tokenizer, `data.json`).
 pub fn write_data(
     stage: &StagedDir,
-    input: CorpusInput<'_>,
+    input: &CorpusInput,
     tok: &ModelTokenizer,
     spec: PackSpec,
     settings: DataSettings,
     canaries: Option<&CanaryInsert<'_>>,
     quiet: bool,
 ) -> StageResult<DataIndex> {
-    if fsio::is_stdio(input.path) {
+    if fsio::is_stdio(&input.path) {
         return Err(ValueError::new(
             "--corpus: preparation reads the corpus twice; give a file or a directory, not \
              standard input",
@@ -91,19 +115,14 @@ pub fn write_data(
         .into());
     }
     let spec = spec.normalized()?;
-    let format = resolve_format(input.format, input.path)?;
+    let format = input.resolved_format()?;
     let mut open = || -> Result<DocStream<'static>, TrainError> {
-        let docs = open_documents(
-            input.path,
-            format,
-            input.max_doc_bytes,
-            None,
-            InputSpans::Ignore,
-        )
-        .map_err(|e| TrainError::Data {
-            path: input.path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        let docs = input
+            .documents(format, InputSpans::Ignore)
+            .map_err(|e| TrainError::Data {
+                path: input.path.clone(),
+                message: e.to_string(),
+            })?;
         Ok(Box::new(docs.map(|d| d.map_err(TrainError::from))))
     };
     let tokenize = |text: &str| {

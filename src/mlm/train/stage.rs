@@ -9,6 +9,7 @@ use candle_core::DType;
 use candle_nn::VarMap;
 
 use super::{canary_setup, prepare_stage, shards};
+use crate::corpus::source::CorpusInput;
 use crate::error::{StageContext, StageResult, ValueError};
 use crate::mlm::config::{Arch, MlmConfig};
 use crate::mlm::device::select_device;
@@ -17,8 +18,8 @@ use crate::mlm::init::seeded_var_builder;
 use crate::mlm::loss::{cross_entropy, labelled_positions};
 use crate::mlm::model::MaskedLm;
 use crate::mlm::train::{
-    self, AdamWParams, CanaryInsert, DataSettings, Decay, MaskedBatch, PackSpec, Progress,
-    TrainOptions, TrainOutcome, TrainSettings, Warmup,
+    self, AdamWParams, DataSettings, Decay, MaskedBatch, PackSpec, Progress, TrainOptions,
+    TrainOutcome, TrainSettings, Warmup,
 };
 use crate::mlm::{hub, weights};
 use crate::tokenizer::{self, ModelTokenizer, SpecialStyle};
@@ -65,12 +66,7 @@ pub struct MlmTrainSettings {
     pub checkpoint_every: u64,
     pub seed: u64,
     pub max_doc_bytes: usize,
-    pub canaries: usize,
-    pub canary_repeats: Vec<u64>,
-    pub canary_seed: Option<u64>,
-    pub canary_file: Option<PathBuf>,
-    pub canary_lang: String,
-    pub canary_templates: Option<PathBuf>,
+    pub canary: canary_setup::CanarySettings,
     pub quiet: bool,
 }
 
@@ -108,7 +104,7 @@ pub fn run(args: &MlmTrainSettings) -> StageResult<TrainSummary> {
                     .is_some_and(|f| f != index.settings.held_out_fraction),
                 "--held-out",
             ),
-            (args.canaries > 0, "--canaries"),
+            (args.canary.canaries > 0, "--canaries"),
         ];
         if let Some((_, flag)) = given.iter().find(|(on, _)| *on) {
             return Err(ValueError::new(format!(
@@ -149,7 +145,7 @@ pub fn run(args: &MlmTrainSettings) -> StageResult<TrainSummary> {
     crate::fsio::create_private_dir(&crate::fsio::parent_of(&args.out))?;
     let _lock = crate::fsio::RunLock::acquire(&args.out)?;
     crate::fsio::clean_stale_in(&args.out)?;
-    let canary_path = canary_setup::canary_path(args)?;
+    let canary_path = canary_setup::canary_path(&args.canary, &args.out, args.corpus.as_deref())?;
 
     // The model: loaded (continued pretraining) or new from a preset / config file.
     let (config, varmap, model) = match &init_dir {
@@ -190,23 +186,22 @@ pub fn run(args: &MlmTrainSettings) -> StageResult<TrainSummary> {
                 false,
                 &crate::fsio::Inputs::new(),
             )?;
-            let input = prepare_stage::CorpusInput {
-                path: corpus,
-                format: &args.format,
+            let input = CorpusInput {
+                path: corpus.clone(),
+                format: args.format.clone(),
+                label_map: None,
                 max_doc_bytes: args.max_doc_bytes,
             };
             let canaries = match &canary_path {
-                Some(path) => Some(canary_setup::write_canaries(args, path, input)?),
+                Some(path) => Some(canary_setup::write_canaries(
+                    &args.canary,
+                    path,
+                    &input,
+                    args.overwrite,
+                )?),
                 None => None,
             };
-            let insert = canaries.as_ref().map(|file| CanaryInsert {
-                canaries: file
-                    .canaries
-                    .iter()
-                    .map(|c| (c.id.as_str(), c.text.as_str(), c.repeats))
-                    .collect(),
-                file_sha256: file.sha256(),
-            });
+            let insert = canaries.as_ref().map(canary_setup::insert);
             let settings = DataSettings {
                 seq_len,
                 held_out_fraction: args.held_out.unwrap_or(DEFAULT_HELD_OUT),
@@ -215,7 +210,7 @@ pub fn run(args: &MlmTrainSettings) -> StageResult<TrainSummary> {
             let spec = pack_spec(&tok, config.vocab_size)?;
             prepare_stage::write_data(
                 &stage,
-                input,
+                &input,
                 &tok,
                 spec,
                 settings,
@@ -253,7 +248,7 @@ pub fn run(args: &MlmTrainSettings) -> StageResult<TrainSummary> {
             "canaries: {} ({} per repeat value {:?}), {} copies in the training set; secrets in \
              {} (mode 0600: keep it out of the release)",
             c.n_canaries,
-            args.canaries,
+            args.canary.canaries,
             c.repeats,
             c.n_copies,
             path.display()
