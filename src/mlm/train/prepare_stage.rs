@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use sha2::{Digest, Sha256};
 
 use super::canary_setup::{self, CanarySettings};
-use super::data::{CanaryInsert, DataSettings, PackSpec};
+use super::data::{DataSettings, PackSpec};
 use super::shards::{self, DataIndex, ShardSink};
 use super::stream::{self, hex, DocStream};
 use super::TrainError;
@@ -34,6 +34,15 @@ pub struct MlmPrepareSettings {
     pub canary: CanarySettings,
 }
 
+/// Canaries to generate, write to their protected file and insert.
+#[derive(Clone, Copy, Debug)]
+pub struct CanaryOut<'a> {
+    pub settings: &'a CanarySettings,
+    pub path: &'a std::path::Path,
+    /// Whether an existing canary file with other canaries may be replaced.
+    pub overwrite: bool,
+}
+
 /// Runs `mlm prepare`: the data dir appears complete at `--out` or not at all.
 pub fn run(s: &MlmPrepareSettings) -> StageResult<DataIndex> {
     let tok = tokenizer::load_dir(&s.tokenizer)
@@ -56,25 +65,12 @@ pub fn run(s: &MlmPrepareSettings) -> StageResult<DataIndex> {
         held_out_fraction: s.held_out,
         seed: s.seed,
     };
-    let canaries = match &canary_path {
-        Some(path) => Some(canary_setup::write_canaries(
-            &s.canary,
-            path,
-            &input,
-            s.overwrite,
-        )?),
-        None => None,
-    };
-    let insert = canaries.as_ref().map(canary_setup::insert);
-    let index = write_data(
-        &stage,
-        &input,
-        &tok,
-        spec,
-        settings,
-        insert.as_ref(),
-        s.quiet,
-    )?;
+    let canaries = canary_path.as_deref().map(|path| CanaryOut {
+        settings: &s.canary,
+        path,
+        overwrite: s.overwrite,
+    });
+    let index = write_data(&stage, &input, &tok, spec, settings, canaries, s.quiet)?;
     stage.publish()?;
     if let (Some(c), Some(path)) = (&index.canaries, &canary_path) {
         eprintln!(
@@ -104,7 +100,7 @@ pub fn write_data(
     tok: &ModelTokenizer,
     spec: PackSpec,
     settings: DataSettings,
-    canaries: Option<&CanaryInsert<'_>>,
+    canaries: Option<CanaryOut<'_>>,
     quiet: bool,
 ) -> StageResult<DataIndex> {
     if fsio::is_stdio(&input.path) {
@@ -115,6 +111,16 @@ pub fn write_data(
         .into());
     }
     let spec = spec.normalized()?;
+    let canary_file = match canaries {
+        Some(c) => Some(canary_setup::write_canaries(
+            c.settings,
+            c.path,
+            input,
+            c.overwrite,
+        )?),
+        None => None,
+    };
+    let insert = canary_file.as_ref().map(canary_setup::insert);
     let format = input.resolved_format()?;
     let mut open = || -> Result<DocStream<'static>, TrainError> {
         let docs = input
@@ -135,7 +141,7 @@ pub fn write_data(
     let mut sink = ShardSink::new(stage, settings.seq_len)?;
     let summary = stream::prepare_streaming(
         &mut open,
-        canaries,
+        insert.as_ref(),
         &spec,
         &settings,
         &tokenize,

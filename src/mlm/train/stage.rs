@@ -192,31 +192,18 @@ pub fn run(args: &MlmTrainSettings) -> StageResult<TrainSummary> {
                 label_map: None,
                 max_doc_bytes: args.max_doc_bytes,
             };
-            let canaries = match &canary_path {
-                Some(path) => Some(canary_setup::write_canaries(
-                    &args.canary,
-                    path,
-                    &input,
-                    args.overwrite,
-                )?),
-                None => None,
-            };
-            let insert = canaries.as_ref().map(canary_setup::insert);
+            let canaries = canary_path.as_deref().map(|path| prepare_stage::CanaryOut {
+                settings: &args.canary,
+                path,
+                overwrite: args.overwrite,
+            });
             let settings = DataSettings {
                 seq_len,
                 held_out_fraction: args.held_out.unwrap_or(DEFAULT_HELD_OUT),
                 seed: args.seed,
             };
             let spec = pack_spec(&tok, config.vocab_size)?;
-            prepare_stage::write_data(
-                &stage,
-                &input,
-                &tok,
-                spec,
-                settings,
-                insert.as_ref(),
-                args.quiet,
-            )?;
+            prepare_stage::write_data(&stage, &input, &tok, spec, settings, canaries, args.quiet)?;
             let dir = stage.dest().to_path_buf();
             stage.publish()?;
             (Some(scratch), dir)
