@@ -168,18 +168,15 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     stream::hex(&Sha256::digest(bytes))
 }
 
-/// Which of the distinct text hashes are held out: the `k` lowest held-out ranks (see
-/// [`stream::held_out_rank`]), so the choice depends on the texts and the seed, not the order.
+/// Which of the distinct text hashes (hex) are held out: the lowest held-out ranks (see
+/// [`stream::held_out_flags`]), so the choice depends on the texts and the seed, not the order.
 pub fn held_out_hashes(hashes: &[&str], fraction: f64, seed: u64) -> Vec<bool> {
-    let k = stream::held_out_count(hashes.len(), fraction);
     let key = seeds::key(Purpose::HeldOut, &[seed]);
     let ranks: Vec<u128> = hashes
         .iter()
         .map(|h| stream::held_out_rank(&key, h))
         .collect();
-    let mut sorted = ranks.clone();
-    sorted.sort_unstable();
-    ranks.iter().map(|r| k > 0 && *r <= sorted[k - 1]).collect()
+    stream::held_out_flags(&ranks, fraction)
 }
 
 /// Packs documents (token lists without special tokens) into blocks: documents are

@@ -1,9 +1,9 @@
 //! Data preparation as a stream, in two reads of the corpus. The first hashes every document
 //! (SHA-256, in parallel) and keeps only the sorted distinct hashes, from which come the corpus
-//! digest and the held-out threshold. The second hashes again, skips duplicates, tokenizes the
+//! digest and which of them are held out. The second hashes again, skips duplicates, tokenizes the
 //! rest in parallel chunks and packs them, block by block, into a [`DataSink`] (memory or
-//! shards). Memory: 16 bytes per distinct document (32 during the first read) plus one chunk of
-//! documents; never the corpus.
+//! shards). Memory: 17 bytes per distinct document (48 at the end of the first read) plus one
+//! chunk of documents; never the corpus.
 
 use rand::Rng;
 use rayon::prelude::*;
@@ -92,6 +92,18 @@ pub fn held_out_rank(key: &[u8; 32], hash_hex: &str) -> u128 {
     u128::from_be_bytes(d[..16].try_into().expect("16 bytes"))
 }
 
+/// Which documents are held out, given each distinct document's [`held_out_rank`]: the
+/// [`held_out_count`] lowest ranks.
+pub fn held_out_flags(ranks: &[u128], fraction: f64) -> Vec<bool> {
+    let k = held_out_count(ranks.len(), fraction);
+    if k == 0 {
+        return vec![false; ranks.len()];
+    }
+    let mut sorted = ranks.to_vec();
+    let (_, &mut kth, _) = sorted.select_nth_unstable(k - 1);
+    ranks.iter().map(|r| *r <= kth).collect()
+}
+
 /// How many of `n` distinct documents are held out: none for a fraction of 0 or fewer than two
 /// documents, otherwise the rounded share, at least one and at most `n - 1`.
 pub fn held_out_count(n: usize, fraction: f64) -> usize {
@@ -123,14 +135,13 @@ fn next_chunk(docs: &mut DocStream<'_>, chunk: &mut Vec<Document>) -> Result<boo
     Ok(!chunk.is_empty())
 }
 
-/// What the first read learns: the distinct hashes (16-byte prefixes, sorted), the corpus
-/// digest and the held-out threshold (ranks up to it are held out).
+/// What the first read learns: the distinct hashes (16-byte prefixes, sorted), whether each is
+/// held out, and the corpus digest.
 struct FirstRead {
     n_input: usize,
     distinct: Vec<u128>,
+    held_out: Vec<bool>,
     corpus_digest: String,
-    threshold: Option<u128>,
-    n_held_out: usize,
 }
 
 fn first_read(docs: &mut DocStream<'_>, settings: &DataSettings) -> Result<FirstRead> {
@@ -155,26 +166,19 @@ fn first_read(docs: &mut DocStream<'_>, settings: &DataSettings) -> Result<First
         digest.update(hex(h).as_bytes());
         digest.update(b"\n");
     }
-    let corpus_digest = hex(&digest.finalize());
-    let n_held_out = held_out_count(hashes.len(), settings.held_out_fraction);
-    let threshold = if n_held_out == 0 {
-        None
-    } else {
-        let key = seeds::key(Purpose::HeldOut, &[settings.seed]);
-        let mut ranks: Vec<u128> = hashes
-            .par_iter()
-            .map(|h| held_out_rank(&key, &hex(h)))
-            .collect();
-        let (_, &mut kth, _) = ranks.select_nth_unstable(n_held_out - 1);
-        Some(kth)
-    };
+    let key = seeds::key(Purpose::HeldOut, &[settings.seed]);
+    let ranks: Vec<u128> = hashes
+        .par_iter()
+        .map(|h| held_out_rank(&key, &hex(h)))
+        .collect();
     let distinct = hashes.iter().map(prefix).collect();
+    // The full hashes go before the flags sort a copy of the ranks: 48 bytes a document at most.
+    drop(hashes);
     Ok(FirstRead {
         n_input,
         distinct,
-        corpus_digest,
-        threshold,
-        n_held_out,
+        held_out: held_out_flags(&ranks, settings.held_out_fraction),
+        corpus_digest: hex(&digest.finalize()),
     })
 }
 
@@ -250,7 +254,6 @@ impl Output<'_> {
         self.digests[s].add(&block);
         self.counts[s].add(&block, &self.spec);
         self.last_len[s] = block.len;
-        self.sets[s].n_blocks += 1;
         self.sink.block(set, block)
     }
 }
@@ -269,8 +272,7 @@ pub fn prepare_streaming<'a>(
 ) -> Result<StreamSummary> {
     settings.validate()?;
     let first = first_read(&mut open()?, settings)?;
-    let n_train = first.distinct.len() - first.n_held_out;
-    let key = seeds::key(Purpose::HeldOut, &[settings.seed]);
+    let n_train = first.held_out.iter().filter(|&&h| !h).count();
     let (copies, canary_summary) = match canaries {
         Some(insert) => {
             let (c, s) = place_canaries(insert, spec, settings.seed, n_train, tokenize)?;
@@ -309,29 +311,27 @@ pub fn prepare_streaming<'a>(
         if n_read > first.n_input {
             return Err(changed());
         }
-        let hashed: Vec<(u128, String, Set)> = chunk
+        let hashed: Vec<(usize, String, Set)> = chunk
             .par_iter()
             .map(|d| {
                 let raw: [u8; 32] = Sha256::digest(d.text.as_bytes()).into();
-                let h = hex(&raw);
-                let held = first
-                    .threshold
-                    .is_some_and(|t| held_out_rank(&key, &h) <= t);
-                (
-                    prefix(&raw),
-                    h,
-                    if held { Set::HeldOut } else { Set::Train },
-                )
+                let at = first.distinct.binary_search(&prefix(&raw)).ok()?;
+                let set = if first.held_out[at] {
+                    Set::HeldOut
+                } else {
+                    Set::Train
+                };
+                Some((at, hex(&raw), set))
             })
-            .collect();
+            .collect::<Option<_>>()
+            .ok_or_else(changed)?;
         let mut fresh = Vec::new();
-        for (i, (p, h, set)) in hashed.iter().enumerate() {
-            let at = first.distinct.binary_search(p).map_err(|_| changed())?;
+        for (i, (at, h, set)) in hashed.iter().enumerate() {
             out.sets[*set as usize].n_documents += 1;
-            if seen[at] {
+            if seen[*at] {
                 out.sink.duplicate(*set, chunk[i].id.clone(), h.clone())?;
             } else {
-                seen[at] = true;
+                seen[*at] = true;
                 fresh.push(i);
             }
         }
@@ -376,20 +376,23 @@ pub fn prepare_streaming<'a>(
     let [train_packer, held_packer] = packers;
     train_packer.finish(&mut |b| out.emit(Set::Train, b))?;
     held_packer.finish(&mut |b| out.emit(Set::HeldOut, b))?;
-    if out.sets[0].n_blocks == 0 {
+    let [train_digest, held_digest] = out.digests.map(BlockDigest::finish);
+    if train_digest.n_blocks == 0 {
         return Err(TrainError::NoData(format!(
             "{} documents yield no training tokens",
             first.n_input
         )));
     }
-    let [train_digest, held_digest] = out.digests;
+    for (set, digest) in out.sets.iter_mut().zip([train_digest, held_digest]) {
+        set.n_blocks = digest.n_blocks as usize;
+    }
     let data_digest = pack::data_digest(
         spec,
         settings,
         &first.corpus_digest,
         canary_summary.as_ref(),
-        train_digest.finish(),
-        held_digest.finish(),
+        train_digest,
+        held_digest,
     );
     Ok(StreamSummary {
         unigram_baseline: pack::unigram_baseline(&out.counts[0], &out.counts[1]),
