@@ -314,8 +314,11 @@ fn save_load_round_trip(arch: Arch) {
         0.0,
         "{arch:?}: logits changed"
     );
-    // the loaded varmap is trainable
-    let logits = loaded.model.forward(&ids, &mask, None).unwrap();
+    // the loaded varmap is trainable (a training-mode forward; inference keeps no graph)
+    let logits = loaded
+        .model
+        .forward(&ids, &mask, Some(&mut DropoutRng::new(2)))
+        .unwrap();
     let grads = masked_lm_loss(&logits, &labels)
         .unwrap()
         .backward()
@@ -645,5 +648,41 @@ fn loads_pytorch_model_bin() {
         let (ids, mask, _) = batch(arch);
         let again = loaded.model.forward(&ids, &mask, None).unwrap();
         assert_eq!(max_abs_diff(&logits, &again), 0.0, "{arch:?}");
+    }
+}
+
+/// Inference runs fused CPU kernels (attention, layer norm, softmax, exact GELU, the last
+/// layer at the wanted rows only) outside the autograd graph; with dropout off the op-by-op
+/// training path gives the same logits, padded keys included.
+#[test]
+fn fused_inference_matches_the_op_by_op_path() {
+    for arch in [Arch::Bert, Arch::Roberta] {
+        let mut config = tiny(arch);
+        config.hidden_dropout_prob = 0.0;
+        config.attention_probs_dropout_prob = 0.0;
+        let (varmap, model) = build(&config);
+        let (ids, mask, labels) = batch(arch);
+        let ops = model
+            .forward(&ids, &mask, Some(&mut DropoutRng::new(1)))
+            .unwrap();
+        let fused = model.forward(&ids, &mask, None).unwrap();
+        let d = max_abs_diff(&ops, &fused);
+        assert!(d < 1e-5, "{arch:?}: fused logits differ by {d}");
+
+        let at = labelled_positions(&labels, VOCAB).unwrap().unwrap();
+        let rows = model.forward_at(&ids, &mask, &at.rows, None).unwrap();
+        let gathered = ops
+            .reshape((16, VOCAB))
+            .unwrap()
+            .index_select(&at.rows, 0)
+            .unwrap();
+        let d = max_abs_diff(&rows, &gathered);
+        assert!(d < 1e-5, "{arch:?}: logits at the rows differ by {d}");
+
+        // Nothing of an inference forward leads back to the weights.
+        let grads = rows.sum_all().unwrap().backward().unwrap();
+        for var in varmap.all_vars() {
+            assert!(grads.get(var.as_tensor()).is_none(), "{arch:?}: graph kept");
+        }
     }
 }

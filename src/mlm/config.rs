@@ -25,7 +25,7 @@ pub enum Activation {
 impl Activation {
     pub fn forward(self, x: &candle_core::Tensor) -> candle_core::Result<candle_core::Tensor> {
         match self {
-            Activation::Gelu => x.gelu_erf(),
+            Activation::Gelu => super::kernels::gelu_erf(x),
             Activation::GeluNew | Activation::GeluPytorchTanh => x.gelu(),
             Activation::Relu => x.relu(),
         }

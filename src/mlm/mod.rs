@@ -1,6 +1,7 @@
 //! Masked language models (BERT and RoBERTa layouts) in candle: config, model, loss, weights,
 //! hub resolution, training, inference (fill-mask, scores).
 
+pub mod attention_cpu;
 pub mod config;
 pub mod device;
 pub mod dropout;
@@ -8,6 +9,7 @@ pub mod error;
 pub mod fill;
 pub mod hub;
 pub mod init;
+pub mod kernels;
 pub mod loss;
 pub mod model;
 pub mod runtime;

@@ -7,6 +7,7 @@
 use candle_core::{DType, Device, Module, Tensor, D};
 use candle_nn::{Init, Linear, VarBuilder};
 
+use super::attention_cpu;
 use super::config::{Activation, Arch, MlmConfig};
 use super::dropout::DropoutRng;
 
@@ -41,8 +42,17 @@ impl LayerNorm {
         Ok(LayerNorm { weight, bias, eps })
     }
 
-    /// `fused`: candle's one-kernel layer norm, for inference on a GPU only; it has no backward
-    /// pass, and on the CPU the op-by-op form keeps results identical to earlier releases.
+    /// The same norm on weights outside the autograd graph, for inference.
+    fn detached(&self) -> Self {
+        LayerNorm {
+            weight: self.weight.detach(),
+            bias: self.bias.detach(),
+            eps: self.eps,
+        }
+    }
+
+    /// `fused`: candle's one-kernel layer norm (parallel over rows on the CPU), for inference
+    /// only: it has no backward pass.
     fn forward(&self, x: &Tensor, fused: bool) -> candle_core::Result<Tensor> {
         if fused {
             return candle_nn::ops::layer_norm(x, &self.weight, &self.bias, self.eps as f32);
@@ -55,6 +65,11 @@ impl LayerNorm {
             .broadcast_mul(&self.weight)?
             .broadcast_add(&self.bias)
     }
+}
+
+/// A linear layer on weights outside the autograd graph, for inference.
+fn detached_linear(l: &Linear) -> Linear {
+    Linear::new(l.weight().detach(), l.bias().map(Tensor::detach))
 }
 
 fn dropout(x: &Tensor, p: f64, rng: &mut Option<&mut DropoutRng>) -> candle_core::Result<Tensor> {
@@ -73,6 +88,16 @@ struct Embeddings {
 }
 
 impl Embeddings {
+    fn detached(&self) -> Self {
+        Embeddings {
+            word: self.word.detach(),
+            position: self.position.detach(),
+            token_type: self.token_type.detach(),
+            layer_norm: self.layer_norm.detached(),
+            dropout: self.dropout,
+        }
+    }
+
     fn new(c: &MlmConfig, vb: VarBuilder) -> candle_core::Result<Self> {
         let std = c.initializer_range;
         let randn = Init::Randn {
@@ -123,6 +148,19 @@ struct Layer {
 }
 
 impl Layer {
+    fn detached(&self) -> Self {
+        Layer {
+            query: detached_linear(&self.query),
+            key: detached_linear(&self.key),
+            value: detached_linear(&self.value),
+            attn_out: detached_linear(&self.attn_out),
+            attn_norm: self.attn_norm.detached(),
+            intermediate: detached_linear(&self.intermediate),
+            output: detached_linear(&self.output),
+            out_norm: self.out_norm.detached(),
+        }
+    }
+
     fn new(c: &MlmConfig, vb: VarBuilder) -> candle_core::Result<Self> {
         let (h, i, std) = (c.hidden_size, c.intermediate_size, c.initializer_range);
         let att = vb.pp("attention");
@@ -204,6 +242,24 @@ impl MaskedLm {
         })
     }
 
+    /// The same model on weights outside the autograd graph (storage shared, so later updates
+    /// of the trained variables show through). An inference forward runs on it: ops on
+    /// variables record their inputs for backprop, which would keep every intermediate of a
+    /// forward pass alive until its output is dropped (gigabytes for a batch of PLL copies).
+    fn detached(&self) -> MaskedLm {
+        MaskedLm {
+            arch: self.arch,
+            config: self.config.clone(),
+            embeddings: self.embeddings.detached(),
+            layers: self.layers.iter().map(Layer::detached).collect(),
+            head_dense: detached_linear(&self.head_dense),
+            head_norm: self.head_norm.detached(),
+            head_act: self.head_act,
+            head_bias: self.head_bias.detach(),
+            device: self.device.clone(),
+        }
+    }
+
     pub fn config(&self) -> &MlmConfig {
         &self.config
     }
@@ -256,12 +312,34 @@ impl MaskedLm {
         }
     }
 
-    /// Final hidden states f32 [batch, seq, hidden] (before the MLM head).
+    /// Final hidden states f32 [batch, seq, hidden] (before the MLM head). `dropout_rng`:
+    /// Some in training; None for inference, which runs outside the autograd graph on fused
+    /// kernels (nothing can be trained from it).
     pub fn forward_hidden(
         &self,
         input_ids: &Tensor,
         attention_mask: &Tensor,
+        dropout_rng: Option<&mut DropoutRng>,
+    ) -> candle_core::Result<Tensor> {
+        match dropout_rng {
+            None => self
+                .detached()
+                .encode(input_ids, attention_mask, None, None),
+            Some(rng) => self.encode(input_ids, attention_mask, Some(rng), None),
+        }
+    }
+
+    /// The encoder on this model's tensors as they are (see [`MaskedLm::forward_hidden`]):
+    /// hidden states [b, t, hidden], or with `rows` (u32 [n], flat indices into [b * t]) those
+    /// rows only, [n, hidden]. In a fused CPU inference the last layer then runs for those rows
+    /// alone (keys and values still from every token): the same numbers for a fraction of
+    /// that layer's work, as a PLL or fill-mask batch needs one position per sequence.
+    fn encode(
+        &self,
+        input_ids: &Tensor,
+        attention_mask: &Tensor,
         mut dropout_rng: Option<&mut DropoutRng>,
+        rows: Option<&Tensor>,
     ) -> candle_core::Result<Tensor> {
         let (b, t) = input_ids.dims2()?;
         if attention_mask.dims2()? != (b, t) {
@@ -287,7 +365,7 @@ impl MaskedLm {
         // token_type_ids are all 0.
         let tt = e.token_type.narrow(0, 0, 1)?;
         let x = (words + pos)?.broadcast_add(&tt)?;
-        let fused = self.fused_inference(dropout_rng.is_none());
+        let fused = dropout_rng.is_none();
         let x = e.layer_norm.forward(&x, fused)?;
         let mut x = dropout(&x, e.dropout, &mut dropout_rng)?;
 
@@ -297,22 +375,40 @@ impl MaskedLm {
         let heads = c.num_attention_heads;
         let hd = c.hidden_size / heads;
         let scale = 1.0 / (hd as f64).sqrt();
-        for layer in &self.layers {
-            let split = |y: Tensor| -> candle_core::Result<Tensor> {
-                y.reshape((b, t, heads, hd))?.transpose(1, 2)?.contiguous()
-            };
-            let q = split(layer.query.forward(&x)?)?;
-            let k = split(layer.key.forward(&x)?)?;
-            let v = split(layer.value.forward(&x)?)?;
-            let scores = (q.matmul(&k.t()?.contiguous()?)? * scale)?.broadcast_add(&bias)?;
-            let probs = candle_nn::ops::softmax(&scores, D::Minus1)?;
-            let probs = dropout(&probs, c.attention_probs_dropout_prob, &mut dropout_rng)?;
-            let ctx =
+        let fused_attention = fused && attention_cpu::applies(&x);
+        let key_valid = if fused_attention {
+            attention_cpu::key_valid(attention_mask)?
+        } else {
+            Vec::new()
+        };
+        let n_layers = self.layers.len();
+        for (index, layer) in self.layers.iter().enumerate() {
+            if let (Some(rows), true) = (rows, fused_attention && index + 1 == n_layers) {
+                return self.last_layer_at(layer, &x, rows, &key_valid);
+            }
+            let q = layer.query.forward(&x)?;
+            let k = layer.key.forward(&x)?;
+            let v = layer.value.forward(&x)?;
+            let ctx = if fused_attention {
+                attention_cpu::fused_attention(&q, &k, &v, &key_valid, heads, scale)?
+            } else {
+                let split = |y: Tensor| -> candle_core::Result<Tensor> {
+                    y.reshape((b, t, heads, hd))?.transpose(1, 2)?.contiguous()
+                };
+                let (q, k, v) = (split(q)?, split(k)?, split(v)?);
+                let scores = (q.matmul(&k.t()?.contiguous()?)? * scale)?.broadcast_add(&bias)?;
+                let probs = if fused {
+                    candle_nn::ops::softmax_last_dim(&scores)?
+                } else {
+                    candle_nn::ops::softmax(&scores, D::Minus1)?
+                };
+                let probs = dropout(&probs, c.attention_probs_dropout_prob, &mut dropout_rng)?;
                 probs
                     .matmul(&v)?
                     .transpose(1, 2)?
                     .contiguous()?
-                    .reshape((b, t, c.hidden_size))?;
+                    .reshape((b, t, c.hidden_size))?
+            };
             let a = layer.attn_out.forward(&ctx)?;
             let a = dropout(&a, c.hidden_dropout_prob, &mut dropout_rng)?;
             let a = layer.attn_norm.forward(&(a + &x)?, fused)?;
@@ -321,18 +417,45 @@ impl MaskedLm {
             let f = dropout(&f, c.hidden_dropout_prob, &mut dropout_rng)?;
             x = layer.out_norm.forward(&(f + a)?, fused)?;
         }
-        Ok(x)
+        match rows {
+            Some(rows) => x.reshape((b * t, c.hidden_size))?.index_select(rows, 0),
+            None => Ok(x),
+        }
     }
 
-    /// Whether to use fused kernels without a backward pass: only for inference (no dropout
-    /// stream given: nothing is trained from this forward) on a GPU, where per-kernel overhead
-    /// dominates. The CPU keeps the op-by-op form and its results.
-    fn fused_inference(&self, inference: bool) -> bool {
-        inference && !self.device.is_cpu()
+    /// The last encoder layer (fused CPU inference) at `rows` of its input `x` [b, t, hidden]
+    /// only → [n, hidden].
+    fn last_layer_at(
+        &self,
+        layer: &Layer,
+        x: &Tensor,
+        rows: &Tensor,
+        key_valid: &[bool],
+    ) -> candle_core::Result<Tensor> {
+        let c = &self.config;
+        let (b, t, h) = x.dims3()?;
+        let k = layer.key.forward(x)?;
+        let v = layer.value.forward(x)?;
+        let picked = x.reshape((b * t, h))?.index_select(rows, 0)?;
+        let q = layer.query.forward(&picked)?;
+        let seq_of = rows
+            .to_dtype(DType::U32)?
+            .to_vec1::<u32>()?
+            .into_iter()
+            .map(|r| r as usize / t)
+            .collect();
+        let heads = c.num_attention_heads;
+        let scale = 1.0 / ((h / heads) as f64).sqrt();
+        let ctx = attention_cpu::rows_attention(&q, &k, &v, key_valid, seq_of, heads, scale)?;
+        let a = layer.attn_out.forward(&ctx)?;
+        let a = layer.attn_norm.forward(&(a + &picked)?, true)?;
+        let f = c.hidden_act.forward(&layer.intermediate.forward(&a)?)?;
+        let f = layer.output.forward(&f)?;
+        layer.out_norm.forward(&(f + a)?, true)
     }
 
     /// MLM head on hidden states [batch, seq, hidden] → logits [batch, seq, vocab]; `fused`
-    /// as [`MaskedLm::fused_inference`] decides.
+    /// (kernels without a backward pass) for inference.
     fn head(&self, hidden: &Tensor, fused: bool) -> candle_core::Result<Tensor> {
         let (b, t, h) = hidden.dims3()?;
         let y = self.head_dense.forward(hidden)?;
@@ -354,11 +477,16 @@ impl MaskedLm {
         rows: &Tensor,
         dropout: Option<&mut DropoutRng>,
     ) -> candle_core::Result<Tensor> {
-        let fused = self.fused_inference(dropout.is_none());
-        let hidden = self.forward_hidden(input_ids, attention_mask, dropout)?;
-        let (b, t, h) = hidden.dims3()?;
-        let picked = hidden.reshape((b * t, h))?.index_select(rows, 0)?;
-        self.head(&picked.unsqueeze(0)?, fused)?.squeeze(0)
+        let inference;
+        let model = if dropout.is_none() {
+            inference = self.detached();
+            &inference
+        } else {
+            self
+        };
+        let fused = dropout.is_none();
+        let picked = model.encode(input_ids, attention_mask, dropout, Some(rows))?;
+        model.head(&picked.unsqueeze(0)?, fused)?.squeeze(0)
     }
 
     /// input_ids u32 [batch, seq]; attention_mask u32 [batch, seq] (1 = real token);
@@ -369,8 +497,15 @@ impl MaskedLm {
         attention_mask: &Tensor,
         dropout: Option<&mut DropoutRng>,
     ) -> candle_core::Result<Tensor> {
-        let fused = self.fused_inference(dropout.is_none());
-        let hidden = self.forward_hidden(input_ids, attention_mask, dropout)?;
-        self.head(&hidden, fused)
+        let inference;
+        let model = if dropout.is_none() {
+            inference = self.detached();
+            &inference
+        } else {
+            self
+        };
+        let fused = dropout.is_none();
+        let hidden = model.encode(input_ids, attention_mask, dropout, None)?;
+        model.head(&hidden, fused)
     }
 }
