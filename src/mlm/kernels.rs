@@ -1,11 +1,14 @@
-//! CPU kernels the encoder needs and candle 0.11.1 runs slowly: exact (erf) GELU and its
-//! derivative, as parallel custom ops with a backward pass.
+//! CPU kernels the encoder needs and candle 0.11.1 runs slowly or without gradients: exact
+//! (erf) GELU, layer norm and the last-dimension softmax, as parallel custom ops with their
+//! backward passes.
 //!
 //! Hand-written because candle's `gelu_erf` calls a scalar `erf` per element on one thread
-//! (a tenth of a real-size encoder's time), and no crate offers a vectorizable erf for f32
-//! slices. Other devices and dtypes use candle's own op.
+//! (a tenth of a real-size encoder's time) and no crate offers a vectorizable erf for f32
+//! slices, and because candle's fused layer norm and softmax have no backward pass, so
+//! training had to build each from a dozen single-threaded tensor ops. Other devices and
+//! dtypes use candle's own ops.
 
-use candle_core::{CpuStorage, CustomOp1, DType, Layout, Shape, Tensor};
+use candle_core::{CpuStorage, CustomOp1, CustomOp3, DType, Layout, Shape, Tensor, D};
 use rayon::prelude::*;
 
 /// Elements per parallel work unit: large enough to amortize the hand-off.
@@ -24,7 +27,8 @@ pub(crate) fn exp_neg(y: f32) -> f32 {
     const LN2_LO: f32 = -2.121_944_4e-4;
     // Comparisons and selects rather than f32::max and `as` casts, whose NaN rules keep
     // the loop scalar. NaN stays NaN: it fails the comparison and flows through.
-    let y = if y < -87.0 { -87.0 } else { y };
+    let underflow = y < -87.0;
+    let y = if underflow { -87.0 } else { y };
     let shifted = y * std::f32::consts::LOG2_E + ROUND;
     let n = shifted - ROUND;
     // The integer n sits in the low mantissa bits of `shifted`, one unit per ulp.
@@ -36,7 +40,13 @@ pub(crate) fn exp_neg(y: f32) -> f32 {
             + l * (0.5
                 + l * (1.0 / 6.0
                     + l * (1.0 / 24.0 + l * (1.0 / 120.0 + l * (1.0 / 720.0 + l / 5040.0))))));
-    p * f32::from_bits(((n_int + 127) as u32) << 23)
+    let e = p * f32::from_bits(((n_int + 127) as u32) << 23);
+    // Below e^-87 (near the smallest normal f32) exactly 0, as for a padding bias of -1e9.
+    if underflow {
+        0.0
+    } else {
+        e
+    }
 }
 
 /// erf(x), absolute error below 5e-7 (Abramowitz & Stegun 7.1.26 with an exact exp).
@@ -77,13 +87,7 @@ fn map_f32<F: Fn(f32) -> f32 + Sync>(
     layout: &Layout,
     f: F,
 ) -> candle_core::Result<(CpuStorage, Shape)> {
-    let CpuStorage::F32(data) = storage else {
-        candle_core::bail!("f32 kernel given another dtype");
-    };
-    let Some((start, end)) = layout.contiguous_offsets() else {
-        candle_core::bail!("f32 kernel given a non-contiguous tensor");
-    };
-    let src = &data[start..end];
+    let src = f32_slice(storage, layout)?;
     let mut out = vec![0f32; src.len()];
     out.par_chunks_mut(CHUNK)
         .zip(src.par_chunks(CHUNK))
@@ -139,10 +143,251 @@ impl CustomOp1 for GeluErfGrad {
 
 /// Exact GELU, `x · Φ(x)`: the parallel kernel for f32 on the CPU, candle's op elsewhere.
 pub fn gelu_erf(x: &Tensor) -> candle_core::Result<Tensor> {
-    if x.device().is_cpu() && x.dtype() == DType::F32 {
+    if on_cpu_f32(x) {
         x.contiguous()?.apply_op1(GeluErf)
     } else {
         x.gelu_erf()
+    }
+}
+
+/// The contiguous f32 data of a kernel input.
+fn f32_slice<'a>(storage: &'a CpuStorage, layout: &Layout) -> candle_core::Result<&'a [f32]> {
+    let CpuStorage::F32(data) = storage else {
+        candle_core::bail!("f32 kernel given another dtype");
+    };
+    let Some((start, end)) = layout.contiguous_offsets() else {
+        candle_core::bail!("f32 kernel given a non-contiguous tensor");
+    };
+    Ok(&data[start..end])
+}
+
+/// Whether the kernels of this module run on `x`: f32 on the CPU.
+fn on_cpu_f32(x: &Tensor) -> bool {
+    x.device().is_cpu() && x.dtype() == DType::F32
+}
+
+/// Mean and 1/sqrt(variance + eps) of one row.
+#[inline]
+fn row_stats(row: &[f32], eps: f32) -> (f32, f32) {
+    let n = row.len() as f32;
+    let mean = row.iter().sum::<f32>() / n;
+    let var = row.iter().map(|&v| (v - mean) * (v - mean)).sum::<f32>() / n;
+    (mean, 1.0 / (var + eps).sqrt())
+}
+
+/// Layer norm over the last dimension: (x - mean) / sqrt(var + eps) · gamma + beta.
+struct LayerNormOp {
+    eps: f32,
+}
+
+impl CustomOp3 for LayerNormOp {
+    fn name(&self) -> &'static str {
+        "anonlm-layer-norm"
+    }
+
+    fn cpu_fwd(
+        &self,
+        x_s: &CpuStorage,
+        x_l: &Layout,
+        g_s: &CpuStorage,
+        g_l: &Layout,
+        b_s: &CpuStorage,
+        b_l: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
+        let (x, gamma, beta) = (
+            f32_slice(x_s, x_l)?,
+            f32_slice(g_s, g_l)?,
+            f32_slice(b_s, b_l)?,
+        );
+        let h = gamma.len();
+        if h == 0 || beta.len() != h || x.len() % h != 0 {
+            candle_core::bail!("layer norm: weight, bias and input sizes differ");
+        }
+        let mut out = vec![0f32; x.len()];
+        out.par_chunks_mut(h)
+            .zip(x.par_chunks(h))
+            .for_each(|(o, row)| {
+                let (mean, rstd) = row_stats(row, self.eps);
+                for i in 0..h {
+                    o[i] = (row[i] - mean) * rstd * gamma[i] + beta[i];
+                }
+            });
+        Ok((CpuStorage::F32(out), x_l.shape().clone()))
+    }
+
+    fn bwd(
+        &self,
+        x: &Tensor,
+        gamma: &Tensor,
+        _beta: &Tensor,
+        _res: &Tensor,
+        grad: &Tensor,
+    ) -> candle_core::Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        let h = gamma.dim(0)?;
+        let x = x.contiguous()?;
+        let grad = grad.contiguous()?;
+        let dx = x.apply_op3_no_bwd(gamma, &grad, &LayerNormInputGrad { eps: self.eps })?;
+        let xhat = x.apply_op1_no_bwd(&Normalize { eps: self.eps })?;
+        let rows = x.elem_count() / h;
+        let grad2 = grad.reshape((rows, h))?;
+        let dgamma = (&grad2 * xhat.reshape((rows, h))?)?.sum(0)?;
+        let dbeta = grad2.sum(0)?;
+        Ok((Some(dx), Some(dgamma), Some(dbeta)))
+    }
+}
+
+/// (x - mean) / sqrt(var + eps) per row of the last dimension.
+struct Normalize {
+    eps: f32,
+}
+
+impl CustomOp1 for Normalize {
+    fn name(&self) -> &'static str {
+        "anonlm-normalize"
+    }
+
+    fn cpu_fwd(
+        &self,
+        storage: &CpuStorage,
+        layout: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
+        let x = f32_slice(storage, layout)?;
+        let h = layout.shape().dims().last().copied().unwrap_or(1).max(1);
+        let mut out = vec![0f32; x.len()];
+        out.par_chunks_mut(h)
+            .zip(x.par_chunks(h))
+            .for_each(|(o, row)| {
+                let (mean, rstd) = row_stats(row, self.eps);
+                for (o, &v) in o.iter_mut().zip(row) {
+                    *o = (v - mean) * rstd;
+                }
+            });
+        Ok((CpuStorage::F32(out), layout.shape().clone()))
+    }
+}
+
+/// Gradient of layer norm with respect to its input, from (x, gamma, upstream gradient):
+/// rstd · (d - mean(d) - xhat · mean(d · xhat)) with d = grad · gamma.
+struct LayerNormInputGrad {
+    eps: f32,
+}
+
+impl CustomOp3 for LayerNormInputGrad {
+    fn name(&self) -> &'static str {
+        "anonlm-layer-norm-input-grad"
+    }
+
+    fn cpu_fwd(
+        &self,
+        x_s: &CpuStorage,
+        x_l: &Layout,
+        g_s: &CpuStorage,
+        g_l: &Layout,
+        d_s: &CpuStorage,
+        d_l: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
+        let (x, gamma, grad) = (
+            f32_slice(x_s, x_l)?,
+            f32_slice(g_s, g_l)?,
+            f32_slice(d_s, d_l)?,
+        );
+        let h = gamma.len();
+        if h == 0 || grad.len() != x.len() || x.len() % h != 0 {
+            candle_core::bail!("layer norm gradient: sizes differ");
+        }
+        let mut out = vec![0f32; x.len()];
+        out.par_chunks_mut(h)
+            .zip(x.par_chunks(h).zip(grad.par_chunks(h)))
+            .for_each(|(o, (row, g))| {
+                let (mean, rstd) = row_stats(row, self.eps);
+                let (mut sum_d, mut sum_dx) = (0f32, 0f32);
+                for i in 0..h {
+                    let d = g[i] * gamma[i];
+                    sum_d += d;
+                    sum_dx += d * (row[i] - mean) * rstd;
+                }
+                let (mean_d, mean_dx) = (sum_d / h as f32, sum_dx / h as f32);
+                for i in 0..h {
+                    let xhat = (row[i] - mean) * rstd;
+                    o[i] = rstd * (g[i] * gamma[i] - mean_d - xhat * mean_dx);
+                }
+            });
+        Ok((CpuStorage::F32(out), x_l.shape().clone()))
+    }
+}
+
+/// Layer norm over the last dimension with gradients for input, weight and bias: the
+/// parallel kernel for f32 on the CPU, `None` elsewhere (the caller builds it from ops).
+pub fn layer_norm(
+    x: &Tensor,
+    gamma: &Tensor,
+    beta: &Tensor,
+    eps: f64,
+) -> Option<candle_core::Result<Tensor>> {
+    if !on_cpu_f32(x) || !on_cpu_f32(gamma) || !on_cpu_f32(beta) {
+        return None;
+    }
+    Some((|| {
+        x.contiguous()?.apply_op3(
+            &gamma.contiguous()?,
+            &beta.contiguous()?,
+            LayerNormOp { eps: eps as f32 },
+        )
+    })())
+}
+
+/// Softmax over the last dimension.
+struct SoftmaxOp;
+
+impl CustomOp1 for SoftmaxOp {
+    fn name(&self) -> &'static str {
+        "anonlm-softmax"
+    }
+
+    fn cpu_fwd(
+        &self,
+        storage: &CpuStorage,
+        layout: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
+        let x = f32_slice(storage, layout)?;
+        let n = layout.shape().dims().last().copied().unwrap_or(1).max(1);
+        let mut out = x.to_vec();
+        out.par_chunks_mut(n).for_each(|row| {
+            let max = row
+                .iter()
+                .fold(f32::NEG_INFINITY, |m, &v| if v > m { v } else { m });
+            let mut sum = 0f32;
+            for v in row.iter_mut() {
+                *v = exp_neg(*v - max);
+                sum += *v;
+            }
+            let inv = 1.0 / sum;
+            for v in row.iter_mut() {
+                *v *= inv;
+            }
+        });
+        Ok((CpuStorage::F32(out), layout.shape().clone()))
+    }
+
+    fn bwd(
+        &self,
+        _arg: &Tensor,
+        res: &Tensor,
+        grad: &Tensor,
+    ) -> candle_core::Result<Option<Tensor>> {
+        // dx = y · (g - Σ g·y) over the last dimension.
+        let inner = (grad * res)?.sum_keepdim(D::Minus1)?;
+        Ok(Some((res * grad.broadcast_sub(&inner)?)?))
+    }
+}
+
+/// Softmax over the last dimension with its gradient: the parallel kernel for f32 on the
+/// CPU, candle's op-by-op softmax elsewhere.
+pub fn softmax_last_dim(x: &Tensor) -> candle_core::Result<Tensor> {
+    if on_cpu_f32(x) {
+        x.contiguous()?.apply_op1(SoftmaxOp)
+    } else {
+        candle_nn::ops::softmax(x, D::Minus1)
     }
 }
 
@@ -189,8 +434,9 @@ mod tests {
                 "exp({y}) = {got}, want {want}"
             );
         }
-        assert!(exp_neg(-200.0) >= 0.0 && exp_neg(-200.0) < 1e-37);
-        assert!(exp_neg(f32::NEG_INFINITY) < 1e-37);
+        assert_eq!(exp_neg(-200.0), 0.0);
+        assert_eq!(exp_neg(-1e9), 0.0);
+        assert_eq!(exp_neg(f32::NEG_INFINITY), 0.0);
     }
 
     #[test]
@@ -221,6 +467,69 @@ mod tests {
                 g[i]
             );
         }
+        Ok(())
+    }
+
+    /// Layer norm and softmax from plain candle ops, as the GPU path builds them.
+    fn reference_layer_norm(
+        x: &Tensor,
+        g: &Tensor,
+        b: &Tensor,
+        eps: f64,
+    ) -> candle_core::Result<Tensor> {
+        let mean = x.mean_keepdim(D::Minus1)?;
+        let centered = x.broadcast_sub(&mean)?;
+        let var = centered.sqr()?.mean_keepdim(D::Minus1)?;
+        centered
+            .broadcast_div(&(var + eps)?.sqrt()?)?
+            .broadcast_mul(g)?
+            .broadcast_add(b)
+    }
+
+    fn max_diff(a: &Tensor, b: &Tensor) -> candle_core::Result<f32> {
+        (a - b)?.abs()?.flatten_all()?.max(0)?.to_scalar::<f32>()
+    }
+
+    #[test]
+    fn layer_norm_and_softmax_kernels_match_plain_ops_with_gradients() -> candle_core::Result<()> {
+        let dev = Device::Cpu;
+        let x = Var::from_tensor(&(Tensor::randn(0f32, 2.0, (3, 5, 48), &dev)? + 0.7)?)?;
+        let g = Var::from_tensor(&Tensor::randn(1f32, 0.3, 48, &dev)?)?;
+        let b = Var::from_tensor(&Tensor::randn(0f32, 0.3, 48, &dev)?)?;
+        // A weighted sum, so every output element carries a different upstream gradient.
+        let w = Tensor::randn(0f32, 1.0, (3, 5, 48), &dev)?;
+        let vars = [&x, &g, &b];
+
+        let ours =
+            layer_norm(x.as_tensor(), g.as_tensor(), b.as_tensor(), 1e-5).expect("cpu f32")?;
+        let theirs = reference_layer_norm(x.as_tensor(), g.as_tensor(), b.as_tensor(), 1e-5)?;
+        assert!(max_diff(&ours, &theirs)? < 1e-5);
+        let (ga, gb) = (
+            (&ours * &w)?.sum_all()?.backward()?,
+            (&theirs * &w)?.sum_all()?.backward()?,
+        );
+        for v in vars {
+            let d = max_diff(
+                ga.get(v.as_tensor()).expect("grad"),
+                gb.get(v.as_tensor()).expect("grad"),
+            )?;
+            assert!(d < 1e-4, "layer norm gradient differs by {d}");
+        }
+
+        let s = Var::from_tensor(&Tensor::randn(0f32, 3.0, (4, 2, 9), &dev)?)?;
+        let ws = Tensor::randn(0f32, 1.0, (4, 2, 9), &dev)?;
+        let ours = softmax_last_dim(s.as_tensor())?;
+        let theirs = candle_nn::ops::softmax(s.as_tensor(), D::Minus1)?;
+        assert!(max_diff(&ours, &theirs)? < 1e-6);
+        let (ga, gb) = (
+            (&ours * &ws)?.sum_all()?.backward()?,
+            (&theirs * &ws)?.sum_all()?.backward()?,
+        );
+        let d = max_diff(
+            ga.get(s.as_tensor()).expect("grad"),
+            gb.get(s.as_tensor()).expect("grad"),
+        )?;
+        assert!(d < 1e-5, "softmax gradient differs by {d}");
         Ok(())
     }
 }

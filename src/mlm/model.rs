@@ -10,6 +10,7 @@ use candle_nn::{Init, Linear, VarBuilder};
 use super::attention_cpu;
 use super::config::{Activation, Arch, MlmConfig};
 use super::dropout::DropoutRng;
+use super::kernels;
 
 /// Additive attention bias for padded keys; exp() of it underflows to exactly 0 in f32.
 const MASK_BIAS: f64 = -1e9;
@@ -56,6 +57,9 @@ impl LayerNorm {
     fn forward(&self, x: &Tensor, fused: bool) -> candle_core::Result<Tensor> {
         if fused {
             return candle_nn::ops::layer_norm(x, &self.weight, &self.bias, self.eps as f32);
+        }
+        if let Some(normed) = kernels::layer_norm(x, &self.weight, &self.bias, self.eps) {
+            return normed;
         }
         let mean = x.mean_keepdim(D::Minus1)?;
         let centered = x.broadcast_sub(&mean)?;
@@ -400,7 +404,7 @@ impl MaskedLm {
                 let probs = if fused {
                     candle_nn::ops::softmax_last_dim(&scores)?
                 } else {
-                    candle_nn::ops::softmax(&scores, D::Minus1)?
+                    kernels::softmax_last_dim(&scores)?
                 };
                 let probs = dropout(&probs, c.attention_probs_dropout_prob, &mut dropout_rng)?;
                 probs
