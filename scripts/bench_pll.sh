@@ -27,11 +27,10 @@ with open(sys.argv[1], "w") as f:
         f.write(" ".join(f"w{r.randint(5, 24)}" for _ in range(r.randint(45, 75))) + "\n")
 PY
 for round in $(seq "$ROUNDS"); do
-    start=$(date +%s.%N)
-    RAYON_NUM_THREADS=2 "$BIN" mlm score --model "$WORK/bert" --input "$WORK/sentences.txt" \
-        --out "$WORK/anonlm.jsonl" --overwrite --batch 64 2>/dev/null
-    end=$(date +%s.%N)
-    ours=$(echo "$end - $start" | bc)
+    /usr/bin/time -f "%e" -o "$WORK/anonlm.time" env RAYON_NUM_THREADS=2 "$BIN" mlm score \
+        --model "$WORK/bert" --input "$WORK/sentences.txt" --out "$WORK/anonlm.jsonl" \
+        --overwrite --batch 64 2>/dev/null
+    ours=$(cat "$WORK/anonlm.time")
     "$PYTHON" "$SCRIPTS/bench_pll_model.py" --model "$WORK/bert" --input "$WORK/sentences.txt" \
         --threads 2 --batch 64 --compare "$WORK/anonlm.jsonl" --out "$WORK/transformers.json" \
         >/dev/null 2>&1

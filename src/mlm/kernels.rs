@@ -89,14 +89,35 @@ fn map_f32<F: Fn(f32) -> f32 + Sync>(
 ) -> candle_core::Result<(CpuStorage, Shape)> {
     let src = f32_slice(storage, layout)?;
     let mut out = vec![0f32; src.len()];
+    #[cfg(target_arch = "x86_64")]
+    let wide = std::arch::is_x86_feature_detected!("avx2");
     out.par_chunks_mut(CHUNK)
         .zip(src.par_chunks(CHUNK))
         .for_each(|(o, s)| {
-            for (o, &x) in o.iter_mut().zip(s) {
-                *o = f(x);
+            #[cfg(target_arch = "x86_64")]
+            if wide {
+                // SAFETY: the CPU has AVX2 (checked above), all the target feature asks for.
+                unsafe { map_chunk_avx2(o, s, &f) };
+                return;
             }
+            map_chunk(o, s, &f);
         });
     Ok((CpuStorage::F32(out), layout.shape().clone()))
+}
+
+#[inline(always)]
+fn map_chunk<F: Fn(f32) -> f32>(out: &mut [f32], src: &[f32], f: &F) {
+    for (o, &x) in out.iter_mut().zip(src) {
+        *o = f(x);
+    }
+}
+
+/// [`map_chunk`] compiled for AVX2: eight lanes instead of SSE2's four (the release build
+/// targets baseline x86-64). Same operations, so the same results.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn map_chunk_avx2<F: Fn(f32) -> f32>(out: &mut [f32], src: &[f32], f: &F) {
+    map_chunk(out, src, f)
 }
 
 struct GeluErf;
