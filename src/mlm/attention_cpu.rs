@@ -12,24 +12,13 @@
 use candle_core::{CpuStorage, CustomOp3, Layout, Shape, Tensor};
 use rayon::prelude::*;
 
-use super::kernels::exp_neg;
+use super::kernels::{exp_neg, f32_slice};
 
 struct FusedAttention {
     heads: usize,
     scale: f32,
     /// Per sequence and position: whether that key is a real token (not padding).
     key_valid: Vec<bool>,
-}
-
-/// The contiguous f32 data of one input.
-fn f32_data<'a>(storage: &'a CpuStorage, layout: &Layout) -> candle_core::Result<&'a [f32]> {
-    let CpuStorage::F32(data) = storage else {
-        candle_core::bail!("fused attention takes f32 tensors");
-    };
-    let Some((start, end)) = layout.contiguous_offsets() else {
-        candle_core::bail!("fused attention takes contiguous tensors");
-    };
-    Ok(&data[start..end])
 }
 
 /// Softmax over the real keys of one score row, in place; padded keys get exactly 0.
@@ -86,9 +75,9 @@ impl CustomOp3 for FusedAttention {
             candle_core::bail!("fused attention: mask or head count does not fit the input");
         }
         let (q, k, v) = (
-            f32_data(q_s, q_l)?,
-            f32_data(k_s, k_l)?,
-            f32_data(v_s, v_l)?,
+            f32_slice(q_s, q_l)?,
+            f32_slice(k_s, k_l)?,
+            f32_slice(v_s, v_l)?,
         );
         let hd = h / self.heads;
         let mut out = vec![0f32; b * t * h];
@@ -237,9 +226,9 @@ impl CustomOp3 for RowsAttention {
             candle_core::bail!("rows attention: mask, rows or head count does not fit the input");
         }
         let (q, k, v) = (
-            f32_data(q_s, q_l)?,
-            f32_data(k_s, k_l)?,
-            f32_data(v_s, v_l)?,
+            f32_slice(q_s, q_l)?,
+            f32_slice(k_s, k_l)?,
+            f32_slice(v_s, v_l)?,
         );
         let hd = h / self.heads;
         let mut out = vec![0f32; n * h];

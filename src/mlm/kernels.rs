@@ -172,7 +172,10 @@ pub fn gelu_erf(x: &Tensor) -> candle_core::Result<Tensor> {
 }
 
 /// The contiguous f32 data of a kernel input.
-fn f32_slice<'a>(storage: &'a CpuStorage, layout: &Layout) -> candle_core::Result<&'a [f32]> {
+pub(crate) fn f32_slice<'a>(
+    storage: &'a CpuStorage,
+    layout: &Layout,
+) -> candle_core::Result<&'a [f32]> {
     let CpuStorage::F32(data) = storage else {
         candle_core::bail!("f32 kernel given another dtype");
     };

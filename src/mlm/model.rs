@@ -325,11 +325,22 @@ impl MaskedLm {
         attention_mask: &Tensor,
         dropout_rng: Option<&mut DropoutRng>,
     ) -> candle_core::Result<Tensor> {
-        match dropout_rng {
-            None => self
-                .detached()
-                .encode(input_ids, attention_mask, None, None),
-            Some(rng) => self.encode(input_ids, attention_mask, Some(rng), None),
+        self.in_mode(dropout_rng, |model, dropout, _| {
+            model.encode(input_ids, attention_mask, dropout, None)
+        })
+    }
+
+    /// Runs `pass(model, dropout, fused)` in the mode `dropout` selects: training on this
+    /// model's variables, or inference (`None`) on [`MaskedLm::detached`] weights with fused
+    /// kernels.
+    fn in_mode<R>(
+        &self,
+        dropout: Option<&mut DropoutRng>,
+        pass: impl FnOnce(&MaskedLm, Option<&mut DropoutRng>, bool) -> R,
+    ) -> R {
+        match dropout {
+            None => pass(&self.detached(), None, true),
+            Some(rng) => pass(self, Some(rng), false),
         }
     }
 
@@ -481,16 +492,10 @@ impl MaskedLm {
         rows: &Tensor,
         dropout: Option<&mut DropoutRng>,
     ) -> candle_core::Result<Tensor> {
-        let inference;
-        let model = if dropout.is_none() {
-            inference = self.detached();
-            &inference
-        } else {
-            self
-        };
-        let fused = dropout.is_none();
-        let picked = model.encode(input_ids, attention_mask, dropout, Some(rows))?;
-        model.head(&picked.unsqueeze(0)?, fused)?.squeeze(0)
+        self.in_mode(dropout, |model, dropout, fused| {
+            let picked = model.encode(input_ids, attention_mask, dropout, Some(rows))?;
+            model.head(&picked.unsqueeze(0)?, fused)?.squeeze(0)
+        })
     }
 
     /// input_ids u32 [batch, seq]; attention_mask u32 [batch, seq] (1 = real token);
@@ -501,15 +506,9 @@ impl MaskedLm {
         attention_mask: &Tensor,
         dropout: Option<&mut DropoutRng>,
     ) -> candle_core::Result<Tensor> {
-        let inference;
-        let model = if dropout.is_none() {
-            inference = self.detached();
-            &inference
-        } else {
-            self
-        };
-        let fused = dropout.is_none();
-        let hidden = model.encode(input_ids, attention_mask, dropout, None)?;
-        model.head(&hidden, fused)
+        self.in_mode(dropout, |model, dropout, fused| {
+            let hidden = model.encode(input_ids, attention_mask, dropout, None)?;
+            model.head(&hidden, fused)
+        })
     }
 }
