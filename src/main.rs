@@ -11,7 +11,22 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `mi_option_purge_delay` in mimalloc v3's `mi_option_t` (libmimalloc-sys 0.1.49, pinned).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// Freed memory stays with the process for reuse instead of going back to the kernel 10 ms
+/// later: a training step frees and reallocates the same large buffers, and each hand-back
+/// cost a fresh round of page faults and zeroing (RoBERTa-base training on 2 cores: +38%
+/// tokens/s for 2-5% more peak memory). `MIMALLOC_PURGE_DELAY` in the environment wins.
+fn keep_freed_memory() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: called first thing in `main`, before any other thread exists.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
+    }
+}
+
 fn main() -> ExitCode {
+    keep_freed_memory();
     anonlm::panic_hook::install();
     // candle asks for the thread count on every matrix product and, without this variable,
     // reads /proc/cpuinfo each time (a fifth of the NER tagging time). Rayon's own default is
@@ -60,4 +75,23 @@ fn describe(err: &anyhow::Error) -> String {
         }
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The option number is purge_delay's: its documented default (10 ms), then our value.
+    #[test]
+    fn purge_delay_option_is_the_one_set() {
+        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+            panic!("unset MIMALLOC_PURGE_DELAY to run this test");
+        }
+        // SAFETY: reads and writes one option; this test is the only code touching it.
+        let before = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
+        assert_eq!(before, 10);
+        keep_freed_memory();
+        let after = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
+        assert_eq!(after, -1);
+    }
 }

@@ -1,13 +1,17 @@
-//! Fused multi-head self-attention for inference on the CPU: scores, padding mask, softmax
-//! and the weighted sum of values in one pass per (sequence, head), reading the query, key and
-//! value projections where they lie and writing the merged context directly.
+//! Fused multi-head self-attention on the CPU: scores, padding mask, softmax, dropout and the
+//! weighted sum of values in one pass per (sequence, head), reading the query, key and value
+//! projections where they lie and writing the merged context directly; for training, the
+//! probabilities are kept and the backward pass gives the query, key and value gradients in
+//! one pass too.
 //!
 //! Op by op, candle copies each projection into a head-major layout, the keys once more
 //! transposed, materializes scaled and masked scores, and copies the context back: a seventh
-//! of a real-size encoder's inference time, mostly copies and single-threaded strided loops.
+//! of a real-size encoder's inference time, mostly copies and single-threaded strided loops,
+//! and in training some twenty graph nodes per layer, each with a zero-filled gradient buffer.
 //! Here the small products go to the `gemm` crate (which candle itself uses) with strides
-//! instead of copies, one (sequence, head) pair per parallel task. No backward pass: training
-//! keeps the op-by-op form.
+//! instead of copies, one sequence per parallel task.
+
+use std::sync::Mutex;
 
 use candle_core::{CpuStorage, CustomOp3, Layout, Shape, Tensor};
 use rayon::prelude::*;
@@ -19,6 +23,21 @@ struct FusedAttention {
     scale: f32,
     /// Per sequence and position: whether that key is a real token (not padding).
     key_valid: Vec<bool>,
+    /// Inverted-dropout factors of the probabilities [b, heads, t, t] (0 or 1/(1-p)), or
+    /// empty for none.
+    dropout: Vec<f32>,
+    /// Whether to keep the probabilities (before dropout) for the backward pass.
+    keep_probs: bool,
+    probs: Mutex<Vec<f32>>,
+}
+
+/// Reads a kernel input's contiguous f32 data.
+fn read<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> candle_core::Result<R>) -> candle_core::Result<R> {
+    let (storage, layout) = t.storage_and_layout();
+    let candle_core::Storage::Cpu(cpu) = &*storage else {
+        candle_core::bail!("fused attention: not on the CPU");
+    };
+    f(f32_slice(cpu, layout)?)
 }
 
 /// Softmax over the real keys of one score row, in place; padded keys get exactly 0.
@@ -53,6 +72,162 @@ fn softmax_row(row: &mut [f32], valid: &[bool]) {
     }
 }
 
+impl FusedAttention {
+    /// Gradients of the query, key and value projections [b, t, h] from the upstream
+    /// gradient `g` of the context and the kept probabilities `probs` [b, heads, t, t]. Per
+    /// (sequence, head), with P the probabilities, D the dropout factors and dO, V, K, Q the
+    /// head's slices: dV = (P∘D)ᵀ·dO; dP = (dO·Vᵀ)∘D; dS = P∘(dP − rowsum(dP∘P));
+    /// dQ = scale·dS·K; dK = scale·dSᵀ·Q.
+    fn gradients(
+        &self,
+        q: &[f32],
+        k: &[f32],
+        v: &[f32],
+        g: &[f32],
+        probs: &[f32],
+        (b, t, h): (usize, usize, usize),
+    ) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+        let hd = h / self.heads;
+        let (mut dq, mut dk, mut dv) = (
+            vec![0f32; b * t * h],
+            vec![0f32; b * t * h],
+            vec![0f32; b * t * h],
+        );
+        dq.par_chunks_mut(t * h)
+            .zip(dk.par_chunks_mut(t * h).zip(dv.par_chunks_mut(t * h)))
+            .enumerate()
+            .for_each(|(seq, (dq_seq, (dk_seq, dv_seq)))| {
+                let base = seq * t * h;
+                let mut dropped = vec![0f32; t * t];
+                let mut ds = vec![0f32; t * t];
+                for head in 0..self.heads {
+                    let off = base + head * hd;
+                    let at = (seq * self.heads + head) * t * t;
+                    let p = &probs[at..at + t * t];
+                    let factors = (!self.dropout.is_empty()).then(|| &self.dropout[at..at + t * t]);
+                    match factors {
+                        Some(f) => {
+                            for ((d, &p), &f) in dropped.iter_mut().zip(p).zip(f) {
+                                *d = p * f;
+                            }
+                        }
+                        None => dropped.copy_from_slice(p),
+                    }
+                    // SAFETY: as in the forward pass: q, k, v, g rows 0..t of stride h from
+                    // `off` lie inside this sequence; the t×t buffers are this task's own;
+                    // the destinations are this task's rows of dq, dk, dv, columns of `head`.
+                    unsafe {
+                        // dV[j][d] = Σ_i dropped[i][j] · dO[i][d]
+                        gemm::gemm(
+                            t,
+                            hd,
+                            t,
+                            dv_seq.as_mut_ptr().add(head * hd),
+                            1,
+                            h as isize,
+                            false,
+                            dropped.as_ptr(),
+                            t as isize,
+                            1,
+                            g.as_ptr().add(off),
+                            1,
+                            h as isize,
+                            0.0,
+                            1.0,
+                            false,
+                            false,
+                            false,
+                            gemm::Parallelism::None,
+                        );
+                        // ds[i][j] = Σ_d dO[i][d] · V[j][d]
+                        gemm::gemm(
+                            t,
+                            t,
+                            hd,
+                            ds.as_mut_ptr(),
+                            1,
+                            t as isize,
+                            false,
+                            g.as_ptr().add(off),
+                            1,
+                            h as isize,
+                            v.as_ptr().add(off),
+                            h as isize,
+                            1,
+                            0.0,
+                            1.0,
+                            false,
+                            false,
+                            false,
+                            gemm::Parallelism::None,
+                        );
+                    }
+                    for i in 0..t {
+                        let row = &mut ds[i * t..(i + 1) * t];
+                        let p_row = &p[i * t..(i + 1) * t];
+                        if let Some(f) = factors {
+                            for (d, &f) in row.iter_mut().zip(&f[i * t..(i + 1) * t]) {
+                                *d *= f;
+                            }
+                        }
+                        let dot: f32 = row.iter().zip(p_row).map(|(d, p)| d * p).sum();
+                        for (d, &p) in row.iter_mut().zip(p_row) {
+                            *d = p * (*d - dot);
+                        }
+                    }
+                    // SAFETY: as above.
+                    unsafe {
+                        // dQ[i][d] = scale · Σ_j ds[i][j] · K[j][d]
+                        gemm::gemm(
+                            t,
+                            hd,
+                            t,
+                            dq_seq.as_mut_ptr().add(head * hd),
+                            1,
+                            h as isize,
+                            false,
+                            ds.as_ptr(),
+                            1,
+                            t as isize,
+                            k.as_ptr().add(off),
+                            1,
+                            h as isize,
+                            0.0,
+                            self.scale,
+                            false,
+                            false,
+                            false,
+                            gemm::Parallelism::None,
+                        );
+                        // dK[j][d] = scale · Σ_i ds[i][j] · Q[i][d]
+                        gemm::gemm(
+                            t,
+                            hd,
+                            t,
+                            dk_seq.as_mut_ptr().add(head * hd),
+                            1,
+                            h as isize,
+                            false,
+                            ds.as_ptr(),
+                            t as isize,
+                            1,
+                            q.as_ptr().add(off),
+                            1,
+                            h as isize,
+                            0.0,
+                            self.scale,
+                            false,
+                            false,
+                            false,
+                            gemm::Parallelism::None,
+                        );
+                    }
+                }
+            });
+        (dq, dk, dv)
+    }
+}
+
 impl CustomOp3 for FusedAttention {
     fn name(&self) -> &'static str {
         "anonlm-fused-attention"
@@ -80,13 +255,23 @@ impl CustomOp3 for FusedAttention {
             f32_slice(v_s, v_l)?,
         );
         let hd = h / self.heads;
+        if !self.dropout.is_empty() && self.dropout.len() != b * self.heads * t * t {
+            candle_core::bail!("fused attention: the dropout mask does not fit the input");
+        }
         let mut out = vec![0f32; b * t * h];
+        let kept_stride = if self.keep_probs {
+            self.heads * t * t
+        } else {
+            1
+        };
+        let mut kept = vec![0f32; b * kept_stride];
         // Each task owns one sequence's output rows; its heads run one after another there,
         // so tasks never share an output row. Parallel over sequences (rows of a PLL batch
         // number in the dozens), and gemm stays single-threaded inside.
         out.par_chunks_mut(t * h)
+            .zip(kept.par_chunks_mut(kept_stride))
             .enumerate()
-            .for_each(|(seq, out_seq)| {
+            .for_each(|(seq, (out_seq, kept_seq))| {
                 let valid = &self.key_valid[seq * t..(seq + 1) * t];
                 let base = seq * t * h;
                 let mut scores = vec![0f32; t * t];
@@ -123,6 +308,17 @@ impl CustomOp3 for FusedAttention {
                     for row in scores.chunks_mut(t) {
                         softmax_row(row, valid);
                     }
+                    let square = head * t * t..(head + 1) * t * t;
+                    if self.keep_probs {
+                        kept_seq[square.clone()].copy_from_slice(&scores);
+                    }
+                    if !self.dropout.is_empty() {
+                        let at = seq * self.heads * t * t;
+                        let factors = &self.dropout[at + square.start..at + square.end];
+                        for (s, &f) in scores.iter_mut().zip(factors) {
+                            *s *= f;
+                        }
+                    }
                     // SAFETY: as above; the destination is this task's output rows, columns
                     // head·hd .. (head+1)·hd.
                     unsafe {
@@ -150,7 +346,39 @@ impl CustomOp3 for FusedAttention {
                     }
                 }
             });
+        if self.keep_probs {
+            *self.probs.lock().expect("attention probabilities") = kept;
+        }
         Ok((CpuStorage::F32(out), Shape::from((b, t, h))))
+    }
+
+    fn bwd(
+        &self,
+        q: &Tensor,
+        k: &Tensor,
+        v: &Tensor,
+        _res: &Tensor,
+        grad: &Tensor,
+    ) -> candle_core::Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        let (b, t, h) = q.dims3()?;
+        let probs = self.probs.lock().expect("attention probabilities");
+        if probs.len() != b * self.heads * t * t {
+            candle_core::bail!("fused attention: no probabilities kept for the backward pass");
+        }
+        let grad = grad.contiguous()?;
+        let (dq, dk, dv) = read(q, |q| {
+            read(k, |k| {
+                read(v, |v| {
+                    read(&grad, |g| Ok(self.gradients(q, k, v, g, &probs, (b, t, h))))
+                })
+            })
+        })?;
+        let dev = q.device();
+        Ok((
+            Some(Tensor::from_vec(dq, (b, t, h), dev)?),
+            Some(Tensor::from_vec(dk, (b, t, h), dev)?),
+            Some(Tensor::from_vec(dv, (b, t, h), dev)?),
+        ))
     }
 }
 
@@ -181,9 +409,35 @@ pub fn fused_attention(
         heads,
         scale: scale as f32,
         key_valid: key_valid.to_vec(),
+        dropout: Vec::new(),
+        keep_probs: false,
+        probs: Mutex::new(Vec::new()),
     };
     q.contiguous()?
         .apply_op3_no_bwd(&k.contiguous()?, &v.contiguous()?, &op)
+}
+
+/// [`fused_attention`] for training: with the inverted-dropout factors `dropout` of the
+/// probabilities ([b, heads, t, t], or empty for none) and a backward pass.
+pub fn training_attention(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    key_valid: Vec<bool>,
+    dropout: Vec<f32>,
+    heads: usize,
+    scale: f64,
+) -> candle_core::Result<Tensor> {
+    let op = FusedAttention {
+        heads,
+        scale: scale as f32,
+        key_valid,
+        dropout,
+        keep_probs: true,
+        probs: Mutex::new(Vec::new()),
+    };
+    q.contiguous()?
+        .apply_op3(&k.contiguous()?, &v.contiguous()?, op)
 }
 
 /// Whether [`fused_attention`] can run on this input: f32 on the CPU.
@@ -277,4 +531,87 @@ pub fn rows_attention(
     };
     q.contiguous()?
         .apply_op3_no_bwd(&k.contiguous()?, &v.contiguous()?, &op)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::{Device, Var, D};
+
+    /// Attention written as candle ops, with the same dropout factors.
+    fn reference(
+        q: &Tensor,
+        k: &Tensor,
+        v: &Tensor,
+        mask: &[u32],
+        factors: &Tensor,
+        heads: usize,
+        scale: f64,
+    ) -> candle_core::Result<Tensor> {
+        let (b, t, h) = q.dims3()?;
+        let split = |y: &Tensor| {
+            y.reshape((b, t, heads, h / heads))?
+                .transpose(1, 2)?
+                .contiguous()
+        };
+        let (qh, kh, vh) = (split(q)?, split(k)?, split(v)?);
+        let bias: Vec<f32> = mask
+            .iter()
+            .map(|&m| if m == 1 { 0.0 } else { -1e9 })
+            .collect();
+        let bias = Tensor::from_vec(bias, (b, 1, 1, t), q.device())?;
+        let scores = (qh.matmul(&kh.t()?.contiguous()?)? * scale)?.broadcast_add(&bias)?;
+        let probs = candle_nn::ops::softmax(&scores, D::Minus1)?;
+        (probs * factors)?
+            .matmul(&vh)?
+            .transpose(1, 2)?
+            .reshape((b, t, h))
+    }
+
+    fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
+        (a - b)
+            .unwrap()
+            .abs()
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .max(0)
+            .unwrap()
+            .to_scalar::<f32>()
+            .unwrap()
+    }
+
+    /// Context and the query, key and value gradients equal the op-by-op attention, with
+    /// padding and dropout.
+    #[test]
+    fn training_attention_matches_plain_ops_with_gradients() -> candle_core::Result<()> {
+        let dev = Device::Cpu;
+        let (b, t, h, heads) = (3, 9, 12, 3);
+        let mask: Vec<u32> = (0..b * t)
+            .map(|i| u32::from(i % t < t - i / t * 2))
+            .collect();
+        let key_valid: Vec<bool> = mask.iter().map(|&m| m == 1).collect();
+        let mut rng = crate::mlm::DropoutRng::new(5);
+        let factors = rng.factors(b * heads * t * t, 0.2);
+        assert!(factors.contains(&0.0));
+        let factors_t = Tensor::from_vec(factors.clone(), (b, heads, t, t), &dev)?;
+        let var = || Var::from_tensor(&Tensor::randn(0f32, 1.0, (b, t, h), &dev)?);
+        let (q, k, v) = (var()?, var()?, var()?);
+        let probe = Tensor::randn(0f32, 1.0, (b, t, h), &dev)?;
+        let scale = 0.5;
+        let ours = training_attention(&q, &k, &v, key_valid, factors, heads, scale)?;
+        let theirs = reference(&q, &k, &v, &mask, &factors_t, heads, scale)?;
+        assert!(
+            max_diff(&ours, &theirs) < 1e-5,
+            "{}",
+            max_diff(&ours, &theirs)
+        );
+        let g1 = (ours * &probe)?.sum_all()?.backward()?;
+        let g2 = (theirs * &probe)?.sum_all()?.backward()?;
+        for x in [&q, &k, &v] {
+            let (a, c) = (g1.get(x).expect("gradient"), g2.get(x).expect("gradient"));
+            assert!(max_diff(a, c) < 1e-4, "{}", max_diff(a, c));
+        }
+        Ok(())
+    }
 }

@@ -41,8 +41,16 @@ impl DropoutRng {
             let keep = Tensor::rand(0f32, 1f32, x.shape(), x.device())?.ge(p as f64)?;
             return x.mul(&(keep.to_dtype(x.dtype())? * scale as f64)?);
         }
-        let n = x.elem_count();
-        let mask: Vec<f32> = (0..n)
+        let mask = self.factors(x.elem_count(), p);
+        let mask = Tensor::from_vec(mask, x.shape(), x.device())?.to_dtype(x.dtype())?;
+        x.mul(&mask)
+    }
+
+    /// The CPU mask of [`DropoutRng::apply`] for `n` elements with `0 < p < 1`: 0 for a
+    /// dropped element, 1/(1-p) for a kept one, drawn in element order.
+    pub fn factors(&mut self, n: usize, p: f32) -> Vec<f32> {
+        let scale = 1.0 / (1.0 - p);
+        (0..n)
             .map(|_| {
                 if self.rng.gen::<f32>() < p {
                     0.0
@@ -50,9 +58,7 @@ impl DropoutRng {
                     scale
                 }
             })
-            .collect();
-        let mask = Tensor::from_vec(mask, x.shape(), x.device())?.to_dtype(x.dtype())?;
-        x.mul(&mask)
+            .collect()
     }
 }
 

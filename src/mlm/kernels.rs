@@ -186,8 +186,34 @@ pub(crate) fn f32_slice<'a>(
 }
 
 /// Whether the kernels of this module run on `x`: f32 on the CPU.
-fn on_cpu_f32(x: &Tensor) -> bool {
+pub(crate) fn on_cpu_f32(x: &Tensor) -> bool {
     x.device().is_cpu() && x.dtype() == DType::F32
+}
+
+/// Column sums [cols] of a matrix [rows, cols] (f32 on the CPU), in parallel over column
+/// blocks: candle sums over a leading dimension on one thread, and bias and layer-norm
+/// gradients are such sums over every token of a batch.
+pub(crate) fn column_sums(m: &Tensor) -> candle_core::Result<Tensor> {
+    let (rows, cols) = m.dims2()?;
+    let m = m.contiguous()?;
+    let (storage, layout) = m.storage_and_layout();
+    let candle_core::Storage::Cpu(cpu) = &*storage else {
+        candle_core::bail!("column sums: not on the CPU");
+    };
+    let data = f32_slice(cpu, layout)?;
+    const BLOCK: usize = 64;
+    let mut out = vec![0f32; cols];
+    out.par_chunks_mut(BLOCK).enumerate().for_each(|(i, sums)| {
+        let first = i * BLOCK;
+        for r in 0..rows {
+            let row = &data[r * cols + first..r * cols + first + sums.len()];
+            for (s, &v) in sums.iter_mut().zip(row) {
+                *s += v;
+            }
+        }
+    });
+    drop(storage);
+    Tensor::from_vec(out, cols, m.device())
 }
 
 /// Mean and 1/sqrt(variance + eps) of one row.
@@ -254,8 +280,8 @@ impl CustomOp3 for LayerNormOp {
         let xhat = x.apply_op1_no_bwd(&Normalize { eps: self.eps })?;
         let rows = x.elem_count() / h;
         let grad2 = grad.reshape((rows, h))?;
-        let dgamma = (&grad2 * xhat.reshape((rows, h))?)?.sum(0)?;
-        let dbeta = grad2.sum(0)?;
+        let dgamma = column_sums(&(&grad2 * xhat.reshape((rows, h))?)?)?;
+        let dbeta = column_sums(&grad2)?;
         Ok((Some(dx), Some(dgamma), Some(dbeta)))
     }
 }

@@ -10,6 +10,7 @@ pub mod fill;
 pub mod hub;
 pub mod init;
 pub mod kernels;
+pub mod linear_cpu;
 pub mod loss;
 pub mod model;
 pub mod runtime;

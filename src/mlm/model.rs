@@ -4,13 +4,14 @@
 //! fused layer norm / softmax (no backward pass in candle 0.11.1), and its MLM head expects a
 //! decoder weight that `save_pretrained` files lack.
 
-use candle_core::{DType, Device, Module, Tensor, D};
+use candle_core::{DType, Device, Tensor, D};
 use candle_nn::{Init, Linear, VarBuilder};
 
 use super::attention_cpu;
 use super::config::{Activation, Arch, MlmConfig};
 use super::dropout::DropoutRng;
 use super::kernels;
+use super::linear_cpu;
 
 /// Additive attention bias for padded keys; exp() of it underflows to exactly 0 in f32.
 const MASK_BIAS: f64 = -1e9;
@@ -390,8 +391,9 @@ impl MaskedLm {
         let heads = c.num_attention_heads;
         let hd = c.hidden_size / heads;
         let scale = 1.0 / (hd as f64).sqrt();
-        let fused_attention = fused && attention_cpu::applies(&x);
-        let key_valid = if fused_attention {
+        let cpu_attention = attention_cpu::applies(&x);
+        let fused_attention = fused && cpu_attention;
+        let key_valid = if cpu_attention {
             attention_cpu::key_valid(attention_mask)?
         } else {
             Vec::new()
@@ -401,11 +403,26 @@ impl MaskedLm {
             if let (Some(rows), true) = (rows, fused_attention && index + 1 == n_layers) {
                 return self.last_layer_at(layer, &x, rows, &key_valid);
             }
-            let q = layer.query.forward(&x)?;
-            let k = layer.key.forward(&x)?;
-            let v = layer.value.forward(&x)?;
+            let q = linear_cpu::forward(&layer.query, &x)?;
+            let k = linear_cpu::forward(&layer.key, &x)?;
+            let v = linear_cpu::forward(&layer.value, &x)?;
             let ctx = if fused_attention {
                 attention_cpu::fused_attention(&q, &k, &v, &key_valid, heads, scale)?
+            } else if cpu_attention {
+                let p = c.attention_probs_dropout_prob;
+                let factors = match dropout_rng.as_deref_mut() {
+                    Some(rng) if p > 0.0 && p < 1.0 => rng.factors(b * heads * t * t, p as f32),
+                    _ => Vec::new(),
+                };
+                attention_cpu::training_attention(
+                    &q,
+                    &k,
+                    &v,
+                    key_valid.clone(),
+                    factors,
+                    heads,
+                    scale,
+                )?
             } else {
                 let split = |y: Tensor| -> candle_core::Result<Tensor> {
                     y.reshape((b, t, heads, hd))?.transpose(1, 2)?.contiguous()
@@ -424,11 +441,13 @@ impl MaskedLm {
                     .contiguous()?
                     .reshape((b, t, c.hidden_size))?
             };
-            let a = layer.attn_out.forward(&ctx)?;
+            let a = linear_cpu::forward(&layer.attn_out, &ctx)?;
             let a = dropout(&a, c.hidden_dropout_prob, &mut dropout_rng)?;
             let a = layer.attn_norm.forward(&(a + &x)?, fused)?;
-            let f = c.hidden_act.forward(&layer.intermediate.forward(&a)?)?;
-            let f = layer.output.forward(&f)?;
+            let f = c
+                .hidden_act
+                .forward(&linear_cpu::forward(&layer.intermediate, &a)?)?;
+            let f = linear_cpu::forward(&layer.output, &f)?;
             let f = dropout(&f, c.hidden_dropout_prob, &mut dropout_rng)?;
             x = layer.out_norm.forward(&(f + a)?, fused)?;
         }
@@ -449,10 +468,10 @@ impl MaskedLm {
     ) -> candle_core::Result<Tensor> {
         let c = &self.config;
         let (b, t, h) = x.dims3()?;
-        let k = layer.key.forward(x)?;
-        let v = layer.value.forward(x)?;
+        let k = linear_cpu::forward(&layer.key, x)?;
+        let v = linear_cpu::forward(&layer.value, x)?;
         let picked = x.reshape((b * t, h))?.index_select(rows, 0)?;
-        let q = layer.query.forward(&picked)?;
+        let q = linear_cpu::forward(&layer.query, &picked)?;
         let seq_of = rows
             .to_dtype(DType::U32)?
             .to_vec1::<u32>()?
@@ -462,10 +481,12 @@ impl MaskedLm {
         let heads = c.num_attention_heads;
         let scale = 1.0 / ((h / heads) as f64).sqrt();
         let ctx = attention_cpu::rows_attention(&q, &k, &v, key_valid, seq_of, heads, scale)?;
-        let a = layer.attn_out.forward(&ctx)?;
+        let a = linear_cpu::forward(&layer.attn_out, &ctx)?;
         let a = layer.attn_norm.forward(&(a + &picked)?, true)?;
-        let f = c.hidden_act.forward(&layer.intermediate.forward(&a)?)?;
-        let f = layer.output.forward(&f)?;
+        let f = c
+            .hidden_act
+            .forward(&linear_cpu::forward(&layer.intermediate, &a)?)?;
+        let f = linear_cpu::forward(&layer.output, &f)?;
         layer.out_norm.forward(&(f + a)?, true)
     }
 
@@ -473,12 +494,12 @@ impl MaskedLm {
     /// (kernels without a backward pass) for inference.
     fn head(&self, hidden: &Tensor, fused: bool) -> candle_core::Result<Tensor> {
         let (b, t, h) = hidden.dims3()?;
-        let y = self.head_dense.forward(hidden)?;
+        let y = linear_cpu::forward(&self.head_dense, hidden)?;
         let y = self.head_act.forward(&y)?;
         let y = self.head_norm.forward(&y, fused)?.reshape((b * t, h))?;
-        let logits = y
-            .matmul(&self.embeddings.word.t()?)?
-            .broadcast_add(&self.head_bias)?;
+        // The decoder shares the word embeddings.
+        let decoder = Linear::new(self.embeddings.word.clone(), Some(self.head_bias.clone()));
+        let logits = linear_cpu::forward(&decoder, &y)?;
         logits.reshape((b, t, self.config.vocab_size))
     }
 

@@ -2,6 +2,7 @@
 //! AdamW with a warm-up/decay schedule, gradient accumulation and clipping, held-out evaluation
 //! with early stopping, atomic checkpoints with exact resume, and a JSONL log.
 
+mod adamw_cpu;
 pub mod blocks;
 pub mod canary_setup;
 pub mod checkpoint;

@@ -10,6 +10,7 @@ use std::path::Path;
 use candle_core::{DType, Tensor, Var};
 use candle_nn::VarMap;
 
+use super::adamw_cpu;
 use super::error::{Result, TrainError};
 
 /// AdamW hyper-parameters (the learning rate is set per step by the schedule).
@@ -148,25 +149,30 @@ impl AdamW {
         let bc2 = 1.0 - p.beta2.powi(t);
         for (i, g) in sum.sums.into_iter().enumerate() {
             let Some(g) = g else { continue };
-            let g = if clip_scale == 1.0 {
-                g
-            } else {
-                (g * clip_scale)?
+            let decays = self.decay[i] && p.weight_decay != 0.0;
+            let update = adamw_cpu::Update {
+                beta1: p.beta1 as f32,
+                beta2: p.beta2 as f32,
+                grad_scale: clip_scale as f32,
+                lr: lr as f32,
+                decay: if decays {
+                    (1.0 - lr * p.weight_decay) as f32
+                } else {
+                    1.0
+                },
+                bias_correction1: bc1 as f32,
+                bias_correction2: bc2 as f32,
+                eps: p.eps as f32,
             };
-            let m = ((&self.m[i] * p.beta1)? + (&g * (1.0 - p.beta1))?)?;
-            let v = ((&self.v[i] * p.beta2)? + (g.sqr()? * (1.0 - p.beta2))?)?;
             let theta = self.vars[i].as_tensor();
-            let theta = if self.decay[i] && p.weight_decay != 0.0 {
-                (theta * (1.0 - lr * p.weight_decay))?
+            if adamw_cpu::applies([theta, &self.m[i], &self.v[i], &g]) {
+                adamw_cpu::apply(theta, &self.m[i], &self.v[i], &g, update)?;
             } else {
-                theta.clone()
-            };
-            let denom = ((&v / bc2)?.sqrt()? + p.eps)?;
-            let update = ((&m / bc1)? / denom)?;
-            let next = (theta - (update * lr)?)?;
-            self.vars[i].set(&next)?;
-            self.m[i] = m;
-            self.v[i] = v;
+                let (next, m, v) = update_with_ops(theta, &self.m[i], &self.v[i], &g, update)?;
+                self.vars[i].set(&next)?;
+                self.m[i] = m;
+                self.v[i] = v;
+            }
         }
         Ok(norm)
     }
@@ -237,6 +243,32 @@ impl AdamW {
         self.step = step as u64;
         Ok(())
     }
+}
+
+/// The AdamW update as tensor ops (devices other than the CPU): next weights and moments.
+fn update_with_ops(
+    theta: &Tensor,
+    m: &Tensor,
+    v: &Tensor,
+    g: &Tensor,
+    u: adamw_cpu::Update,
+) -> candle_core::Result<(Tensor, Tensor, Tensor)> {
+    let g = if u.grad_scale == 1.0 {
+        g.clone()
+    } else {
+        (g * u.grad_scale as f64)?
+    };
+    let m = ((m * u.beta1 as f64)? + (&g * (1.0 - u.beta1 as f64))?)?;
+    let v = ((v * u.beta2 as f64)? + (g.sqr()? * (1.0 - u.beta2 as f64))?)?;
+    let theta = if u.decay == 1.0 {
+        theta.clone()
+    } else {
+        (theta * u.decay as f64)?
+    };
+    let denom = ((&v / u.bias_correction2 as f64)?.sqrt()? + u.eps as f64)?;
+    let step = ((&m / u.bias_correction1 as f64)? / denom)?;
+    let next = (theta - (step * u.lr as f64)?)?;
+    Ok((next, m, v))
 }
 
 /// Global L2 norm over all summed gradients.
@@ -357,6 +389,37 @@ mod tests {
             (got[0] - 2.9).abs() < 1e-5 && (got[1] - 3.9).abs() < 1e-5,
             "{got:?}"
         );
+    }
+
+    /// The in-place CPU kernels and the tensor-op form (other devices) give the same update.
+    #[test]
+    fn cpu_kernels_match_the_tensor_op_update() -> candle_core::Result<()> {
+        let dev = Device::Cpu;
+        let shape = (37, 1029);
+        let theta = Tensor::randn(0f32, 1.0, shape, &dev)?;
+        let m = (Tensor::randn(0f32, 1.0, shape, &dev)? * 0.1)?;
+        let v = Tensor::randn(0f32, 1.0, shape, &dev)?.sqr()?;
+        let g = Tensor::randn(0f32, 1.0, shape, &dev)?;
+        let update = adamw_cpu::Update {
+            beta1: 0.9,
+            beta2: 0.999,
+            grad_scale: 0.7,
+            lr: 1e-3,
+            decay: 1.0 - 1e-3 * 0.01,
+            bias_correction1: 1.0 - 0.9f32.powi(3),
+            bias_correction2: 1.0 - 0.999f32.powi(3),
+            eps: 1e-8,
+        };
+        let (next, m2, v2) = update_with_ops(&theta, &m, &v, &g, update)?;
+        let (t1, m1, v1) = (theta.copy()?, m.copy()?, v.copy()?);
+        adamw_cpu::apply(&t1, &m1, &v1, &g, update)?;
+        for (a, b) in [(&t1, &next), (&m1, &m2), (&v1, &v2)] {
+            let d = (a - b)?.abs()?.flatten_all()?.max(0)?.to_scalar::<f32>()?;
+            assert!(d < 1e-6, "{d}");
+        }
+        // The inputs the kernels did not own are untouched.
+        assert_ne!(t1.to_vec2::<f32>()?, theta.to_vec2::<f32>()?);
+        Ok(())
     }
 
     #[test]
