@@ -14,10 +14,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// `mi_option_purge_delay` in mimalloc v3's `mi_option_t` (libmimalloc-sys 0.1.49, pinned).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// Freed memory stays with the process for reuse instead of going back to the kernel 10 ms
-/// later: a training step frees and reallocates the same large buffers, and each hand-back
-/// cost a fresh round of page faults and zeroing (RoBERTa-base training on 2 cores: +38%
-/// tokens/s for 2-5% more peak memory). `MIMALLOC_PURGE_DELAY` in the environment wins.
+/// Freed memory stays with the process for reuse instead of going back to the kernel a
+/// second later (v3's default delay): a training step frees and reallocates the same large
+/// buffers, and each hand-back cost a fresh round of page faults and zeroing (RoBERTa-base
+/// training on 2 cores: +38% tokens/s for 2-5% more peak memory). `MIMALLOC_PURGE_DELAY` in the environment wins.
 fn keep_freed_memory() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: called first thing in `main`, before any other thread exists.
@@ -81,7 +81,8 @@ fn describe(err: &anyhow::Error) -> String {
 mod tests {
     use super::*;
 
-    /// The option number is purge_delay's: its documented default (10 ms), then our value.
+    /// The option number is purge_delay's: its default in mimalloc v3's `options.c` (1000 ms, no
+    /// other option has it), then our value.
     #[test]
     fn purge_delay_option_is_the_one_set() {
         if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
@@ -89,7 +90,7 @@ mod tests {
         }
         // SAFETY: reads and writes one option; this test is the only code touching it.
         let before = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
-        assert_eq!(before, 10);
+        assert_eq!(before, 1000);
         keep_freed_memory();
         let after = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
         assert_eq!(after, -1);
