@@ -18,6 +18,73 @@ use rayon::prelude::*;
 
 use super::kernels::{exp_neg, f32_slice};
 
+/// A strided f32 matrix: element (r, c) at `ptr + r·rs + c·cs`.
+#[derive(Clone, Copy)]
+struct View {
+    ptr: *const f32,
+    rs: isize,
+    cs: isize,
+}
+
+impl View {
+    /// Rows `stride` elements apart, columns adjacent.
+    fn rows(ptr: *const f32, stride: usize) -> View {
+        View {
+            ptr,
+            rs: stride as isize,
+            cs: 1,
+        }
+    }
+
+    /// The transpose of [`View::rows`]`(ptr, stride)`.
+    fn transposed(ptr: *const f32, stride: usize) -> View {
+        View {
+            ptr,
+            rs: 1,
+            cs: stride as isize,
+        }
+    }
+}
+
+/// dst (m×n, rows `dst_stride` apart) = scale · lhs (m×k) · rhs (k×n), on this thread.
+///
+/// # Safety
+/// Every element the shapes and strides address must lie inside the allocation its pointer
+/// comes from, and no other thread may touch the destination elements meanwhile.
+#[allow(clippy::too_many_arguments)]
+unsafe fn product(
+    m: usize,
+    n: usize,
+    k: usize,
+    dst: *mut f32,
+    dst_stride: usize,
+    lhs: View,
+    rhs: View,
+    scale: f32,
+) {
+    gemm::gemm(
+        m,
+        n,
+        k,
+        dst,
+        1,
+        dst_stride as isize,
+        false,
+        lhs.ptr,
+        lhs.cs,
+        lhs.rs,
+        rhs.ptr,
+        rhs.cs,
+        rhs.rs,
+        0.0,
+        scale,
+        false,
+        false,
+        false,
+        gemm::Parallelism::None,
+    )
+}
+
 struct FusedAttention {
     heads: usize,
     scale: f32,
@@ -118,48 +185,26 @@ impl FusedAttention {
                     // the destinations are this task's rows of dq, dk, dv, columns of `head`.
                     unsafe {
                         // dV[j][d] = Σ_i dropped[i][j] · dO[i][d]
-                        gemm::gemm(
+                        product(
                             t,
                             hd,
                             t,
                             dv_seq.as_mut_ptr().add(head * hd),
-                            1,
-                            h as isize,
-                            false,
-                            dropped.as_ptr(),
-                            t as isize,
-                            1,
-                            g.as_ptr().add(off),
-                            1,
-                            h as isize,
-                            0.0,
+                            h,
+                            View::transposed(dropped.as_ptr(), t),
+                            View::rows(g.as_ptr().add(off), h),
                             1.0,
-                            false,
-                            false,
-                            false,
-                            gemm::Parallelism::None,
                         );
                         // ds[i][j] = Σ_d dO[i][d] · V[j][d]
-                        gemm::gemm(
+                        product(
                             t,
                             t,
                             hd,
                             ds.as_mut_ptr(),
-                            1,
-                            t as isize,
-                            false,
-                            g.as_ptr().add(off),
-                            1,
-                            h as isize,
-                            v.as_ptr().add(off),
-                            h as isize,
-                            1,
-                            0.0,
+                            t,
+                            View::rows(g.as_ptr().add(off), h),
+                            View::transposed(v.as_ptr().add(off), h),
                             1.0,
-                            false,
-                            false,
-                            false,
-                            gemm::Parallelism::None,
                         );
                     }
                     for i in 0..t {
@@ -178,48 +223,26 @@ impl FusedAttention {
                     // SAFETY: as above.
                     unsafe {
                         // dQ[i][d] = scale · Σ_j ds[i][j] · K[j][d]
-                        gemm::gemm(
+                        product(
                             t,
                             hd,
                             t,
                             dq_seq.as_mut_ptr().add(head * hd),
-                            1,
-                            h as isize,
-                            false,
-                            ds.as_ptr(),
-                            1,
-                            t as isize,
-                            k.as_ptr().add(off),
-                            1,
-                            h as isize,
-                            0.0,
+                            h,
+                            View::rows(ds.as_ptr(), t),
+                            View::rows(k.as_ptr().add(off), h),
                             self.scale,
-                            false,
-                            false,
-                            false,
-                            gemm::Parallelism::None,
                         );
                         // dK[j][d] = scale · Σ_i ds[i][j] · Q[i][d]
-                        gemm::gemm(
+                        product(
                             t,
                             hd,
                             t,
                             dk_seq.as_mut_ptr().add(head * hd),
-                            1,
-                            h as isize,
-                            false,
-                            ds.as_ptr(),
-                            t as isize,
-                            1,
-                            q.as_ptr().add(off),
-                            1,
-                            h as isize,
-                            0.0,
+                            h,
+                            View::transposed(ds.as_ptr(), t),
+                            View::rows(q.as_ptr().add(off), h),
                             self.scale,
-                            false,
-                            false,
-                            false,
-                            gemm::Parallelism::None,
                         );
                     }
                 }
@@ -283,26 +306,15 @@ impl CustomOp3 for FusedAttention {
                     // buffer, and this task's own output rows. Nothing else writes them.
                     unsafe {
                         // scores[i][j] = scale · q_i · k_j
-                        gemm::gemm(
+                        product(
                             t,
                             t,
                             hd,
                             scores.as_mut_ptr(),
-                            1,
-                            t as isize,
-                            false,
-                            q.as_ptr().add(off),
-                            1,
-                            h as isize,
-                            k.as_ptr().add(off),
-                            h as isize,
-                            1,
-                            0.0,
+                            t,
+                            View::rows(q.as_ptr().add(off), h),
+                            View::transposed(k.as_ptr().add(off), h),
                             self.scale,
-                            false,
-                            false,
-                            false,
-                            gemm::Parallelism::None,
                         );
                     }
                     for row in scores.chunks_mut(t) {
@@ -322,26 +334,15 @@ impl CustomOp3 for FusedAttention {
                     // SAFETY: as above; the destination is this task's output rows, columns
                     // head·hd .. (head+1)·hd.
                     unsafe {
-                        gemm::gemm(
+                        product(
                             t,
                             hd,
                             t,
                             out_seq.as_mut_ptr().add(head * hd),
-                            1,
-                            h as isize,
-                            false,
-                            scores.as_ptr(),
-                            1,
-                            t as isize,
-                            v.as_ptr().add(off),
-                            1,
-                            h as isize,
-                            0.0,
+                            h,
+                            View::rows(scores.as_ptr(), t),
+                            View::rows(v.as_ptr().add(off), h),
                             1.0,
-                            false,
-                            false,
-                            false,
-                            gemm::Parallelism::None,
                         );
                     }
                 }
@@ -536,6 +537,7 @@ pub fn rows_attention(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mlm::kernels::tests::max_diff;
     use candle_core::{Device, Var, D};
 
     /// Attention written as candle ops, with the same dropout factors.
@@ -568,19 +570,6 @@ mod tests {
             .reshape((b, t, h))
     }
 
-    fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
-        (a - b)
-            .unwrap()
-            .abs()
-            .unwrap()
-            .flatten_all()
-            .unwrap()
-            .max(0)
-            .unwrap()
-            .to_scalar::<f32>()
-            .unwrap()
-    }
-
     /// Context and the query, key and value gradients equal the op-by-op attention, with
     /// padding and dropout.
     #[test]
@@ -601,16 +590,14 @@ mod tests {
         let scale = 0.5;
         let ours = training_attention(&q, &k, &v, key_valid, factors, heads, scale)?;
         let theirs = reference(&q, &k, &v, &mask, &factors_t, heads, scale)?;
-        assert!(
-            max_diff(&ours, &theirs) < 1e-5,
-            "{}",
-            max_diff(&ours, &theirs)
-        );
+        let d = max_diff(&ours, &theirs)?;
+        assert!(d < 1e-5, "{d}");
         let g1 = (ours * &probe)?.sum_all()?.backward()?;
         let g2 = (theirs * &probe)?.sum_all()?.backward()?;
         for x in [&q, &k, &v] {
             let (a, c) = (g1.get(x).expect("gradient"), g2.get(x).expect("gradient"));
-            assert!(max_diff(a, c) < 1e-4, "{}", max_diff(a, c));
+            let d = max_diff(a, c)?;
+            assert!(d < 1e-4, "{d}");
         }
         Ok(())
     }

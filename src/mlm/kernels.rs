@@ -442,7 +442,7 @@ pub fn softmax_last_dim(x: &Tensor) -> candle_core::Result<Tensor> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use candle_core::{Device, Var};
 
@@ -536,7 +536,8 @@ mod tests {
             .broadcast_add(b)
     }
 
-    fn max_diff(a: &Tensor, b: &Tensor) -> candle_core::Result<f32> {
+    /// Largest absolute difference of two f32 tensors of one shape.
+    pub(crate) fn max_diff(a: &Tensor, b: &Tensor) -> candle_core::Result<f32> {
         (a - b)?.abs()?.flatten_all()?.max(0)?.to_scalar::<f32>()
     }
 

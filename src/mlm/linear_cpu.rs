@@ -117,20 +117,8 @@ pub fn forward(layer: &Linear, x: &Tensor) -> candle_core::Result<Tensor> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mlm::kernels::tests::max_diff;
     use candle_core::{Device, Var};
-
-    fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
-        (a - b)
-            .unwrap()
-            .abs()
-            .unwrap()
-            .flatten_all()
-            .unwrap()
-            .max(0)
-            .unwrap()
-            .to_scalar::<f32>()
-            .unwrap()
-    }
 
     /// Values and all three gradients equal candle's `Linear` on a 3-d input.
     #[test]
@@ -144,7 +132,7 @@ mod tests {
         let ours = forward(&layer, x.as_tensor())?;
         let theirs = layer.forward(x.as_tensor())?;
         assert_eq!(ours.dims(), &[3, 5, 11]);
-        assert!(max_diff(&ours, &theirs) < 1e-5);
+        assert!(max_diff(&ours, &theirs)? < 1e-5);
         let g1 = (ours * &probe)?.sum_all()?.backward()?;
         let g2 = (theirs * &probe)?.sum_all()?.backward()?;
         for var in [&x, &w, &b] {
@@ -153,7 +141,8 @@ mod tests {
                 g2.get(var.as_tensor()).expect("gradient"),
             );
             assert_eq!(a.dims(), c.dims());
-            assert!(max_diff(a, c) < 1e-4, "{}", max_diff(a, c));
+            let d = max_diff(a, c)?;
+            assert!(d < 1e-4, "{d}");
         }
         Ok(())
     }

@@ -37,12 +37,17 @@ fn dst_slice<'a>(dst: &'a mut CpuStorage, layout: &Layout) -> candle_core::Resul
     Ok(&mut data[start..end])
 }
 
-/// m ← β₁·m + (1-β₁)·s·g
-struct FirstMoment(Update);
+/// A moment, in place: m ← β·m + (1-β)·(s·g) for the first, v ← β·v + (1-β)·(s·g)² for
+/// the second.
+struct Moment {
+    beta: f32,
+    grad_scale: f32,
+    squared: bool,
+}
 
-impl InplaceOp2 for FirstMoment {
+impl InplaceOp2 for Moment {
     fn name(&self) -> &'static str {
-        "anonlm-adamw-m"
+        "anonlm-adamw-moment"
     }
 
     fn cpu_fwd(
@@ -56,46 +61,14 @@ impl InplaceOp2 for FirstMoment {
         if m.len() != g.len() {
             candle_core::bail!("adamw: moment and gradient sizes differ");
         }
-        let u = self.0;
-        let (keep, take) = (u.beta1, (1.0 - u.beta1) * u.grad_scale);
+        let (keep, take, s, squared) = (self.beta, 1.0 - self.beta, self.grad_scale, self.squared);
         m.par_chunks_mut(CHUNK)
             .zip(g.par_chunks(CHUNK))
             .for_each(|(m, g)| {
                 for (m, &g) in m.iter_mut().zip(g) {
-                    *m = keep * *m + take * g;
-                }
-            });
-        Ok(())
-    }
-}
-
-/// v ← β₂·v + (1-β₂)·(s·g)²
-struct SecondMoment(Update);
-
-impl InplaceOp2 for SecondMoment {
-    fn name(&self) -> &'static str {
-        "anonlm-adamw-v"
-    }
-
-    fn cpu_fwd(
-        &self,
-        dst: &mut CpuStorage,
-        dst_l: &Layout,
-        g_s: &CpuStorage,
-        g_l: &Layout,
-    ) -> candle_core::Result<()> {
-        let (v, g) = (dst_slice(dst, dst_l)?, f32_slice(g_s, g_l)?);
-        if v.len() != g.len() {
-            candle_core::bail!("adamw: moment and gradient sizes differ");
-        }
-        let u = self.0;
-        let (keep, take, s) = (u.beta2, 1.0 - u.beta2, u.grad_scale);
-        v.par_chunks_mut(CHUNK)
-            .zip(g.par_chunks(CHUNK))
-            .for_each(|(v, g)| {
-                for (v, &g) in v.iter_mut().zip(g) {
                     let g = s * g;
-                    *v = keep * *v + take * (g * g);
+                    let x = if squared { g * g } else { g };
+                    *m = keep * *m + take * x;
                 }
             });
         Ok(())
@@ -158,7 +131,12 @@ pub fn apply(
     update: Update,
 ) -> candle_core::Result<()> {
     let grad = grad.contiguous()?;
-    m.inplace_op2(&grad, &FirstMoment(update))?;
-    v.inplace_op2(&grad, &SecondMoment(update))?;
+    let moment = |beta, squared| Moment {
+        beta,
+        grad_scale: update.grad_scale,
+        squared,
+    };
+    m.inplace_op2(&grad, &moment(update.beta1, false))?;
+    v.inplace_op2(&grad, &moment(update.beta2, true))?;
     theta.inplace_op3(m, v, &Weights(update))
 }
