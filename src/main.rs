@@ -17,7 +17,8 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// Freed memory stays with the process for reuse instead of going back to the kernel a
 /// second later (v3's default delay): a training step frees and reallocates the same large
 /// buffers, and each hand-back cost a fresh round of page faults and zeroing (RoBERTa-base
-/// training on 2 cores: +38% tokens/s for 2-5% more peak memory). `MIMALLOC_PURGE_DELAY` in the environment wins.
+/// training on 2 cores: +38% tokens/s for 2-5% more peak memory). `MIMALLOC_PURGE_DELAY` in
+/// the environment wins.
 fn keep_freed_memory() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: called first thing in `main`, before any other thread exists.

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use candle_core::{CpuStorage, CustomOp3, Layout, Shape, Tensor};
 use rayon::prelude::*;
 
-use super::kernels::{exp_neg, f32_slice};
+use super::kernels::{exp_neg, f32_slice, with_f32_data};
 
 /// A strided f32 matrix: element (r, c) at `ptr + r·rs + c·cs`.
 #[derive(Clone, Copy)]
@@ -96,15 +96,6 @@ struct FusedAttention {
     /// Whether to keep the probabilities (before dropout) for the backward pass.
     keep_probs: bool,
     probs: Mutex<Vec<f32>>,
-}
-
-/// Reads a kernel input's contiguous f32 data.
-fn read<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> candle_core::Result<R>) -> candle_core::Result<R> {
-    let (storage, layout) = t.storage_and_layout();
-    let candle_core::Storage::Cpu(cpu) = &*storage else {
-        candle_core::bail!("fused attention: not on the CPU");
-    };
-    f(f32_slice(cpu, layout)?)
 }
 
 /// Softmax over the real keys of one score row, in place; padded keys get exactly 0.
@@ -367,10 +358,10 @@ impl CustomOp3 for FusedAttention {
             candle_core::bail!("fused attention: no probabilities kept for the backward pass");
         }
         let grad = grad.contiguous()?;
-        let (dq, dk, dv) = read(q, |q| {
-            read(k, |k| {
-                read(v, |v| {
-                    read(&grad, |g| Ok(self.gradients(q, k, v, g, &probs, (b, t, h))))
+        let (dq, dk, dv) = with_f32_data(q, |q| {
+            with_f32_data(k, |k| {
+                with_f32_data(v, |v| {
+                    with_f32_data(&grad, |g| Ok(self.gradients(q, k, v, g, &probs, (b, t, h))))
                 })
             })
         })?;

@@ -185,6 +185,32 @@ pub(crate) fn f32_slice<'a>(
     Ok(&data[start..end])
 }
 
+/// The contiguous f32 data of a kernel's output, to write in place.
+pub(crate) fn f32_slice_mut<'a>(
+    storage: &'a mut CpuStorage,
+    layout: &Layout,
+) -> candle_core::Result<&'a mut [f32]> {
+    let CpuStorage::F32(data) = storage else {
+        candle_core::bail!("f32 kernel given another dtype");
+    };
+    let Some((start, end)) = layout.contiguous_offsets() else {
+        candle_core::bail!("f32 kernel given a non-contiguous tensor");
+    };
+    Ok(&mut data[start..end])
+}
+
+/// Runs `f` on the contiguous f32 data of a CPU tensor, under its storage's read lock.
+pub(crate) fn with_f32_data<R>(
+    t: &Tensor,
+    f: impl FnOnce(&[f32]) -> candle_core::Result<R>,
+) -> candle_core::Result<R> {
+    let (storage, layout) = t.storage_and_layout();
+    let candle_core::Storage::Cpu(cpu) = &*storage else {
+        candle_core::bail!("f32 kernel given a tensor that is not on the CPU");
+    };
+    f(f32_slice(cpu, layout)?)
+}
+
 /// Whether the kernels of this module run on `x`: f32 on the CPU.
 pub(crate) fn on_cpu_f32(x: &Tensor) -> bool {
     x.device().is_cpu() && x.dtype() == DType::F32
@@ -196,23 +222,20 @@ pub(crate) fn on_cpu_f32(x: &Tensor) -> bool {
 pub(crate) fn column_sums(m: &Tensor) -> candle_core::Result<Tensor> {
     let (rows, cols) = m.dims2()?;
     let m = m.contiguous()?;
-    let (storage, layout) = m.storage_and_layout();
-    let candle_core::Storage::Cpu(cpu) = &*storage else {
-        candle_core::bail!("column sums: not on the CPU");
-    };
-    let data = f32_slice(cpu, layout)?;
     const BLOCK: usize = 64;
     let mut out = vec![0f32; cols];
-    out.par_chunks_mut(BLOCK).enumerate().for_each(|(i, sums)| {
-        let first = i * BLOCK;
-        for r in 0..rows {
-            let row = &data[r * cols + first..r * cols + first + sums.len()];
-            for (s, &v) in sums.iter_mut().zip(row) {
-                *s += v;
+    with_f32_data(&m, |data| {
+        out.par_chunks_mut(BLOCK).enumerate().for_each(|(i, sums)| {
+            let first = i * BLOCK;
+            for r in 0..rows {
+                let row = &data[r * cols + first..r * cols + first + sums.len()];
+                for (s, &v) in sums.iter_mut().zip(row) {
+                    *s += v;
+                }
             }
-        }
-    });
-    drop(storage);
+        });
+        Ok(())
+    })?;
     Tensor::from_vec(out, cols, m.device())
 }
 

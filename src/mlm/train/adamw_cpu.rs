@@ -8,7 +8,7 @@
 use candle_core::{CpuStorage, InplaceOp2, InplaceOp3, Layout, Tensor};
 use rayon::prelude::*;
 
-use crate::mlm::kernels::f32_slice;
+use crate::mlm::kernels::{f32_slice, f32_slice_mut, on_cpu_f32};
 
 /// Elements per parallel work unit.
 const CHUNK: usize = 32 * 1024;
@@ -25,16 +25,6 @@ pub struct Update {
     pub bias_correction1: f32,
     pub bias_correction2: f32,
     pub eps: f32,
-}
-
-fn dst_slice<'a>(dst: &'a mut CpuStorage, layout: &Layout) -> candle_core::Result<&'a mut [f32]> {
-    let CpuStorage::F32(data) = dst else {
-        candle_core::bail!("adamw: f32 only");
-    };
-    let Some((start, end)) = layout.contiguous_offsets() else {
-        candle_core::bail!("adamw: the state is not contiguous");
-    };
-    Ok(&mut data[start..end])
 }
 
 /// A moment, in place: m ← β·m + (1-β)·(s·g) for the first, v ← β·v + (1-β)·(s·g)² for
@@ -57,7 +47,7 @@ impl InplaceOp2 for Moment {
         g_s: &CpuStorage,
         g_l: &Layout,
     ) -> candle_core::Result<()> {
-        let (m, g) = (dst_slice(dst, dst_l)?, f32_slice(g_s, g_l)?);
+        let (m, g) = (f32_slice_mut(dst, dst_l)?, f32_slice(g_s, g_l)?);
         if m.len() != g.len() {
             candle_core::bail!("adamw: moment and gradient sizes differ");
         }
@@ -93,7 +83,7 @@ impl InplaceOp3 for Weights {
         v_l: &Layout,
     ) -> candle_core::Result<()> {
         let (theta, m, v) = (
-            dst_slice(dst, dst_l)?,
+            f32_slice_mut(dst, dst_l)?,
             f32_slice(m_s, m_l)?,
             f32_slice(v_s, v_l)?,
         );
@@ -116,9 +106,7 @@ impl InplaceOp3 for Weights {
 
 /// Whether [`apply`] runs on these tensors: all f32 on the CPU.
 pub fn applies(tensors: [&Tensor; 4]) -> bool {
-    tensors
-        .iter()
-        .all(|t| t.device().is_cpu() && t.dtype() == candle_core::DType::F32)
+    tensors.into_iter().all(on_cpu_f32)
 }
 
 /// One AdamW update of `theta` with gradient `grad`, moments `m` and `v` updated in place
