@@ -3,8 +3,7 @@
 //! stage, an edited review file reruns the stages after it, and a release spec that names a
 //! produced path is refused with exit 2.
 
-mod common;
-use common::anonlm;
+use crate::util::{anonlm, synth, tempdir};
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
@@ -59,17 +58,10 @@ fn release(d: &Path) -> (Option<i32>, String) {
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
 fn the_chain_runs_resumes_and_reports() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
-    for (name, docs, seed) in [("notes.jsonl", "40", "3"), ("reference.jsonl", "20", "4")] {
-        anonlm()
-            .current_dir(d)
-            .args([
-                "synth", "--lang", "nl", "--docs", docs, "--seed", seed, "--out", name,
-            ])
-            .assert()
-            .success();
-    }
+    synth(&d.join("notes.jsonl"), "nl", 40, 3);
+    synth(&d.join("reference.jsonl"), "nl", 20, 4);
     fs::write(d.join("spec.toml"), SPEC).unwrap();
 
     let (code, err) = release(d);
@@ -200,7 +192,7 @@ fn the_chain_runs_resumes_and_reports() {
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
 fn the_demo_passes_for_the_right_reasons() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     let o = anonlm()
         .current_dir(d)

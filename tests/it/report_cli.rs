@@ -1,8 +1,7 @@
 //! `anonlm report render` and `anonlm report diff` through the binary: renders a report JSON to
 //! Markdown and HTML, diffs two reports as text and JSON, refuses another schema with exit 2.
 
-mod common;
-use common::anonlm;
+use crate::util::{anonlm, tempdir};
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
@@ -17,7 +16,7 @@ fn example() -> Value {
 
 #[test]
 fn render_writes_markdown_and_html_and_refuses_to_overwrite() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     write_json(&d.join("report.json"), &example());
     anonlm()
@@ -76,7 +75,7 @@ fn render_writes_markdown_and_html_and_refuses_to_overwrite() {
 
 #[test]
 fn diff_as_text_and_json_exits_0_and_wrong_schema_exits_2() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     let old = example();
     let mut new = old.clone();

@@ -4,8 +4,7 @@
 //! model find at least as many PHI tokens as the rules alone. Skips when the data is absent. MEDDOCAN: CC BY 4.0, Secretaría de Estado para
 //! el Avance Digital (SEAD), 2019.
 
-mod common;
-use common::anonlm;
+use crate::util::{anonlm, tempdir};
 
 use serde_json::Value;
 use std::fs;
@@ -48,12 +47,12 @@ fn recognize(d: &Path, dev: &Path, out: &str, extra: &[&str]) {
 )]
 fn one_epoch_on_meddocan_train_tags_dev() {
     let (Some(train), Some(dev)) = (
-        common::meddocan_split("train"),
-        common::meddocan_split("dev"),
+        crate::util::meddocan_split("train"),
+        crate::util::meddocan_split("dev"),
     ) else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     #[rustfmt::skip]
     let args = [

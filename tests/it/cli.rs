@@ -1,34 +1,14 @@
 //! Runs the real binary in temporary directories: the main commands end to end, the bad-input
 //! contract (exit 2, file and line named, nothing written) and key handling.
 
-mod common;
-use common::{anonlm, fails};
+use crate::util::{anonlm, fails, synth, tempdir};
 use std::fs;
 use std::path::Path;
 
-fn synth(dir: &Path, lang: &str, docs: usize) -> std::path::PathBuf {
-    let path = dir.join(format!("{lang}.jsonl"));
-    anonlm()
-        .args([
-            "synth",
-            "--lang",
-            lang,
-            "--docs",
-            &docs.to_string(),
-            "--seed",
-            "3",
-            "--out",
-        ])
-        .arg(&path)
-        .assert()
-        .success();
-    path
-}
-
 #[test]
 fn synth_recognize_eval_round_trip() {
-    let dir = tempfile::tempdir().unwrap();
-    let gold = synth(dir.path(), "all", 4);
+    let dir = tempdir();
+    let gold = synth(&dir.path().join("all.jsonl"), "all", 4, 3);
     let pred = dir.path().join("pred.jsonl");
     anonlm()
         .args(["recognize", "--quiet", "--out"])
@@ -61,8 +41,8 @@ fn synth_recognize_eval_round_trip() {
 
 #[test]
 fn deid_writes_output_ops_log_and_stats_without_raw_values() {
-    let dir = tempfile::tempdir().unwrap();
-    let gold = synth(dir.path(), "es", 5);
+    let dir = tempdir();
+    let gold = synth(&dir.path().join("es.jsonl"), "es", 5, 3);
     let out = dir.path().join("deid.jsonl");
     anonlm()
         .args(["deid", "--quiet", "--lang", "es", "--out"])
@@ -127,7 +107,7 @@ fn works_as_a_stdin_stdout_filter() {
 
 #[test]
 fn bad_inputs_fail_with_location_and_leave_no_output() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     let out = d.join("out.jsonl");
     let run = |input: &Path, format: &str| {
@@ -203,7 +183,7 @@ fn bad_inputs_fail_with_location_and_leave_no_output() {
 
 #[test]
 fn never_overwrites_its_input() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let input = dir.path().join("notes.txt");
     fs::write(&input, "Nombre: Ana López.\n").unwrap();
     let err = fails(
@@ -218,7 +198,7 @@ fn never_overwrites_its_input() {
 
 #[test]
 fn pseudonyms_follow_the_key_file() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     let input = d.join("notes.txt");
     fs::write(
@@ -283,7 +263,7 @@ fn pseudonyms_follow_the_key_file() {
 /// list, in running text, is found; `--no-builtin-models` leaves the rules alone, which miss it.
 #[test]
 fn the_shipped_english_tagger_is_used_by_default() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let input = dir.path().join("note.txt");
     fs::write(
         &input,

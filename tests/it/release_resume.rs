@@ -2,8 +2,7 @@
 //! the rerun and reaches the decision of an uninterrupted run; a stage whose outputs changed
 //! after it finished runs again, with the stages after it.
 
-mod common;
-use common::anonlm;
+use crate::util::{anonlm, synth, tempdir};
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
@@ -44,14 +43,8 @@ names = ["builtin:nl"]
 const ARGS: [&str; 6] = ["release", "--spec", "spec.toml", "--out", "rel", "-q"];
 
 fn setup(d: &Path) {
-    for (name, docs, seed) in [("notes.jsonl", "40", "3"), ("reference.jsonl", "20", "4")] {
-        anonlm()
-            .current_dir(d)
-            .args(["synth", "--lang", "nl", "--docs", docs, "--seed", seed])
-            .args(["--out", name])
-            .assert()
-            .success();
-    }
+    synth(&d.join("notes.jsonl"), "nl", 40, 3);
+    synth(&d.join("reference.jsonl"), "nl", 20, 4);
     fs::write(d.join("spec.toml"), SPEC).unwrap();
 }
 
@@ -79,12 +72,12 @@ fn train_exit(d: &Path) -> u64 {
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
 fn a_killed_release_resumes_from_the_checkpoint_and_changed_outputs_rerun() {
-    let base = tempfile::tempdir().unwrap();
+    let base = tempdir();
     setup(base.path());
     let (code, err, outcome) = release(base.path());
     assert!(matches!(code, Some(0 | 1)), "{err}");
 
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     setup(d);
     let bin = assert_cmd::cargo::cargo_bin("anonlm");
@@ -211,7 +204,7 @@ fn running_stage(err: &str) -> String {
 ///
 /// ```text
 /// ANONLM_KILL_TRIALS=3 ANONLM_KILL_SEED=1 ANONLM_KILL_STAGES=tokenizer,probe,rewrite \
-///   cargo test --release --test release_resume -- --ignored --nocapture
+///   cargo test --release --test it release_resume:: -- --ignored --nocapture
 /// ```
 #[test]
 #[ignore]
@@ -234,7 +227,7 @@ fn release_demo_killed_at_random_points_reaches_the_same_decision() {
         .map(str::to_string)
         .collect();
 
-    let base = tempfile::tempdir().unwrap();
+    let base = tempdir();
     let started = Instant::now();
     let (code, err, outcome) = demo(base.path(), "rel");
     let full = started.elapsed();
@@ -248,7 +241,7 @@ fn release_demo_killed_at_random_points_reaches_the_same_decision() {
     let mut resumed = 0;
     let all = trials + stages.len() as u64;
     for k in 0..all {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempdir();
         let d = dir.path();
         let (at, after_stage) = if k < trials {
             let slice = full.as_secs_f64() / trials as f64;

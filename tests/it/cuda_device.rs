@@ -3,16 +3,13 @@
 //! `mlm train --device cuda` lowers a real loss. Needs a build with `--features cuda` and an NVIDIA
 //! GPU, so every test is opt-in:
 //! `scripts/build_cuda.sh && CARGO_TARGET_DIR=target/cuda cargo test --release --features cuda \
-//!  --test cuda_device -- --ignored` (see the README's GPU section for running it on another machine).
-#![cfg(feature = "cuda")]
-
-mod common;
+//!  --test it cuda_device:: -- --ignored` (see the README's GPU section for running it on another machine).
+use crate::util::{anonlm, synth, tempdir, tokenizer};
 use anonlm::mlm::device::select_device;
 use anonlm::mlm::runtime::pad_batch;
 use anonlm::mlm::weights::load_model_dir;
 use assert_cmd::Command;
 use candle_core::{DType, Device};
-use common::anonlm;
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -21,28 +18,8 @@ use std::path::{Path, PathBuf};
 fn trained(dir: &Path, device: &str, steps: u32) -> (PathBuf, PathBuf) {
     let notes = dir.join("notes.jsonl");
     if !notes.exists() {
-        anonlm()
-            .args([
-                "synth", "--lang", "nl", "--docs", "60", "--seed", "3", "--out",
-            ])
-            .arg(&notes)
-            .assert()
-            .success();
-        anonlm()
-            .args([
-                "tokenizer",
-                "train",
-                "--kind",
-                "wordpiece",
-                "--vocab-size",
-                "600",
-            ])
-            .args(["-q", "--corpus"])
-            .arg(&notes)
-            .arg("--out")
-            .arg(dir.join("tok"))
-            .assert()
-            .success();
+        synth(&notes, "nl", 60, 3);
+        tokenizer(&notes, "wordpiece", 600, &dir.join("tok"));
     }
     let model = dir.join(format!("model-{device}"));
     anonlm()
@@ -129,7 +106,7 @@ fn top5(row: &[f32]) -> Vec<usize> {
 #[test]
 #[ignore = "needs an NVIDIA GPU and --features cuda"]
 fn cuda_logits_and_top5_match_the_cpu() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let (notes, model) = trained(dir.path(), "cpu", 120);
     let (rows, positions, pad) = masked_rows(&model, &notes);
     let cpu = logits_on(&model, &Device::Cpu, &rows, pad);
@@ -166,7 +143,7 @@ fn cuda_logits_and_top5_match_the_cpu() {
 #[test]
 #[ignore = "needs an NVIDIA GPU and --features cuda"]
 fn fill_and_score_agree_across_devices() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let (_, model) = trained(dir.path(), "cpu", 120);
     let sentences = [
         "De patiënt werd gezien door [MASK].",
@@ -234,7 +211,7 @@ fn fill_and_score_agree_across_devices() {
 #[test]
 #[ignore = "needs an NVIDIA GPU and --features cuda"]
 fn training_on_the_gpu_lowers_the_loss() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let (_, model) = trained(dir.path(), "cuda", 120);
     let steps: Vec<f64> = fs::read_to_string(model.join("train_log.jsonl"))
         .unwrap()

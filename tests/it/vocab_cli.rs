@@ -4,10 +4,9 @@
 //! text without names, names no longer single tokens, checks pass, map protected, no names
 //! printed without `--show`).
 
-mod common;
+use crate::util::{anonlm, tempdir};
 use anonlm::anonymize::{write_review, Decision, ReviewRow};
 use candle_core::{Device, Tensor};
-use common::anonlm;
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -170,7 +169,7 @@ print(json.dumps({"ids": enc["input_ids"][0].tolist(), "diff": diff,
 }
 
 fn rewrite_and_check(kind: &str, vocab: usize) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let notes = dir.path().join("notes.txt");
     corpus(&notes);
     let model = model_dir(dir.path(), &notes, kind, vocab);
@@ -387,7 +386,7 @@ fn rewrite_unigram() {
 
 #[test]
 fn rewrite_refuses_bad_requests() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let notes = dir.path().join("notes.txt");
     corpus(&notes);
     let model = model_dir(dir.path(), &notes, "wordpiece", 400);

@@ -2,9 +2,8 @@
 //! them by editing the JSON as an annotator would, import, and check the spans exactly; the
 //! bad-input contract (exit 2, task and document named, no text, no output).
 
-mod common;
+use crate::util::{anonlm, fails, read_json, read_jsonl, tempdir};
 use assert_cmd::Command;
-use common::{anonlm, fails};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::fs;
@@ -39,18 +38,6 @@ fn notes(dir: &Path) -> PathBuf {
     body.push('\n');
     fs::write(&path, body).unwrap();
     path
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
-}
-
-fn read_jsonl(path: &Path) -> Vec<Value> {
-    fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// `(start, end, label)` of Label Studio results (code points).
@@ -121,7 +108,7 @@ fn export(input: &Path, out: &Path, extra: &[&str]) -> String {
 
 #[test]
 fn export_correct_import_round_trip() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     let input = notes(d);
     let tasks_path = d.join("tasks.json");
@@ -284,7 +271,7 @@ fn export_correct_import_round_trip() {
 
 #[test]
 fn input_spans_export_in_a_scheme_and_come_back_unchanged() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     let input = notes(d);
     let gold = read_jsonl(&input);
@@ -354,7 +341,7 @@ fn one_task(result: Value) -> Value {
 
 #[test]
 fn bad_offsets_fail_with_task_and_document_and_leave_no_output() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     let out = d.join("train.jsonl");
     let cases = [
@@ -426,7 +413,7 @@ fn bad_offsets_fail_with_task_and_document_and_leave_no_output() {
 
 #[test]
 fn never_overwrites_its_input() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let export = dir.path().join("export.json");
     let body = serde_json::to_vec(&json!([{"data": {"text": "x"}, "annotations": []}])).unwrap();
     fs::write(&export, &body).unwrap();

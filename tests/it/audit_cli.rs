@@ -4,8 +4,7 @@
 //! sets of different kinds are INVALID by the blind baseline; the report holds no text; bad
 //! specs exit 2.
 
-mod common;
-use common::anonlm;
+use crate::util::{anonlm, synth, tempdir};
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
@@ -114,7 +113,7 @@ fn write_memorizing_config(d: &Path) {
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
 fn a_model_overfit_on_its_members_fails() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     members_others_and_tokenizer(d);
     // A tiny BERT without dropout, 200 passes over its 8 documents: it learns them by heart.
@@ -184,7 +183,7 @@ fn a_model_overfit_on_its_members_fails() {
 fn a_model_trained_on_two_processes_by_the_pytorch_script_is_audited() {
     let python = std::env::var_os("ANONLM_PYTHON")
         .expect("ANONLM_PYTHON: a python with torch and transformers (.ci/run makes .ci/venv)");
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     members_others_and_tokenizer(d);
     ok(
@@ -279,40 +278,12 @@ const NULL_MARGIN: &str = "[thresholds]\nmin_gain_over_unigram = 0.05\n";
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
 fn one_kind_of_text_passes_other_kinds_are_invalid_and_bad_specs_exit_2() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
-    ok(
-        &[
-            "synth", "--lang", "nl", "--docs", "60", "--seed", "21", "--out", "a.jsonl",
-        ],
-        d,
-    );
-    ok(
-        &[
-            "synth", "--lang", "nl", "--docs", "60", "--seed", "25", "--out", "b.jsonl",
-        ],
-        d,
-    );
-    ok(
-        &[
-            "synth", "--lang", "es", "--docs", "40", "--seed", "23", "--out", "es.jsonl",
-        ],
-        d,
-    );
-    ok(
-        &[
-            "synth",
-            "--lang",
-            "nl",
-            "--docs",
-            "60",
-            "--seed",
-            "24",
-            "--out",
-            "other.jsonl",
-        ],
-        d,
-    );
+    synth(&d.join("a.jsonl"), "nl", 60, 21);
+    synth(&d.join("b.jsonl"), "nl", 60, 25);
+    synth(&d.join("es.jsonl"), "es", 40, 23);
+    synth(&d.join("other.jsonl"), "nl", 60, 24);
     anonlm()
         .current_dir(d)
         .args([

@@ -1,6 +1,7 @@
 //! Masked-LM model tests: gradients reach every parameter, training lowers the loss, dropout,
 //! save/load round trips, padding invariance and loading errors, for BERT and RoBERTa layouts.
 
+use crate::util::tempdir;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -288,7 +289,7 @@ fn save_load_round_trip(arch: Arch) {
             .unwrap();
     }
     let before = model.forward(&ids, &mask, None).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = tempdir();
     let dir = tmp.path().join("model");
     save_model_dir(&config, &varmap, &dir, false).unwrap();
     let saved: serde_json::Value =
@@ -364,7 +365,7 @@ fn rewrite_weights(dir: &Path, edit: impl FnOnce(&mut HashMap<String, Tensor>)) 
 #[test]
 fn loads_name_variants_of_older_checkpoints() {
     for arch in [Arch::Bert, Arch::Roberta] {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tempdir();
         let (_, logits) = saved_model(arch, tmp.path());
         let prefix = format!("{}.", arch.prefix());
         let (dec_w, dec_b, bias) = match arch {
@@ -415,7 +416,7 @@ fn loads_name_variants_of_older_checkpoints() {
 
 #[test]
 fn loading_errors_name_the_problem() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = tempdir();
     let dir = tmp.path();
     saved_model(Arch::Bert, dir);
 
@@ -474,7 +475,7 @@ fn loading_errors_name_the_problem() {
     );
 
     // no weights at all
-    let empty = tempfile::tempdir().unwrap();
+    let empty = tempdir();
     std::fs::write(empty.path().join("config.json"), text).unwrap();
     let e = load_model_dir(empty.path(), &Device::Cpu)
         .err()
@@ -630,7 +631,7 @@ mod torch_bin {
 #[test]
 fn loads_pytorch_model_bin() {
     for arch in [Arch::Bert, Arch::Roberta] {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tempdir();
         let (_, logits) = saved_model(arch, tmp.path());
         let st = tmp.path().join("model.safetensors");
         let map = candle_core::safetensors::load(&st, &Device::Cpu).unwrap();

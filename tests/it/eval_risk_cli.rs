@@ -2,8 +2,7 @@
 //! de-identification pass, the table, the SVG and the JSON agreeing with each other, on
 //! synthetic notes and (when present) on MEDDOCAN dev with the rules alone.
 
-mod common;
-use common::anonlm;
+use crate::util::{anonlm, synth, tempdir};
 
 use serde_json::Value;
 use std::fs;
@@ -69,16 +68,10 @@ fn check_consistent(risk: &Value, passes: usize) -> Vec<u64> {
 
 #[test]
 fn risk_on_synthetic_notes() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     let gold = d.join("notes.jsonl");
-    anonlm()
-        .args([
-            "synth", "--lang", "es", "--docs", "20", "--seed", "4", "--out",
-        ])
-        .arg(&gold)
-        .assert()
-        .success();
+    synth(&gold, "es", 20, 4);
     let svg = d.join("risk.svg");
     let (table, risk) = run_risk(
         &gold,
@@ -171,13 +164,13 @@ fn risk_flags_need_risk() {
 }
 
 /// The paper's analysis on MEDDOCAN dev with the rules alone (SEXO_SUJETO_ASISTENCIA left
-/// out, as in `tests/meddocan.rs`): prints the entities left after passes 1 and 2.
+/// out, as in `tests/it/meddocan.rs`): prints the entities left after passes 1 and 2.
 #[test]
 fn risk_on_meddocan_dev() {
-    let Some(dev) = common::meddocan_split("dev") else {
+    let Some(dev) = crate::util::meddocan_split("dev") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let flags = [
         "--format",
         "brat",

@@ -5,7 +5,7 @@
 //! and a half on two shared cores.) Everything runs on one CPU thread (`RAYON_NUM_THREADS=1`):
 //! for a tiny model, thread hand-offs cost more than they gain, tenfold on a busy machine.
 
-mod common;
+use crate::util::{synth, tempdir};
 use anonlm::audit::canary::canary_exposure;
 use anonlm::audit::run::Outcome;
 use anonlm::mlm::runtime::MlmRuntime;
@@ -18,7 +18,7 @@ use std::time::Instant;
 
 /// The binary on one thread, so training repeats exactly.
 fn anonlm() -> Command {
-    let mut cmd = common::anonlm();
+    let mut cmd = crate::util::anonlm();
     cmd.env("RAYON_NUM_THREADS", "1");
     cmd
 }
@@ -26,13 +26,7 @@ fn anonlm() -> Command {
 /// Notes from `anonlm synth` and a small WordPiece tokenizer, in `dir`.
 fn corpus_and_tokenizer(dir: &Path) -> (PathBuf, PathBuf) {
     let notes = dir.join("notes.jsonl");
-    anonlm()
-        .args([
-            "synth", "--lang", "nl", "--docs", "30", "--seed", "1", "--out",
-        ])
-        .arg(&notes)
-        .assert()
-        .success();
+    synth(&notes, "nl", 30, 1);
     let tok = dir.join("tok");
     anonlm()
         .args([
@@ -108,7 +102,7 @@ fn canaries_are_protected_refused_in_the_model_dir_and_exposed_when_repeated() {
     // candle reads the thread count from this variable when it runs an operation.
     std::env::set_var("RAYON_NUM_THREADS", "1");
     let started = Instant::now();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let (notes, tok) = corpus_and_tokenizer(dir.path());
 
     // (b) Refusals come before any work: a canary file inside --out, canary flags without
@@ -279,7 +273,7 @@ fn canaries_are_protected_refused_in_the_model_dir_and_exposed_when_repeated() {
 #[test]
 #[ignore]
 fn time_exposure_of_12_canaries_with_10000_candidates() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let (notes, tok) = corpus_and_tokenizer(dir.path());
     let model = dir.path().join("model");
     train(

@@ -3,8 +3,7 @@
 //! all, and a second run to the same outputs is refused; a killed training run does not block
 //! its rerun; files that can hold document text are private (0600, dirs 0700).
 
-mod common;
-use common::anonlm;
+use crate::util::{anonlm, synth, tempdir, tokenizer};
 use serde_json::Value;
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
@@ -26,18 +25,6 @@ fn refused(o: &Output, needle: &str) {
     assert!(err.contains(needle), "expected '{needle}' in: {err}");
 }
 
-fn synth(dir: &Path, name: &str, docs: usize, seed: u64) -> PathBuf {
-    let (docs, seed) = (docs.to_string(), seed.to_string());
-    let o = run(
-        dir,
-        &[
-            "synth", "--lang", "nl", "--docs", &docs, "--seed", &seed, "--out", name,
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    dir.join(name)
-}
-
 fn mode(p: &Path) -> u32 {
     fs::metadata(p).unwrap().permissions().mode() & 0o777
 }
@@ -53,9 +40,9 @@ fn names(dir: &Path) -> Vec<String> {
 
 #[test]
 fn eval_never_replaces_an_input_or_an_existing_file_without_overwrite() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
-    let gold = synth(d, "g.jsonl", 4, 1);
+    let gold = synth(&d.join("g.jsonl"), "nl", 4, 1);
     let before = fs::read(&gold).unwrap();
     let eval = |extra: &[&str]| {
         let mut args = vec!["eval", "--gold", "g.jsonl", "--pred", "g.jsonl"];
@@ -95,9 +82,9 @@ fn eval_never_replaces_an_input_or_an_existing_file_without_overwrite() {
 
 #[test]
 fn vocab_harvest_never_writes_onto_its_inputs() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
-    let corpus = synth(d, "c.jsonl", 2, 2);
+    let corpus = synth(&d.join("c.jsonl"), "nl", 2, 2);
     fs::write(d.join("p.jsonl"), "{\"probe\":1}\n").unwrap();
     fs::write(d.join("ops.jsonl"), "{\"ops\":1}\n").unwrap();
     fs::write(d.join("s.json"), "{\"old\":1}\n").unwrap();
@@ -191,9 +178,9 @@ fn deid_onto_special(dir: &Path, out: &Path) {
 
 #[test]
 fn special_files_are_never_outputs_even_with_overwrite() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
-    synth(d, "n.jsonl", 3, 5);
+    synth(&d.join("n.jsonl"), "nl", 3, 5);
     let fifo = d.join("fifo");
     let made = std::process::Command::new("mkfifo")
         .arg(&fifo)
@@ -216,10 +203,10 @@ fn lines(path: &Path) -> usize {
 
 #[test]
 fn concurrent_deid_runs_never_mix_their_outputs() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
-    synth(d, "a.jsonl", 3, 11);
-    synth(d, "b.jsonl", 7, 12);
+    synth(&d.join("a.jsonl"), "nl", 3, 11);
+    synth(&d.join("b.jsonl"), "nl", 7, 12);
     let bin = assert_cmd::cargo::cargo_bin("anonlm");
     let start = |input: &str| {
         std::process::Command::new(&bin)
@@ -261,9 +248,9 @@ fn concurrent_deid_runs_never_mix_their_outputs() {
 
 #[test]
 fn a_failed_deid_publishes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
-    synth(d, "n.jsonl", 3, 7);
+    synth(&d.join("n.jsonl"), "nl", 3, 7);
     let deid = |extra: &[&str]| {
         let mut args = vec!["deid", "n.jsonl", "--lang", "nl", "-q"];
         args.extend_from_slice(extra);
@@ -284,34 +271,12 @@ fn a_failed_deid_publishes_nothing() {
     assert_eq!(names(d), vec!["n.jsonl", "out.stats.json", "plain"]);
 }
 
-/// A tokenizer of `kind` trained on `dir/n.jsonl`, in `dir/out`.
-fn tokenizer(dir: &Path, kind: &str, out: &str) -> PathBuf {
-    let o = run(
-        dir,
-        &[
-            "tokenizer",
-            "train",
-            "--kind",
-            kind,
-            "--vocab-size",
-            "300",
-            "--corpus",
-            "n.jsonl",
-            "--out",
-            out,
-            "-q",
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    dir.join(out)
-}
-
 #[test]
 fn a_training_run_killed_before_its_first_checkpoint_does_not_block_the_rerun() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
-    synth(d, "n.jsonl", 20, 8);
-    tokenizer(d, "wordpiece", "tok");
+    synth(&d.join("n.jsonl"), "nl", 20, 8);
+    tokenizer(&d.join("n.jsonl"), "wordpiece", 300, &d.join("tok"));
     // What a run killed before its first checkpoint leaves: the manifest, the start of the log
     // and a staged file that was never renamed.
     let model = d.join("model");
@@ -350,9 +315,9 @@ fn a_training_run_killed_before_its_first_checkpoint_does_not_block_the_rerun() 
 
 #[test]
 fn outputs_holding_text_or_names_are_private() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
-    synth(d, "n.jsonl", 3, 9);
+    synth(&d.join("n.jsonl"), "nl", 3, 9);
     for (cmd, out) in [("recognize", "rec"), ("deid", "de")] {
         let o = run(
             d,
@@ -377,8 +342,8 @@ fn outputs_holding_text_or_names_are_private() {
             assert_eq!(mode(&out.join(&f)), 0o600, "{f}");
         }
     }
-    let wp = tokenizer(d, "wordpiece", "wp");
-    let bpe = tokenizer(d, "bpe", "bpe");
+    let wp = tokenizer(&d.join("n.jsonl"), "wordpiece", 300, &d.join("wp"));
+    let bpe = tokenizer(&d.join("n.jsonl"), "bpe", 300, &d.join("bpe"));
     for p in [
         wp.join("vocab.txt"),
         wp.join("tokenizer.json"),

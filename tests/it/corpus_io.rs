@@ -1,6 +1,7 @@
 //! Corpus I/O end to end: round trips for every format on non-ASCII text, strict rejection of
 //! bad input (naming file and line, never the text), atomic output, stdin/stdout streaming.
 
+use crate::util::tempdir;
 use anonlm::corpus::{
     brat, conll, detect_format, jsonl, open_input, open_output, text, CorpusError, CorpusWriter,
     Document, Format, OutputOptions, OutputTarget, ReadOptions, SharedResolver, Source,
@@ -97,7 +98,7 @@ fn surfaces(d: &Document) -> Vec<(String, Label)> {
 
 #[test]
 fn jsonl_round_trip_keeps_everything() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let out = dir.path().join("docs.jsonl");
     let docs = sample_docs(true);
     let target = OutputTarget::file(&out, &OutputOptions::default()).unwrap();
@@ -120,7 +121,7 @@ fn jsonl_round_trip_keeps_everything() {
 
 #[test]
 fn brat_round_trip_keeps_text_offsets_and_labels() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let out = dir.path().join("brat");
     let docs = sample_docs(true);
     let target = OutputTarget::for_format(&out, Format::Brat, false, &Default::default()).unwrap();
@@ -136,7 +137,7 @@ fn brat_round_trip_keeps_text_offsets_and_labels() {
 
 #[test]
 fn brat_type_map_is_applied() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let out = dir.path().join("brat");
     let target = OutputTarget::dir(&out, &Default::default()).unwrap();
     let opts = WriteOptions {
@@ -151,7 +152,7 @@ fn brat_type_map_is_applied() {
 
 #[test]
 fn text_lines_and_text_dir_round_trip() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     // One document per line: ids become <stem>:<line>.
     let lines = dir.path().join("notes.txt");
     let docs = sample_docs(false);
@@ -184,7 +185,7 @@ fn text_lines_and_text_dir_round_trip() {
 
 #[test]
 fn conll_round_trip_keeps_tokens_and_entities() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let out = dir.path().join("docs.conll");
     let docs = sample_docs(true);
     write_all(
@@ -220,7 +221,7 @@ fn conll_round_trip_keeps_tokens_and_entities() {
 
 #[test]
 fn invalid_utf8_names_file_and_line() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let bad = b"Kov\xc3\xa1cs \xc3\x96d\xc3\xb6n\n\nGood line\nBad \xff Erd\xc5\x91s\n";
     let cases = [
         (Format::Text, "a.txt", bad.to_vec(), 4),
@@ -263,7 +264,7 @@ fn invalid_utf8_names_file_and_line() {
 
 #[test]
 fn brat_offsets_not_matching_text_name_the_ann_line() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     fs::write(dir.path().join("d1.txt"), "Begoña Núñez vive en Logroño.").unwrap();
     fs::write(
         dir.path().join("d1.ann"),
@@ -296,7 +297,7 @@ fn brat_offsets_not_matching_text_name_the_ann_line() {
 
 #[test]
 fn malformed_jsonl_names_the_line_without_content() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let path = dir.path().join("in.jsonl");
     fs::write(
         &path,
@@ -324,7 +325,7 @@ fn malformed_jsonl_names_the_line_without_content() {
 
 #[test]
 fn empty_inputs_say_no_documents() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     for (format, name) in [
         (Format::Text, "e.txt"),
         (Format::Jsonl, "e.jsonl"),
@@ -354,7 +355,7 @@ fn empty_inputs_say_no_documents() {
 
 #[test]
 fn fifty_megabyte_line_is_refused_by_the_default_limit() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let path = dir.path().join("big.txt");
     {
         let mut f = std::io::BufWriter::new(fs::File::create(&path).unwrap());
@@ -408,7 +409,7 @@ fn fifty_megabyte_line_is_refused_by_the_default_limit() {
 
 #[test]
 fn failed_writes_leave_no_output() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let docs = sample_docs(true);
     // Line-per-document text cannot hold a line break: the writer refuses, output never appears.
     let out = dir.path().join("out.txt");
@@ -450,7 +451,7 @@ fn failed_writes_leave_no_output() {
 
 #[test]
 fn outputs_never_replace_inputs_or_existing_files() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let input = dir.path().join("in.jsonl");
     fs::write(&input, "{\"text\":\"x\"}\n").unwrap();
     let e = anonlm::corpus::ensure_not_input(&input, &[input.as_path()]).unwrap_err();
@@ -519,7 +520,7 @@ fn readers_and_writers_can_move_across_threads() {
 }
 
 /// Child half of `real_stdin_to_stdout`: copies JSONL from stdin to stdout through the library.
-/// Run by that test (`--ignored --exact stdin_child`), not on its own.
+/// Run by that test (`--ignored --exact corpus_io::stdin_child`), not on its own.
 #[test]
 #[ignore = "child process of real_stdin_to_stdout"]
 fn stdin_child() {
@@ -546,7 +547,7 @@ fn real_stdin_to_stdout() {
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "stdin_child",
+            "corpus_io::stdin_child",
             "--ignored",
             "--nocapture",
             "-q",
@@ -566,7 +567,7 @@ fn real_stdin_to_stdout() {
 
 #[test]
 fn meddocan_streams_and_round_trips_through_jsonl_and_brat() {
-    let Some(train) = anonlm::testdata::meddocan_split("train") else {
+    let Some(train) = crate::util::meddocan_split("train") else {
         return;
     };
     let train = train.as_path();
@@ -579,7 +580,7 @@ fn meddocan_streams_and_round_trips_through_jsonl_and_brat() {
     assert_eq!(docs.len(), 500);
     let spans: usize = docs.iter().map(|d| d.entities.len()).sum();
     assert_eq!(spans, 11_333);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let j = dir.path().join("m.jsonl");
     write_all(
         Format::Jsonl,

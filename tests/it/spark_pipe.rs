@@ -6,6 +6,7 @@
 //! Java 17. Without them it skips with a note, unless `ANONLM_REQUIRE_DATA` or `CI` is set, where
 //! their absence fails the test.
 
+use crate::util::{synth, tempdir};
 use assert_cmd::Command;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -79,17 +80,10 @@ fn spark_pipe_matches_one_deid_run_and_fails_on_a_bad_document() {
     let Some((python, submit)) = spark_submit() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     let corpus = d.join("corpus.jsonl");
-    Command::cargo_bin("anonlm")
-        .unwrap()
-        .args([
-            "synth", "--lang", "all", "--docs", "40", "--seed", "8", "--out",
-        ])
-        .arg(&corpus)
-        .assert()
-        .success();
+    synth(&corpus, "all", 40, 8);
     let direct = d.join("direct.jsonl");
     Command::cargo_bin("anonlm")
         .unwrap()

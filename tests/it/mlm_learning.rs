@@ -2,8 +2,7 @@
 //! finds the planted word, and on generated clinical notes the held-out loss falls well below
 //! the unigram baseline. (Release build recommended: the two trainings take one to two minutes.)
 
-mod common;
-use common::anonlm;
+use crate::util::{anonlm, synth, tempdir, tokenizer};
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
@@ -35,17 +34,6 @@ fn repetitive_corpus(lines: usize) -> String {
         out.push('\n');
     }
     out
-}
-
-fn train_tokenizer(corpus: &Path, vocab: &str, out: &Path) {
-    anonlm()
-        .args(["tokenizer", "train", "--kind", "wordpiece", "-q"])
-        .args(["--vocab-size", vocab, "--corpus"])
-        .arg(corpus)
-        .arg("--out")
-        .arg(out)
-        .assert()
-        .success();
 }
 
 fn train(corpus: &Path, tok: &Path, out: &Path, args: &[&str]) {
@@ -91,12 +79,12 @@ fn top_prediction(model: &Path, text: &str) -> (String, f64) {
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
 fn fill_mask_predicts_the_planted_word_after_a_repetitive_corpus() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let corpus = dir.path().join("corpus.txt");
     fs::write(&corpus, repetitive_corpus(300)).unwrap();
     let tok = dir.path().join("tok");
     // 20 of the entries are the digits and their ## forms, always present.
-    train_tokenizer(&corpus, "170", &tok);
+    tokenizer(&corpus, "wordpiece", 170, &tok);
     let model = dir.path().join("model");
     train(
         &corpus,
@@ -139,15 +127,9 @@ fn fill_mask_predicts_the_planted_word_after_a_repetitive_corpus() {
 )]
 fn held_out_loss_on_generated_notes_falls_well_below_the_unigram_baseline() {
     // The pipeline's order: generated notes, de-identified with tags, a tokenizer, a tiny model.
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let notes = dir.path().join("notes.jsonl");
-    anonlm()
-        .args([
-            "synth", "--lang", "nl", "--docs", "120", "--seed", "3", "--out",
-        ])
-        .arg(&notes)
-        .assert()
-        .success();
+    synth(&notes, "nl", 120, 3);
     let deid = dir.path().join("deid.jsonl");
     anonlm()
         .args([
@@ -165,7 +147,7 @@ fn held_out_loss_on_generated_notes_falls_well_below_the_unigram_baseline() {
         .assert()
         .success();
     let tok = dir.path().join("tok");
-    train_tokenizer(&deid, "400", &tok);
+    tokenizer(&deid, "wordpiece", 400, &tok);
     let model = dir.path().join("model");
     train(
         &deid,

@@ -3,8 +3,7 @@
 //! 2 naming the file or flag; no error or ops log quotes a value read from the input; a closed
 //! stdout ends a run quietly.
 
-mod common;
-use common::{anonlm, fails};
+use crate::util::{anonlm, fails, synth, tempdir};
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -27,18 +26,6 @@ fn write(p: &Path, text: &str) -> PathBuf {
     p.to_path_buf()
 }
 
-fn synth(dir: &Path, lang: &str, docs: &str) -> PathBuf {
-    let p = dir.join(format!("{lang}-{docs}.jsonl"));
-    anonlm()
-        .args([
-            "synth", "--lang", lang, "--docs", docs, "--seed", "4", "--out",
-        ])
-        .arg(&p)
-        .assert()
-        .success();
-    p
-}
-
 fn deid_text(input: &Path, extra: &[&str]) -> std::process::Output {
     anonlm()
         .args([
@@ -52,7 +39,7 @@ fn deid_text(input: &Path, extra: &[&str]) -> std::process::Output {
 
 #[test]
 fn every_user_list_file_is_used_or_the_run_stops_naming_it() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     let note = write(
         &d.join("note.txt"),
@@ -125,7 +112,7 @@ fn every_user_list_file_is_used_or_the_run_stops_naming_it() {
 
 #[test]
 fn jsonl_piped_on_stdin_is_read_as_jsonl() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let line =
         format!("{{\"id\": \"d1\", \"text\": \"Patiënt {MARK} werd gezien door dr. {MARK2}.\"}}\n");
     // Leading blank lines and a byte order mark do not hide the JSON.
@@ -166,7 +153,7 @@ fn jsonl_piped_on_stdin_is_read_as_jsonl() {
 
 #[test]
 fn non_finite_thresholds_and_settings_are_bad_input() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     for args in [
         &[
@@ -207,7 +194,7 @@ fn non_finite_thresholds_and_settings_are_bad_input() {
 
 #[test]
 fn known_panics_are_bad_input_now() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     let err = fails(
         anonlm()
@@ -250,7 +237,13 @@ fn panic_child() {
 #[test]
 fn a_panic_prints_its_place_only() {
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "panic_child", "--ignored", "--nocapture", "-q"])
+        .args([
+            "--exact",
+            "failclosed::panic_child",
+            "--ignored",
+            "--nocapture",
+            "-q",
+        ])
         .output()
         .unwrap();
     let text = format!(
@@ -260,7 +253,7 @@ fn a_panic_prints_its_place_only() {
     );
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert!(
-        text.contains("internal error at tests/failclosed.rs:"),
+        text.contains("internal error at tests/it/failclosed.rs:"),
         "{text}"
     );
     no_marks(&text);
@@ -270,7 +263,7 @@ fn a_panic_prints_its_place_only() {
 #[test]
 fn key_files_open_to_others_or_blank_are_refused() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     let note = write(&d.join("note.txt"), "Patiënt Jan Jansen.\n");
     let run = |key: &Path| {
@@ -313,8 +306,8 @@ fn key_files_open_to_others_or_blank_are_refused() {
 
 #[test]
 fn a_closed_stdout_ends_the_run_quietly() {
-    let dir = tempfile::tempdir().unwrap();
-    let corpus = synth(dir.path(), "nl", "400");
+    let dir = tempdir();
+    let corpus = synth(&dir.path().join("nl-400.jsonl"), "nl", 400, 4);
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("anonlm"))
         .args(["deid", "-q", "--out", "-"])
         .arg(&corpus)
@@ -336,7 +329,7 @@ fn a_closed_stdout_ends_the_run_quietly() {
 
 #[test]
 fn bad_brat_dirs_are_named_not_skipped() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     let brat = d.join("brat");
     write(&brat.join("a.txt"), "Jan Jansen.\n");
@@ -367,7 +360,7 @@ fn bad_brat_dirs_are_named_not_skipped() {
 
 #[test]
 fn errors_and_ops_logs_never_quote_input_values() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     let text = format!("Patiënt {MARK} {MARK2} kwam.");
     let n = text.chars().count();
@@ -457,9 +450,9 @@ fn errors_and_ops_logs_never_quote_input_values() {
 
 #[test]
 fn models_with_non_finite_weights_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
-    let notes = synth(d, "nl", "30");
+    let notes = synth(&d.join("nl-30.jsonl"), "nl", 30, 4);
     anonlm()
         .args([
             "tokenizer",
@@ -515,7 +508,7 @@ fn models_with_non_finite_weights_are_refused() {
     assert!(err.contains("NaN"), "{err}");
 
     // A learned NER model: a broken one would tag nothing and let every name through.
-    let train = synth(d, "es", "12");
+    let train = synth(&d.join("es-12.jsonl"), "es", 12, 4);
     anonlm()
         .args([
             "ner",

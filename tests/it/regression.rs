@@ -29,7 +29,7 @@ fn parse_marked(line: &str) -> (String, Vec<(usize, usize, Label)>) {
 
 #[test]
 fn regression_sentences_hold() {
-    let known: BTreeSet<String> = include_str!("../testsets/regression/known_failures.txt")
+    let known: BTreeSet<String> = include_str!("../../testsets/regression/known_failures.txt")
         .lines()
         .map(|l| l.split('#').next().unwrap().trim().to_string())
         .filter(|l| !l.is_empty())

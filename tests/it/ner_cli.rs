@@ -3,21 +3,10 @@
 //! the same weights, the model joins the rules without losing what they found, and a broken
 //! model directory stops the run (fail closed) without writing output.
 
-mod common;
-use common::anonlm;
+use crate::util::{anonlm, synth, tempdir};
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
-
-fn synth(d: &Path, name: &str, docs: &str, seed: &str) {
-    anonlm()
-        .current_dir(d)
-        .args([
-            "synth", "--lang", "es", "--docs", docs, "--seed", seed, "--out", name,
-        ])
-        .assert()
-        .success();
-}
 
 fn train(d: &Path, out: &str, epochs: &str) -> String {
     #[rustfmt::skip]
@@ -65,10 +54,10 @@ fn recognize(d: &Path, out: &str, extra: &[&str]) {
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
 fn a_bilstm_crf_learns_joins_the_rules_and_fails_closed() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
-    synth(d, "train.jsonl", "60", "1");
-    synth(d, "dev.jsonl", "20", "2");
+    synth(&d.join("train.jsonl"), "es", 60, 1);
+    synth(&d.join("dev.jsonl"), "es", 20, 2);
     let err = train(d, "model", "6");
     assert!(err.contains("best dev strict entity F1"), "{err}");
 
@@ -214,10 +203,10 @@ fn a_bilstm_crf_learns_joins_the_rules_and_fails_closed() {
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
 fn deid_with_a_model_removes_what_the_model_and_rules_found() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
-    synth(d, "train.jsonl", "40", "3");
-    synth(d, "dev.jsonl", "10", "4");
+    synth(&d.join("train.jsonl"), "es", 40, 3);
+    synth(&d.join("dev.jsonl"), "es", 10, 4);
     train(d, "model", "3");
     recognize(d, "both.jsonl", &["--model", "model"]);
     anonlm()
@@ -270,10 +259,10 @@ fn deid_with_a_model_removes_what_the_model_and_rules_found() {
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
 fn a_transformer_tagger_fine_tunes_an_anonlm_mlm_and_tags_long_notes() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
-    synth(d, "train.jsonl", "60", "1");
-    synth(d, "dev.jsonl", "15", "2");
+    synth(&d.join("train.jsonl"), "es", 60, 1);
+    synth(&d.join("dev.jsonl"), "es", 15, 2);
     #[rustfmt::skip]
     let steps: [&[&str]; 2] = [
         &["tokenizer", "train", "--kind", "wordpiece", "--vocab-size", "700", "-q",

@@ -4,8 +4,8 @@
 //! print a value planted in its input. Needs `python3` (3.11, standard library only):
 //!
 //! ```text
-//! cargo test --release --test fuzz_inputs -- --ignored
-//! ANONLM_FUZZ_COUNT=3000 ANONLM_FUZZ_SEED=7 cargo test --release --test fuzz_inputs -- --ignored
+//! cargo test --release --test it fuzz_inputs:: -- --ignored
+//! ANONLM_FUZZ_COUNT=3000 ANONLM_FUZZ_SEED=7 cargo test --release --test it fuzz_inputs:: -- --ignored
 //! ```
 //!
 //! Failing cases are kept under `target/fuzz-cases/` (inputs, commands, outputs and why).

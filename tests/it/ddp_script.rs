@@ -1,7 +1,7 @@
 //! `scripts/check_train_ddp.sh`: `scripts/train_ddp.py` on two gloo processes refuses damaged
 //! data, lowers the loss below the unigram baseline, writes the files anonlm reads, and gives the
 //! losses of one process with gradient accumulation. Needs ANONLM_PYTHON (torch, transformers);
-//! `tests/audit_cli.rs` audits a model the script trained on shards of `mlm prepare`.
+//! `tests/it/audit_cli.rs` audits a model the script trained on shards of `mlm prepare`.
 
 use std::path::Path;
 

@@ -4,8 +4,6 @@
 //! Skips (with a note) when `../shared/data/meddocan/dev` is absent. Tokens are maximal runs of
 //! alphanumeric characters; a token counts as found when any predicted span overlaps it.
 
-mod common;
-
 use anonlm::corpus::brat::{list_documents, read_document};
 use anonlm::eval::tokens::alnum_runs;
 use anonlm::recognize::context::ContextRecognizer;
@@ -90,7 +88,7 @@ fn any_phi(raw: &str) -> Result<Option<Label>, anonlm::error::ValueError> {
 fn dev_dir() -> Option<PathBuf> {
     // LEXICON_MEDDOCAN_SPLIT=train studies the training split instead (for error analysis).
     let split = std::env::var("LEXICON_MEDDOCAN_SPLIT").unwrap_or_else(|_| "dev".into());
-    common::meddocan_split(&split)
+    crate::util::meddocan_split(&split)
 }
 
 fn covered(spans: &[Entity], tok: (usize, usize)) -> bool {

@@ -2,21 +2,14 @@
 //! and text giving the same tokenizer, byte-identical reruns, the files written, overwrite
 //! refusal and bad input.
 
-mod common;
-use common::anonlm;
+use crate::util::{anonlm, synth, tempdir};
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// A JSONL corpus from the project's generator, and the same documents as a directory of .txt.
 fn corpora(dir: &Path) -> (PathBuf, PathBuf) {
     let jsonl = dir.join("notes.jsonl");
-    anonlm()
-        .args([
-            "synth", "--lang", "all", "--docs", "12", "--seed", "5", "--out",
-        ])
-        .arg(&jsonl)
-        .assert()
-        .success();
+    synth(&jsonl, "all", 12, 5);
     let txt = dir.join("notes-txt");
     fs::create_dir(&txt).unwrap();
     for line in fs::read_to_string(&jsonl).unwrap().lines() {
@@ -45,7 +38,7 @@ fn train(corpus: &Path, kind: &str, out: &Path, extra: &[&str]) -> assert_cmd::a
 
 #[test]
 fn jsonl_and_text_corpora_give_the_same_tokenizer_and_reruns_are_identical() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let (jsonl, txt) = corpora(dir.path());
     for kind in ["wordpiece", "bpe", "unigram"] {
         let a = dir.path().join(format!("{kind}-a"));
@@ -95,7 +88,7 @@ fn jsonl_and_text_corpora_give_the_same_tokenizer_and_reruns_are_identical() {
 
 #[test]
 fn an_existing_tokenizer_is_kept_unless_overwrite() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let (jsonl, _) = corpora(dir.path());
     let out = dir.path().join("tok");
     train(&jsonl, "bpe", &out, &[]).success();
@@ -112,7 +105,7 @@ fn an_existing_tokenizer_is_kept_unless_overwrite() {
 
 #[test]
 fn lowercase_and_specials_flags_are_written() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let (jsonl, _) = corpora(dir.path());
     let out = dir.path().join("wp-lower");
     train(
@@ -134,7 +127,7 @@ fn lowercase_and_specials_flags_are_written() {
 
 #[test]
 fn bad_input_is_named_and_nothing_is_written() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let bad = dir.path().join("bad.jsonl");
     fs::write(
         &bad,

@@ -2,8 +2,7 @@
 //! model trained without de-identification, probes at the name slots, harvest, rewrite, and the
 //! same probes again (no harvested token, no recovery), `vocab check`, ordinary text unchanged.
 
-mod common;
-use common::anonlm;
+use crate::util::{anonlm, read_jsonl, tempdir};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::fs;
@@ -74,14 +73,6 @@ fn run_ok(args: &[&str], paths: &[(&str, &Path)]) -> String {
     )
 }
 
-fn jsonl(path: &Path) -> Vec<Value> {
-    fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 /// Prediction texts at every slot of a probe-run output.
 fn predicted_texts(run: &[Value]) -> Vec<HashSet<String>> {
     run.iter()
@@ -107,7 +98,7 @@ fn encode(dir: &Path, text: &str) -> Vec<u32> {
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
 fn harvest_and_rewrite_remove_planted_names_from_a_model() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     let raw = d.join("raw.jsonl");
     fs::write(&raw, notes(300)).unwrap();
@@ -196,7 +187,7 @@ fn harvest_and_rewrite_remove_planted_names_from_a_model() {
                 ("--out", out),
             ],
         );
-        jsonl(out)
+        read_jsonl(out)
     };
     let before = probe(&model, &d.join("before.jsonl"));
     let sets: HashSet<&str> = before.iter().map(|l| l["set"].as_str().unwrap()).collect();

@@ -3,20 +3,11 @@
 //! unseen slots and a protected originals file, a probe run with recovery figures that never
 //! shows a name, and user sentence files (.txt, .csv) whose leading spaces are kept.
 
-mod common;
-use common::anonlm;
+use crate::util::{anonlm, read_jsonl, synth, tempdir};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn jsonl(path: &Path) -> Vec<Value> {
-    fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
 
 struct Pipeline {
     _dir: tempfile::TempDir,
@@ -29,16 +20,10 @@ struct Pipeline {
 
 /// synth → deid (tags, gold spans) → tokenizer and tiny model on the raw notes → probe build.
 fn pipeline() -> Pipeline {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = tempdir();
     let dir = tmp.path().to_path_buf();
     let notes = dir.join("notes.jsonl");
-    anonlm()
-        .args([
-            "synth", "--lang", "nl", "--docs", "60", "--seed", "5", "--out",
-        ])
-        .arg(&notes)
-        .assert()
-        .success();
+    synth(&notes, "nl", 60, 5);
     let deid = dir.join("deid.jsonl");
     let ops = dir.join("deid.ops.jsonl");
     anonlm()
@@ -121,7 +106,7 @@ fn pipeline() -> Pipeline {
 
 /// slot id → original, from the protected side file.
 fn originals(set: &Path) -> HashMap<String, String> {
-    jsonl(&set.join("originals.jsonl"))
+    read_jsonl(&set.join("originals.jsonl"))
         .into_iter()
         .map(|v| {
             (
@@ -150,7 +135,7 @@ fn build_and_run_probes_on_a_model_trained_on_raw_notes() {
     assert!(summary["slots_found"]["seen"].as_u64().unwrap() > 6);
 
     // probes.jsonl: one masked, de-identified sentence per slot, no original anywhere.
-    let probes = jsonl(&p.set.join("probes.jsonl"));
+    let probes = read_jsonl(&p.set.join("probes.jsonl"));
     assert_eq!(probes.len(), 12);
     let originals = originals(&p.set);
     assert_eq!(originals.len(), 12);
@@ -205,7 +190,7 @@ fn build_and_run_probes_on_a_model_trained_on_raw_notes() {
         String::from_utf8_lossy(&run.stderr)
     );
     assert!(printed.contains("12 slots probed"), "{printed}");
-    let results = jsonl(&out);
+    let results = read_jsonl(&out);
     assert_eq!(results.len(), probes.len(), "one line per slot");
     let out_lines: Vec<String> = fs::read_to_string(&out)
         .unwrap()
@@ -292,7 +277,7 @@ fn build_and_run_probes_on_a_model_trained_on_raw_notes() {
             .arg(&out)
             .assert()
             .success();
-        by_file.push(jsonl(&out));
+        by_file.push(read_jsonl(&out));
     }
     let (lines, rows) = (&by_file[0], &by_file[1]);
     assert_eq!(lines.len(), 2);
@@ -339,7 +324,7 @@ fn build_and_run_probes_on_a_model_trained_on_raw_notes() {
         .success()
         .get_output()
         .clone();
-    let rec = jsonl(&out);
+    let rec = read_jsonl(&out);
     assert!(rec[0].get("recovery").is_none());
     assert_eq!(rec[1]["recovery"]["n_candidates"], 8);
     assert!(!String::from_utf8_lossy(&run.stderr).contains("Verhoeven"));
@@ -355,7 +340,7 @@ fn build_and_run_probes_on_a_model_trained_on_raw_notes() {
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
 fn bad_inputs_fail_naming_the_line_or_document() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = tempdir();
     let dir = tmp.path();
     // A user file: the second line has no mask; the third two.
     let txt = dir.join("bad.txt");
@@ -450,7 +435,7 @@ const PLANTED: [&str; 5] = [
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
 fn recovery_finds_a_name_the_model_learned() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = tempdir();
     let dir = tmp.path();
     // 300 documents: the five sentences in rotating orders, odd documents reversed.
     let mut corpus = String::new();
@@ -551,7 +536,7 @@ fn recovery_finds_a_name_the_model_learned() {
         .clone();
     let printed = String::from_utf8_lossy(&run.stderr);
     assert!(!printed.contains("Brouwersma") && !printed.contains("Jongsma"));
-    let results = jsonl(&out);
+    let results = read_jsonl(&out);
     let found = &results[0]["recovery"];
     assert_eq!(found["in_top_k"], true, "{}", results[0]);
     assert_eq!(found["pll_rank"], 1, "{found}");

@@ -4,8 +4,6 @@
 //! at least 0.97. Skips when the data is absent. MEDDOCAN: CC BY 4.0, Secretaría de Estado para
 //! el Avance Digital (SEAD), 2019.
 
-mod common;
-
 use anonlm::corpus::{open_input, Document, Format, ReadOptions};
 use anonlm::eval::{evaluate, EvalOptions};
 use anonlm::labelmap::LabelMap;
@@ -17,7 +15,7 @@ use std::sync::Arc;
 
 #[test]
 fn rules_meet_the_meddocan_dev_floors() {
-    let Some(dir) = common::meddocan_split("dev") else {
+    let Some(dir) = crate::util::meddocan_split("dev") else {
         return;
     };
     let dir = dir.as_path();

@@ -2,6 +2,7 @@
 //! torch (`.ci/run` installs them into `.ci/venv`). Without it the tests skip with a note, unless
 //! `ANONLM_REQUIRE_DATA` or `CI` is set, where its absence fails them.
 
+use crate::util::tempdir;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -66,7 +67,7 @@ fn anonlm_reproduces_transformers_logits() {
     };
     for arch in ["bert", "roberta"] {
         for format in ["safetensors", "bin"] {
-            let tmp = tempfile::tempdir().unwrap();
+            let tmp = tempdir();
             let dir = tmp.path().join("model");
             let dir_s = dir.to_str().unwrap();
             run(
@@ -153,7 +154,7 @@ fn transformers_reproduces_anonlm_logits() {
                 .unwrap();
         }
         let logits = model.forward(&ids, &mask, None).unwrap();
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tempdir();
         let dir = tmp.path().join("model");
         save_model_dir(&config, &varmap, &dir, false).unwrap();
         let expect = tmp.path().join("expect.safetensors");

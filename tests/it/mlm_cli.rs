@@ -2,9 +2,8 @@
 //! from `anonlm synth`, its Hugging Face layout and manifest, a real fall of the loss, resume of
 //! a finished run, fill-mask and scores, and clear errors.
 
-mod common;
+use crate::util::{anonlm, read_jsonl, synth, tempdir};
 use assert_cmd::Command;
-use common::anonlm;
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -37,13 +36,7 @@ fn train_command(notes: &Path, tok: &Path, model: &Path) -> Command {
 /// Notes, a WordPiece tokenizer and a tiny BERT trained for 120 steps, in `dir`.
 fn trained(dir: &Path) -> (PathBuf, PathBuf) {
     let notes = dir.join("notes.jsonl");
-    anonlm()
-        .args([
-            "synth", "--lang", "nl", "--docs", "60", "--seed", "3", "--out",
-        ])
-        .arg(&notes)
-        .assert()
-        .success();
+    synth(&notes, "nl", 60, 3);
     let tok = dir.join("tok");
     anonlm()
         .args([
@@ -66,21 +59,13 @@ fn trained(dir: &Path) -> (PathBuf, PathBuf) {
     (notes, model)
 }
 
-fn jsonl(path: &Path) -> Vec<Value> {
-    fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 #[test]
 #[cfg_attr(
     not(feature = "slow-tests"),
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
 fn train_fill_and_score_a_tiny_model() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let (notes, model) = trained(dir.path());
 
     // The same seed gives the same weights, byte for byte (initialization included).
@@ -133,7 +118,7 @@ fn train_fill_and_score_a_tiny_model() {
     );
 
     // The loss really falls: from about ln(vocab) at step 1 to clearly less by the end.
-    let log = jsonl(&model.join("train_log.jsonl"));
+    let log = read_jsonl(&model.join("train_log.jsonl"));
     let steps: Vec<f64> = log
         .iter()
         .filter(|l| l["type"] == "step")
@@ -158,7 +143,7 @@ fn train_fill_and_score_a_tiny_model() {
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert!(stderr.contains("resumed"), "{stderr}");
     assert_eq!(
-        jsonl(&model.join("train_log.jsonl"))
+        read_jsonl(&model.join("train_log.jsonl"))
             .iter()
             .filter(|l| l["type"] == "step")
             .count(),
@@ -209,7 +194,7 @@ fn train_fill_and_score_a_tiny_model() {
             .arg(&out)
             .assert()
             .success();
-        jsonl(&out)
+        read_jsonl(&out)
     };
     let pll = score("pll", "pll.jsonl");
     assert_eq!(pll.len(), 2);
@@ -226,7 +211,7 @@ fn train_fill_and_score_a_tiny_model() {
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
 fn bad_requests_fail_with_clear_errors() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let (_, model) = trained(dir.path());
     let err = |args: &[&str]| {
         let out = anonlm().args(args).assert().code(2);
@@ -268,16 +253,10 @@ const CANARIES: [&str; 6] = [
 #[test]
 fn prepared_shards_train_the_same_model_as_the_corpus() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let d = dir.path();
     let notes = d.join("notes.jsonl");
-    anonlm()
-        .args([
-            "synth", "--lang", "nl", "--docs", "40", "--seed", "5", "--out",
-        ])
-        .arg(&notes)
-        .assert()
-        .success();
+    synth(&notes, "nl", 40, 5);
     // Two repeated texts under new ids.
     let text = fs::read_to_string(&notes).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
@@ -373,7 +352,7 @@ fn prepared_shards_train_the_same_model_as_the_corpus() {
     assert_eq!(manifest["canaries"]["n_copies"], 8);
     let secrets = fs::metadata(d.join("data.canaries.json")).unwrap();
     assert_eq!(secrets.permissions().mode() & 0o777, 0o600);
-    let err = common::fails(train(&["--data", "data"], "m5").args(["--canaries", "1"]));
+    let err = crate::util::fails(train(&["--data", "data"], "m5").args(["--canaries", "1"]));
     assert!(err.contains("--canaries"), "{err}");
     // The scratch data of --corpus is gone; the data dir is private.
     let leftovers: Vec<_> = fs::read_dir(d.join("from-corpus"))
@@ -389,11 +368,11 @@ fn prepared_shards_train_the_same_model_as_the_corpus() {
         assert_eq!(mode, want, "{:?}", entry.file_name());
     }
 
-    let err = common::fails(&mut prepare());
+    let err = crate::util::fails(&mut prepare());
     assert!(err.contains("data") && err.contains("--overwrite"), "{err}");
-    let err = common::fails(&mut train(&["--data", "data", "--seq-len", "32"], "m3"));
+    let err = crate::util::fails(&mut train(&["--data", "data", "--seq-len", "32"], "m3"));
     assert!(err.contains("--seq-len"), "{err}");
-    let err = common::fails(&mut train(
+    let err = crate::util::fails(&mut train(
         &["--data", "data", "--tokenizer", "other"],
         "m4",
     ));
@@ -401,7 +380,7 @@ fn prepared_shards_train_the_same_model_as_the_corpus() {
         err.contains("other") && err.contains("not the one"),
         "{err}"
     );
-    let err = common::fails(anonlm().current_dir(d).args([
+    let err = crate::util::fails(anonlm().current_dir(d).args([
         "mlm",
         "prepare",
         "--corpus",

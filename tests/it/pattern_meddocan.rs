@@ -1,8 +1,6 @@
 //! MEDDOCAN dev, read in place: token-level recall/precision of the pattern recognizer per
 //! MEDDOCAN label (tokens = maximal alphanumeric runs). Skips when the data is absent.
 
-mod common;
-
 use anonlm::corpus::brat::{list_documents, read_document};
 use anonlm::eval::tokens::alnum_runs;
 use anonlm::labels::{Category, Label, Subtype};
@@ -152,7 +150,7 @@ fn score_dir(dir: &Path, show_misses: bool) -> BTreeMap<String, Count> {
 fn meddocan_dev_recall_floors() {
     // MEDDOCAN_SPLIT=train scores the training split instead (used for tuning; floors are dev's).
     let split = std::env::var("MEDDOCAN_SPLIT").unwrap_or_else(|_| "dev".into());
-    let Some(dir_buf) = common::meddocan_split(&split) else {
+    let Some(dir_buf) = crate::util::meddocan_split(&split) else {
         return;
     };
     let dir = dir_buf.as_path();
