@@ -1,0 +1,42 @@
+//! Flags of `anonlm report render` and `anonlm report diff`.
+
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Subcommand, Debug)]
+pub enum ReportCommand {
+    /// Write report.md and report.html from a report JSON.
+    Render(ReportRenderArgs),
+    /// What changed between two reports, metric by metric (exit 0 whenever both parse).
+    Diff(ReportDiffArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ReportRenderArgs {
+    /// The report JSON (schema anonlm.report/1).
+    #[arg(long)]
+    pub report: PathBuf,
+    /// Output folder (report.md, report.html).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Replace existing report.md and report.html in --out.
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportDiffArgs {
+    /// The earlier report JSON.
+    pub old: PathBuf,
+    /// The later report JSON.
+    pub new: PathBuf,
+    /// Versioned JSON (anonlm.report-diff/1) instead of a text table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the diff to this file instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Replace an existing --out file.
+    #[arg(long)]
+    pub overwrite: bool,
+}

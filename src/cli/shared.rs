@@ -1,0 +1,103 @@
+//! Flags shared by several commands: the corpus input and output groups, --overwrite,
+//! --threads, --device, and the number parsers of bounded flags.
+
+use crate::error::ValueError;
+use crate::lang::LangChoice;
+use clap::Args;
+use std::path::PathBuf;
+
+/// Parses a number flag that must be finite: `NaN` or `inf` would switch a comparison (a gate
+/// threshold, a learning rate) off silently, so they are bad input.
+pub fn finite_f64(s: &str) -> Result<f64, ValueError> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| "expected a number".to_string())?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err("expected a finite number (not NaN or infinity)".into())
+    }
+}
+
+/// Parses a count that must be at least 1 (a batch of 0 sentences would divide by zero).
+pub fn positive_usize(s: &str) -> Result<usize, ValueError> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("expected a whole number of at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("expected a whole number of at least 1".into()),
+    }
+}
+
+/// [`finite_f64`] for `f32` flags (also refuses values too large for an `f32`).
+pub fn finite_f32(s: &str) -> Result<f32, ValueError> {
+    let v = finite_f64(s)? as f32;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err("expected a finite number within the range of a 32-bit float".into())
+    }
+}
+
+/// Where documents come from and how recognition is set up.
+#[derive(Args, Debug, Clone)]
+pub struct InputArgs {
+    /// Input: a file, a directory (brat, or text files), or `-` for stdin (text, jsonl).
+    pub input: PathBuf,
+    /// Input format: text, jsonl, brat, conll, or auto (from the path).
+    #[arg(long, default_value = "auto")]
+    pub format: String,
+    /// Document language: nl, hu, es, it, en, or auto (guessed per document).
+    #[arg(long, default_value = "auto")]
+    pub lang: LangChoice,
+    /// Language used when auto detection finds no evidence.
+    #[arg(long, default_value = "en")]
+    pub fallback_lang: crate::lang::Lang,
+    /// Extra word lists: DIR/<lang>/<name>.txt added to the built-in list of that name.
+    #[arg(long)]
+    pub lists: Option<PathBuf>,
+    /// Label map (built-in name such as meddocan, or a TOML file) for scheme labels in the input.
+    #[arg(long)]
+    pub label_map: Option<String>,
+    /// A trained NER model directory (`anonlm ner train`): its spans are joined with the rules'
+    /// (union, overlaps resolved so every flagged character stays covered).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// A directory of trained models, one per language (`DIR/<lang>/`, as
+    /// `scripts/train_name_models.sh` writes them): each document uses the model of its
+    /// language, joined with the rules as --model is; a language without one runs on rules and
+    /// lists (one notice line). Default: the ANONLM_MODELS environment variable.
+    #[arg(long, conflicts_with = "model")]
+    pub models: Option<PathBuf>,
+    /// Rules and lists only for languages without a --models model: leave out the taggers
+    /// that ship with anonlm (`models/<lang>/`; today English, trained on CC BY corpora).
+    #[arg(long, conflicts_with = "model")]
+    pub no_builtin_models: bool,
+    /// Only the spans of the --model, not the rules' (to score the model alone). A model
+    /// trained with rule-hit features still runs the built-in recognizers as its input.
+    #[arg(long, requires = "model")]
+    pub no_rules: bool,
+    /// Largest document (or line) accepted, in bytes.
+    #[arg(long, default_value_t = 16 << 20)]
+    pub max_doc_bytes: usize,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Where results go.
+#[derive(Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Output file or directory, or `-` for stdout.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Output format (default: jsonl for recognize, the input format for deid).
+    #[arg(long)]
+    pub out_format: Option<String>,
+    /// Replace an existing output (inputs are never overwritten).
+    #[arg(long)]
+    pub overwrite: bool,
+}
