@@ -1,7 +1,9 @@
 //! Flags of the de-identification commands: recognize, deid, synth, eval (and its --risk
 //! analysis), bench, demo, keygen.
 
-use super::shared::{InputArgs, OutputArgs};
+use super::shared::Overwrite;
+use super::shared::{langs, InputArgs, Langs, OutputArgs};
+use crate::corpus::Format;
 use crate::error::ValueError;
 use crate::lang::LangChoice;
 use clap::Args;
@@ -78,8 +80,8 @@ pub struct DeidArgs {
 #[derive(Args, Debug)]
 pub struct SynthArgs {
     /// Language: nl, hu, es, it, en, or all.
-    #[arg(long)]
-    pub lang: String,
+    #[arg(long, value_parser = langs)]
+    pub lang: Langs,
     #[arg(long, default_value_t = 100, value_parser = synth_doc_count)]
     pub docs: usize,
     #[arg(long, default_value_t = 0)]
@@ -89,12 +91,13 @@ pub struct SynthArgs {
     pub out: PathBuf,
     /// Output format: jsonl (default), brat, text, conll.
     #[arg(long, default_value = "jsonl")]
-    pub format: String,
-    #[arg(long)]
-    pub overwrite: bool,
+    pub format: Format,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("overwrite", |a| a.help("Replace existing --json / --risk-svg files (never an input of the run)")))]
 pub struct EvalArgs {
     /// Gold documents.
     #[arg(long)]
@@ -125,9 +128,8 @@ pub struct EvalArgs {
     /// Write the full report as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// Replace existing --json / --risk-svg files (never an input of the run).
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
     /// Largest document (or line) accepted, in bytes (default: as for recognize and deid).
     #[arg(long)]
     pub max_doc_bytes: Option<usize>,
@@ -147,8 +149,8 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 32)]
     pub mb: usize,
     /// Language of the synthetic text: nl, hu, es, it, en, or all.
-    #[arg(long, default_value = "all")]
-    pub lang: String,
+    #[arg(long, default_value = "all", value_parser = langs)]
+    pub lang: Langs,
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,

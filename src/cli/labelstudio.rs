@@ -1,6 +1,7 @@
 //! Flags of `anonlm labelstudio` (export tasks, import annotations).
 
 use super::shared::InputArgs;
+use super::shared::Overwrite;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -15,15 +16,15 @@ pub enum LabelStudioCommand {
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("overwrite", |a| a.help("Replace an existing --out (and --config); inputs are never overwritten")))]
 pub struct LabelStudioExportArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// The task list to write (JSON), or `-` for stdout.
     #[arg(long)]
     pub out: PathBuf,
-    /// Replace an existing --out (and --config); inputs are never overwritten.
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
     /// Export the input's own spans (JSONL entities, brat .ann, IOB tags, labels through
     /// --label-map) instead of recognizing: for correcting an existing annotation.
     #[arg(long)]
@@ -41,15 +42,15 @@ pub struct LabelStudioExportArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("overwrite", |a| a.help("Replace an existing --out (the export is never overwritten)")))]
 pub struct LabelStudioImportArgs {
     /// Label Studio JSON export (Export > JSON: a list of tasks with annotations).
     pub export: PathBuf,
     /// Document JSONL to write, or `-` for stdout.
     #[arg(long)]
     pub out: PathBuf,
-    /// Replace an existing --out (the export is never overwritten).
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
     /// Label map (built-in name or TOML file) for scheme labels; default: canonical labels.
     #[arg(long)]
     pub label_map: Option<String>,

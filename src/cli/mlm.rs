@@ -1,6 +1,7 @@
 //! Flags of `anonlm mlm` (prepare, train, fill, score, bench) and the canary flags of
 //! prepare and train.
 
+use super::shared::Overwrite;
 use super::shared::{finite_f64, positive_usize};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -61,6 +62,7 @@ impl CanaryFlags {
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("overwrite", |a| a.help("Replace an existing --out")))]
 pub struct MlmPrepareArgs {
     /// Corpus: text (a document per line, or a directory of .txt) or Document JSONL; read twice.
     #[arg(long)]
@@ -88,15 +90,15 @@ pub struct MlmPrepareArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub canary: CanaryFlags,
-    /// Replace an existing --out.
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("overwrite", |a| a.help("Replace a model already in --out")))]
 pub struct MlmTrainArgs {
     /// Training corpus: text (a document per line, or a directory of .txt) or Document JSONL;
     /// prepared into a scratch dir inside --out first (as `mlm prepare` does).
@@ -125,9 +127,8 @@ pub struct MlmTrainArgs {
     /// train_log.jsonl, checkpoint/). A dir with a checkpoint of the same run is resumed.
     #[arg(long)]
     pub out: PathBuf,
-    /// Replace a model already in --out.
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
     /// cpu, cuda or cuda:N (cuda needs a build with --features cuda).
     #[arg(long, default_value = "cpu")]
     pub device: String,
@@ -201,8 +202,8 @@ pub struct MlmFillArgs {
     /// JSONL on stdout for sentences given on the command line (default: a readable list).
     #[arg(long)]
     pub json: bool,
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
     #[arg(long, default_value = "cpu")]
     pub device: String,
     /// Sequences per forward pass.
@@ -237,13 +238,22 @@ pub struct MlmScoreArgs {
     /// Fraction of tokens masked by --method loss.
     #[arg(long, default_value_t = 0.15, value_parser = finite_f64)]
     pub mask_prob: f64,
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
     #[arg(long, default_value = "cpu")]
     pub device: String,
     /// Sequences per forward pass.
     #[arg(long, default_value_t = 64)]
     pub batch: usize,
+}
+
+/// A section of `mlm bench`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+#[value(rename_all = "snake_case")]
+pub enum BenchSection {
+    Train,
+    FillMask,
+    Pll,
 }
 
 #[derive(Args, Debug)]
@@ -283,8 +293,8 @@ pub struct MlmBenchArgs {
     #[arg(long, default_value_t = 64)]
     pub pll_batch: usize,
     /// Sections to skip: train, fill_mask, pll.
-    #[arg(long, value_delimiter = ',')]
-    pub skip: Vec<String>,
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub skip: Vec<BenchSection>,
     /// Also write the JSON here.
     #[arg(long)]
     pub out: Option<PathBuf>,

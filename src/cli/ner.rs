@@ -1,5 +1,6 @@
 //! Flags of `anonlm ner` (train a learned tagger).
 
+use super::shared::Overwrite;
 use super::shared::{finite_f32, finite_f64, positive_usize};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -12,6 +13,7 @@ pub enum NerCommand {
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("overwrite", |a| a.help("Replace an existing model directory")))]
 pub struct NerTrainArgs {
     /// bilstm-crf (Lample et al. 2016) or transformer (token classification on an anonlm MLM).
     #[arg(long, default_value = "bilstm-crf")]
@@ -28,9 +30,8 @@ pub struct NerTrainArgs {
     /// Model directory to write (replaced as a whole at the end).
     #[arg(long)]
     pub out: PathBuf,
-    /// Replace an existing model directory.
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
     /// Label map for the annotation scheme (built-in name such as meddocan or hungarian, or a
     /// TOML file); without it labels must be canonical.
     #[arg(long)]

@@ -1,6 +1,7 @@
 //! Flags of `anonlm probe` (build, run, metrics).
 
 use super::shared::finite_f64;
+use super::shared::Overwrite;
 use super::vocab::NameEvidenceArgs;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -18,6 +19,7 @@ pub enum ProbeCommand {
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("overwrite", |a| a.help("Replace an existing --out")))]
 pub struct ProbeMetricsArgs {
     /// Output of `probe run` (JSONL). Repeatable; slots are grouped by their set.
     #[arg(long, required = true)]
@@ -42,9 +44,8 @@ pub struct ProbeMetricsArgs {
     /// Write the metrics as JSON (schema `anonlm.probe-metrics/1`).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Replace an existing --out.
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
     /// Exit 1 when a set's share of name-like predictions is above this (e.g. 0.002).
     #[arg(long, value_parser = finite_f64)]
     pub max_name_like_share: Option<f64>,
@@ -55,6 +56,7 @@ pub struct ProbeMetricsArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("overwrite", |a| a.help("Replace a probe set already in --out")))]
 pub struct ProbeBuildArgs {
     /// The de-identified corpus (Document JSONL written by `anonlm deid`).
     #[arg(long)]
@@ -82,9 +84,8 @@ pub struct ProbeBuildArgs {
     /// Sentences longer than this many whitespace words are skipped.
     #[arg(long, default_value_t = 250)]
     pub max_words: usize,
-    /// Replace a probe set already in --out.
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
     /// Largest document accepted, in bytes.
     #[arg(long, default_value_t = 16 << 20)]
     pub max_doc_bytes: usize,
@@ -124,6 +125,6 @@ pub struct ProbeRunArgs {
     pub batch: usize,
     #[arg(long, default_value = "cpu")]
     pub device: String,
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
 }

@@ -1,5 +1,6 @@
 //! Flags of `anonlm report render` and `anonlm report diff`.
 
+use super::shared::Overwrite;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -12,6 +13,7 @@ pub enum ReportCommand {
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("overwrite", |a| a.help("Replace existing report.md and report.html in --out")))]
 pub struct ReportRenderArgs {
     /// The report JSON (schema anonlm.report/1).
     #[arg(long)]
@@ -19,12 +21,12 @@ pub struct ReportRenderArgs {
     /// Output folder (report.md, report.html).
     #[arg(long)]
     pub out: PathBuf,
-    /// Replace existing report.md and report.html in --out.
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("overwrite", |a| a.help("Replace an existing --out file")))]
 pub struct ReportDiffArgs {
     /// The earlier report JSON.
     pub old: PathBuf,
@@ -36,7 +38,6 @@ pub struct ReportDiffArgs {
     /// Write the diff to this file instead of stdout.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Replace an existing --out file.
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
 }

@@ -1,8 +1,9 @@
 //! Flags shared by several commands: the corpus input and output groups, --overwrite,
 //! --threads, --device, and the number parsers of bounded flags.
 
+use crate::corpus::Format;
 use crate::error::ValueError;
-use crate::lang::LangChoice;
+use crate::lang::{Lang, LangChoice};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -96,8 +97,32 @@ pub struct OutputArgs {
     pub out: PathBuf,
     /// Output format (default: jsonl for recognize, the input format for deid).
     #[arg(long)]
-    pub out_format: Option<String>,
+    pub out_format: Option<Format>,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
+}
+
+/// `--overwrite`, the one definition every command that writes an output flattens in; a
+/// command whose outputs need naming says which in its own help (`mut_arg`).
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct Overwrite {
     /// Replace an existing output (inputs are never overwritten).
-    #[arg(long)]
-    pub overwrite: bool,
+    #[arg(id = "overwrite", long = "overwrite")]
+    pub allowed: bool,
+}
+
+/// A language list flag: one code, several comma-separated, or `all`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Langs(pub Vec<Lang>);
+
+/// Parses `all` or comma-separated language codes (each through [`Lang`]'s `FromStr`).
+pub fn langs(spec: &str) -> Result<Langs, ValueError> {
+    if spec.trim().eq_ignore_ascii_case("all") {
+        return Ok(Langs(Lang::ALL.to_vec()));
+    }
+    Ok(Langs(
+        spec.split(',')
+            .map(str::parse::<Lang>)
+            .collect::<Result<_, _>>()?,
+    ))
 }

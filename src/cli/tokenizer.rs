@@ -1,5 +1,6 @@
 //! Flags of `anonlm tokenizer train`.
 
+use super::shared::Overwrite;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -10,6 +11,7 @@ pub enum TokenizerCommand {
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("overwrite", |a| a.help("Replace an existing tokenizer in the output directory")))]
 pub struct TokenizerTrainArgs {
     /// Corpus: a text file (a document per line), a directory of .txt files, or document JSONL.
     #[arg(long)]
@@ -36,9 +38,8 @@ pub struct TokenizerTrainArgs {
     /// Corpus format: auto (from the path), text or jsonl.
     #[arg(long, default_value = "auto")]
     pub format: String,
-    /// Replace an existing tokenizer in the output directory.
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
     /// Largest document (or line) accepted, in bytes.
     #[arg(long, default_value_t = 16 << 20)]
     pub max_doc_bytes: usize,

@@ -2,6 +2,7 @@
 //! `vocab harvest` shares with `probe metrics`.
 
 use super::shared::finite_f64;
+use super::shared::Overwrite;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -48,6 +49,7 @@ pub struct NameEvidenceArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("overwrite", |a| a.help("Replace an existing --out")))]
 pub struct VocabHarvestArgs {
     /// Predictions of `probe run` (JSONL). Repeatable.
     #[arg(long, required = true)]
@@ -71,12 +73,12 @@ pub struct VocabHarvestArgs {
     /// Also write the summary (counts, and precision/recall with --gold) as JSON here.
     #[arg(long)]
     pub summary: Option<PathBuf>,
-    /// Replace an existing --out.
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("overwrite", |a| a.help("Replace an existing --out dir and --map file (inputs are never replaced)")))]
 pub struct VocabRewriteArgs {
     /// Model dir (config.json, weights, tokenizer.json).
     #[arg(long)]
@@ -94,9 +96,8 @@ pub struct VocabRewriteArgs {
     /// pieces its lower-case words use are refused (single characters always are).
     #[arg(long)]
     pub reference: Option<PathBuf>,
-    /// Replace an existing --out dir and --map file (inputs are never replaced).
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
 }
 
 #[derive(Args, Debug)]

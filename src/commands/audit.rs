@@ -22,11 +22,11 @@ pub fn run(args: AuditArgs) -> Result<ExitCode> {
     // Checked before the audit runs: report.json, report.md and report.html are one unit.
     for name in [REPORT_FILE, MARKDOWN_FILE, HTML_FILE] {
         let none = crate::fsio::Inputs::new();
-        crate::fsio::check_dest(&args.out.join(name), false, args.overwrite, &none)?;
+        crate::fsio::check_dest(&args.out.join(name), false, args.overwrite.allowed, &none)?;
     }
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let report = crate::audit::stage::run(&spec, &args.spec, "Leakage audit", &command)?;
-    crate::report::write_report(&report, &args.out, args.overwrite)?;
+    crate::report::write_report(&report, &args.out, args.overwrite.allowed)?;
     print_summary(&report, &out_file);
     Ok(exit_code(report.decision.outcome))
 }

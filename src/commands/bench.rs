@@ -2,7 +2,7 @@
 //! on, one 1 MB document against the same text as small documents, peak memory and start-up.
 
 use super::common::write_bytes_atomic;
-use super::synth::{parse_langs, write_documents};
+use super::synth::write_documents;
 use crate::cli::BenchArgs;
 use crate::corpus::{Document, Format};
 use crate::deid::apply::Deidentifier;
@@ -156,7 +156,7 @@ fn figure(task: &str, threads: usize, docs: &[Document], seconds: f64) -> Figure
 }
 
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
-    let langs = parse_langs(&args.lang)?;
+    let langs = args.lang.0.clone();
     let all_threads = args.threads.unwrap_or_else(rayon::current_num_threads);
     let started = Instant::now();
     let base = generate(&langs, 200, 42);

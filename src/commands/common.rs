@@ -1,9 +1,8 @@
 //! Flag plumbing shared by the corpus commands: recognizer settings from the input flags (and
 //! ANONLM_MODELS), the worker pool, small atomic writes.
 
-use crate::cli::{InputArgs, OutputArgs};
+use crate::cli::InputArgs;
 use crate::corpus::source::CorpusInput;
-use crate::corpus::Format;
 use crate::fsio::Inputs;
 use crate::recognize::settings::RecognizerSettings;
 use anyhow::Result;
@@ -39,11 +38,6 @@ pub fn corpus_input(args: &InputArgs) -> CorpusInput {
         label_map: args.label_map.clone(),
         max_doc_bytes: args.max_doc_bytes,
     }
-}
-
-/// `--out-format`, when given.
-pub fn out_format(args: &OutputArgs) -> Result<Option<Format>> {
-    Ok(args.out_format.as_deref().map(str::parse).transpose()?)
 }
 
 /// The recognizer settings of the input flags (and ANONLM_MODELS).

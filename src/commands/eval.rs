@@ -42,7 +42,7 @@ pub fn settings(args: &EvalArgs) -> Result<EvalSettings> {
             None
         },
         json: args.json.clone(),
-        overwrite: args.overwrite,
+        overwrite: args.overwrite.allowed,
     })
 }
 

@@ -17,7 +17,7 @@ pub fn run(args: VocabHarvestArgs) -> Result<ExitCode> {
         all_tokens: args.all_tokens,
         gold: args.gold.clone(),
         summary: args.summary.clone(),
-        overwrite: args.overwrite,
+        overwrite: args.overwrite.allowed,
     })?;
     let s = &done.summary;
     eprintln!(

@@ -22,7 +22,7 @@ fn run_export(args: LabelStudioExportArgs) -> Result<ExitCode> {
         recognizers: common::recognizer_settings(inp),
         use_input_spans: args.use_input_spans,
         out: args.out.clone(),
-        overwrite: args.overwrite,
+        overwrite: args.overwrite.allowed,
         out_label_map: args.out_label_map.clone(),
         config: args.config.clone(),
         model_version: args.model_version.clone(),
@@ -38,7 +38,7 @@ fn run_import(args: LabelStudioImportArgs) -> Result<ExitCode> {
     let (summary, counts) = stage::import_tasks(&ImportSettings {
         export: args.export.clone(),
         out: args.out.clone(),
-        overwrite: args.overwrite,
+        overwrite: args.overwrite.allowed,
         label_map: args.label_map.clone(),
         include_predictions: args.include_predictions,
         max_bytes: args.max_bytes,

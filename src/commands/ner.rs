@@ -21,7 +21,7 @@ fn run_train(args: NerTrainArgs) -> Result<ExitCode> {
         train: args.train.clone(),
         dev: args.dev.clone(),
         out: args.out.clone(),
-        overwrite: args.overwrite,
+        overwrite: args.overwrite.allowed,
         label_map: args.label_map.clone(),
         exclude: args.exclude.clone(),
         seed: args.seed,

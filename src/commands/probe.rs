@@ -26,7 +26,7 @@ fn build(args: ProbeBuildArgs) -> Result<ExitCode> {
         max_per_set: args.max_per_set,
         seed: args.seed,
         max_words: args.max_words,
-        overwrite: args.overwrite,
+        overwrite: args.overwrite.allowed,
         max_doc_bytes: args.max_doc_bytes,
     })?;
     let s = &built.summary;
@@ -72,7 +72,7 @@ fn run_probes(args: ProbeRunArgs) -> Result<ExitCode> {
         seed: args.seed,
         batch: args.batch,
         device: args.device.clone(),
-        overwrite: args.overwrite,
+        overwrite: args.overwrite.allowed,
     })?;
     eprintln!(
         "{} slots probed (top {}), predictions in {}",

@@ -20,7 +20,7 @@ pub fn run(args: ProbeMetricsArgs) -> Result<ExitCode> {
         reference_probe: args.reference_probe.clone(),
         top_k: args.top_k,
         out: args.out.clone(),
-        overwrite: args.overwrite,
+        overwrite: args.overwrite.allowed,
         max_name_like_share: args.max_name_like_share,
     })?;
     let file = &outcome.file;

@@ -14,8 +14,8 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
         input: common::corpus_input(inp),
         recognizers: common::recognizer_settings(inp),
         out: args.output.out.clone(),
-        out_format: common::out_format(&args.output)?,
-        overwrite: args.output.overwrite,
+        out_format: args.output.out_format,
+        overwrite: args.output.overwrite.allowed,
         out_label_map: args.out_label_map.clone(),
         quiet: inp.quiet,
     })?;

@@ -19,7 +19,7 @@ pub fn run(cmd: ReportCommand) -> Result<ExitCode> {
 
 fn render(args: ReportRenderArgs) -> Result<ExitCode> {
     let report = read_report(&args.report)?;
-    write_renderings(&report, &args.out, args.overwrite)?;
+    write_renderings(&report, &args.out, args.overwrite.allowed)?;
     eprintln!(
         "report render: {} and {} in {}",
         MARKDOWN_FILE,
@@ -50,7 +50,7 @@ fn run_diff(args: ReportDiffArgs) -> Result<ExitCode> {
             write_bytes_atomic(
                 path,
                 text.as_bytes(),
-                args.overwrite,
+                args.overwrite.allowed,
                 &[&args.old, &args.new],
             )
             .with_context(|| format!("writing {}", path.display()))?;

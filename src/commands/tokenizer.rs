@@ -25,7 +25,7 @@ pub fn settings(args: &TokenizerTrainArgs) -> Result<TokenizerSettings> {
         specials: args.specials,
         lowercase: args.lowercase,
         out: args.out.clone(),
-        overwrite: args.overwrite,
+        overwrite: args.overwrite.allowed,
         quiet: args.quiet,
     })
 }

@@ -23,7 +23,7 @@ fn rewrite(args: VocabRewriteArgs) -> Result<ExitCode> {
         .transpose()
         .context("reading --reference")?;
     let opts = RewriteOptions {
-        overwrite: args.overwrite,
+        overwrite: args.overwrite.allowed,
         ordinary,
     };
     let report =

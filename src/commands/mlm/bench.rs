@@ -2,7 +2,7 @@
 //! training tokens/s, fill-mask sentences/s, pseudo-log-likelihood sentences/s — on the same
 //! shapes as `scripts/bench_transformers.py`, so the two can be compared.
 
-use crate::cli::MlmBenchArgs;
+use crate::cli::{BenchSection, MlmBenchArgs};
 use crate::mlm::config::{Arch, MlmConfig};
 use crate::mlm::device::select_device;
 use crate::mlm::init::seeded_var_builder;
@@ -50,14 +50,14 @@ pub fn run(args: MlmBenchArgs) -> Result<ExitCode> {
                   "vocab": args.vocab, "max_seq": args.seq,
                   "parameters": varmap.all_vars().iter().map(|v| v.elem_count()).sum::<usize>()},
     });
-    if !args.skip.iter().any(|s| s == "train") {
+    if !args.skip.contains(&BenchSection::Train) {
         result["train"] = super::train::bench_training(&config, &varmap, &model, &args, &mut rng)?;
         eprintln!(
             "train: {:.0} tokens/s",
             result["train"]["tokens_per_s"].as_f64().unwrap_or(0.0)
         );
     }
-    if !args.skip.iter().any(|s| s == "fill_mask") {
+    if !args.skip.contains(&BenchSection::FillMask) {
         result["fill_mask"] = bench_fill(&model, &args, &mut rng, &device)?;
         eprintln!(
             "fill_mask: {:.1} sentences/s",
@@ -66,7 +66,7 @@ pub fn run(args: MlmBenchArgs) -> Result<ExitCode> {
                 .unwrap_or(0.0)
         );
     }
-    if !args.skip.iter().any(|s| s == "pll") {
+    if !args.skip.contains(&BenchSection::Pll) {
         result["pll"] = bench_pll(&model, &args, &mut rng, &device)?;
         eprintln!(
             "pll: {:.1} sentences/s",

@@ -41,7 +41,11 @@ pub fn run(args: MlmFillArgs) -> Result<ExitCode> {
     let readable = args.out.is_none() && args.input.is_none() && !args.json;
     let mut sink = match (&args.out, readable) {
         (_, true) => None,
-        (Some(out), false) => Some(JsonlSink::file(out, args.input.as_deref(), args.overwrite)?),
+        (Some(out), false) => Some(JsonlSink::file(
+            out,
+            args.input.as_deref(),
+            args.overwrite.allowed,
+        )?),
         (None, false) => Some(JsonlSink::stdout()),
     };
     for chunk in sentences.chunks(CHUNK) {

@@ -18,7 +18,7 @@ pub fn run(a: MlmPrepareArgs) -> Result<ExitCode> {
         seed: a.seed,
         max_doc_bytes: a.max_doc_bytes,
         out: a.out.clone(),
-        overwrite: a.overwrite,
+        overwrite: a.overwrite.allowed,
         quiet: a.quiet,
         canary: a.canary.settings(),
     })?;

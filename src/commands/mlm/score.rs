@@ -30,7 +30,7 @@ pub fn run(args: MlmScoreArgs) -> Result<ExitCode> {
     let mut rt = open_runtime(&args.model, &args.device)?;
     rt.batch_rows = args.batch.max(1);
     let sentences = read_sentences(&args.input)?;
-    let mut sink = JsonlSink::file(&args.out, Some(&args.input), args.overwrite)?;
+    let mut sink = JsonlSink::file(&args.out, Some(&args.input), args.overwrite.allowed)?;
     for chunk in sentences.chunks(CHUNK) {
         let texts: Vec<&str> = chunk.iter().map(|s| s.text.as_str()).collect();
         match args.method {

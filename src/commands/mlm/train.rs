@@ -27,7 +27,7 @@ pub fn settings(a: &MlmTrainArgs) -> MlmTrainSettings {
         arch: a.arch.clone(),
         init: a.init.clone(),
         out: a.out.clone(),
-        overwrite: a.overwrite,
+        overwrite: a.overwrite.allowed,
         device: a.device.clone(),
         steps: a.steps,
         epochs: a.epochs,
