@@ -1,4 +1,4 @@
-//! Embeds every word list under `vocab/` and every shipped tagger under `models/<lang>/` into
+//! Embeds every word list under `wordlists/` and every shipped tagger under `models/<lang>/` into
 //! the binary, so a release never runs without them.
 
 use std::fs;
@@ -6,7 +6,7 @@ use std::path::Path;
 
 fn collect(dir: &Path, root: &Path, out: &mut Vec<String>) {
     let mut entries: Vec<_> = fs::read_dir(dir)
-        .expect("read vocab dir")
+        .expect("read wordlists dir")
         .flatten()
         .map(|e| e.path())
         .collect();
@@ -32,22 +32,26 @@ fn main() {
     // Read at run time, not compile time: a cached build script must follow the crate if the
     // checkout moves (worktrees, CI clones).
     let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
-    let root = Path::new(&manifest).join("vocab");
-    println!("cargo:rerun-if-changed=vocab");
+    let root = Path::new(&manifest).join("wordlists");
+    println!("cargo:rerun-if-changed=wordlists");
+    // A checkout without its word lists must not build a binary that recognizes nothing.
+    assert!(
+        root.is_dir(),
+        "the word lists folder {} is missing",
+        root.display()
+    );
     let mut files = Vec::new();
-    if root.exists() {
-        collect(&root, &root, &mut files);
-    }
+    collect(&root, &root, &mut files);
     let mut code = String::from("pub static BUILTIN_FILES: &[(&str, &str)] = &[\n");
     for f in &files {
-        println!("cargo:rerun-if-changed=vocab/{f}");
+        println!("cargo:rerun-if-changed=wordlists/{f}");
         code.push_str(&format!(
-            "    ({f:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/vocab/{f}\"))),\n"
+            "    ({f:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/wordlists/{f}\"))),\n"
         ));
     }
     code.push_str("];\n");
     let out_dir = std::env::var("OUT_DIR").unwrap();
-    fs::write(Path::new(&out_dir).join("builtin_vocab.rs"), code).unwrap();
+    fs::write(Path::new(&out_dir).join("builtin_wordlists.rs"), code).unwrap();
     fs::write(
         Path::new(&out_dir).join("builtin_models.rs"),
         embedded_models(&Path::new(&manifest).join("models")),

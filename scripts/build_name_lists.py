@@ -3,11 +3,11 @@
 
 Usage (from the crate root; python3 standard library only):
 
-    python3 scripts/build_name_lists.py ../shared/data vocab
+    python3 scripts/build_name_lists.py ../shared/data wordlists
 
 reads DATA/names (name lists with frequencies) and DATA/ner (annotated corpora), and writes
-vocab/<lang>/first_names_open.txt, surnames_open.txt, places_open.txt (when the language has an
-open gazetteer source) and vocab/PROVENANCE_names.md. The output is deterministic: the same
+wordlists/<lang>/first_names_open.txt, surnames_open.txt, places_open.txt (when the language has an
+open gazetteer source) and wordlists/PROVENANCE_names.md. The output is deterministic: the same
 input gives byte-identical files.
 
 Common-word filter: for every language, the tokens tagged O in that language's training
@@ -499,7 +499,7 @@ def main(argv):
             kept = {e for e in sorted(entries) if keep(e, stats, dropped, strong)}
             header = [
                 f"{kind} for '{lang}', derived by scripts/build_name_lists.py "
-                "(see vocab/PROVENANCE_names.md); do not edit by hand.",
+                "(see wordlists/PROVENANCE_names.md); do not edit by hand.",
                 f"{len(kept)} entries; {len(dropped)} dropped by the common-word filter.",
             ]
             write_list(f"{vocab}/{lang}/{kind}_open.txt", header, kept)
@@ -515,10 +515,10 @@ def write_provenance(path, summary):
     lines = [
         "# Provenance of the open name and place lists",
         "",
-        "`vocab/<lang>/first_names_open.txt`, `surnames_open.txt` and `places_open.txt` are",
+        "`wordlists/<lang>/first_names_open.txt`, `surnames_open.txt` and `places_open.txt` are",
         "derived, not written by hand. Rebuild them from the crate root with",
         "",
-        "    python3 scripts/build_name_lists.py ../shared/data vocab",
+        "    python3 scripts/build_name_lists.py ../shared/data wordlists",
         "",
         "(python3 standard library only; deterministic). The raw files stay in",
         "`../shared/data/names` and `../shared/data/ner`; only the derived lists are shipped.",

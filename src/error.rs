@@ -141,7 +141,7 @@ pub enum StageError {
     #[error(transparent)]
     Canary(#[from] crate::canary::CanaryError),
     #[error(transparent)]
-    Anonymize(#[from] crate::anonymize::AnonymizeError),
+    Anonymize(#[from] crate::vocab::AnonymizeError),
     #[error(transparent)]
     Eval(#[from] crate::eval::EvalError),
     #[error(transparent)]

@@ -1,5 +1,5 @@
 //! Label maps: TOML files mapping an annotation scheme's labels (MEDDOCAN, i2b2, ...) to
-//! canonical labels, built in under `vocab/labelmaps/` or given as a file.
+//! canonical labels, built in under `wordlists/labelmaps/` or given as a file.
 //!
 //! Format:
 //! ```toml
@@ -60,7 +60,7 @@ fn line_of(text: &str, offset: usize) -> usize {
 }
 
 impl LabelMap {
-    /// Names of the built-in maps (`vocab/labelmaps/<name>.toml`), sorted.
+    /// Names of the built-in maps (`wordlists/labelmaps/<name>.toml`), sorted.
     pub fn builtin_names() -> Vec<&'static str> {
         let mut names: Vec<&'static str> = crate::wordlists::BUILTIN_FILES
             .iter()
@@ -78,7 +78,7 @@ impl LabelMap {
                 name: name.to_string(),
                 available: Self::builtin_names().join(", "),
             })?;
-        Self::parse(text, &format!("vocab/{rel}"))
+        Self::parse(text, &format!("wordlists/{rel}"))
     }
 
     /// A map from a TOML file.

@@ -1,4 +1,4 @@
-//! Word lists: the project's own lists embedded from `vocab/` at build time, plus user lists
+//! Word lists: the project's own lists embedded from `wordlists/` at build time, plus user lists
 //! from `--lists DIR` (same layout: `DIR/<lang>/<name>.txt`, or any `.txt` name with a
 //! `# anonlm-list: <name>` header). Loading fails closed: a user file that would not be used is
 //! an error, never skipped.
@@ -6,11 +6,11 @@
 use crate::lang::Lang;
 use std::path::{Path, PathBuf};
 
-include!(concat!(env!("OUT_DIR"), "/builtin_vocab.rs"));
+include!(concat!(env!("OUT_DIR"), "/builtin_wordlists.rs"));
 
 #[derive(Debug, thiserror::Error)]
 pub enum VocabError {
-    #[error("built-in word list vocab/{0} is missing from this build")]
+    #[error("built-in word list wordlists/{0} is missing from this build")]
     MissingBuiltin(String),
     #[error("{path}: {source}")]
     Io {
@@ -28,7 +28,7 @@ pub enum VocabError {
     },
 }
 
-/// The embedded text of `vocab/<rel>` (e.g. `es/first_names.txt`, `labelmaps/meddocan.toml`).
+/// The embedded text of `wordlists/<rel>` (e.g. `es/first_names.txt`, `labelmaps/meddocan.toml`).
 pub fn builtin(rel: &str) -> Option<&'static str> {
     BUILTIN_FILES
         .iter()
@@ -98,7 +98,7 @@ impl ListSources {
         })
     }
 
-    /// Built-in `vocab/<lang>/<name>.txt` (required) plus the user's files of that kind.
+    /// Built-in `wordlists/<lang>/<name>.txt` (required) plus the user's files of that kind.
     pub fn load(&self, lang: Lang, name: &str) -> Result<Vec<String>, VocabError> {
         let rel = format!("{}/{name}.txt", lang.code());
         let text = builtin(&rel).ok_or_else(|| VocabError::MissingBuiltin(rel.clone()))?;

@@ -9,7 +9,6 @@ use crate::error::{StageContext, StageResult};
 
 use super::run::Outcome;
 use super::spec::{EvidenceSpec, Thresholds};
-use crate::anonymize::{self, CheckOptions, Decision, EncodingReference, Reason};
 use crate::artifact::file_sha256;
 use crate::audit::examples::Example;
 use crate::eval::ResidualCoverage;
@@ -21,6 +20,7 @@ use crate::report::model::{
     Utility, VocabularySummary,
 };
 use crate::stats::Proportion;
+use crate::vocab::{self, CheckOptions, Decision, EncodingReference, Reason};
 
 pub fn file_hash(path: &Path) -> StageResult<FileHash> {
     Ok(FileHash {
@@ -171,20 +171,20 @@ pub fn vocabulary_summary(
     let rows = e
         .review
         .as_deref()
-        .map(anonymize::read_review)
+        .map(vocab::read_review)
         .transpose()
         .stage_context("reading the review file")?
         .unwrap_or_default();
     let removed_map = e
         .vocab_map
         .as_deref()
-        .map(anonymize::read_map)
+        .map(vocab::read_map)
         .transpose()
         .stage_context("reading the vocabulary map")?;
     let names = e
         .names
         .iter()
-        .map(|s| anonymize::load_name_list(s))
+        .map(|s| vocab::load_name_list(s))
         .collect::<Result<Vec<_>, _>>()
         .stage_context("reading the name lists")?;
     let derived = removed_map
@@ -192,7 +192,7 @@ pub fn vocabulary_summary(
         .flatten()
         .filter(|m| m.reason == Reason::Derived)
         .count() as u64;
-    let report = anonymize::check_model(
+    let report = vocab::check_model(
         model_dir,
         &CheckOptions {
             names,

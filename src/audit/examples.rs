@@ -13,8 +13,8 @@ use rand_chacha::ChaCha8Rng;
 use crate::corpus::Document;
 use crate::mlm::train::data::sha256_hex;
 use crate::mlm::train::manifest::Manifest;
-use crate::probe::sentences::{split, Abbreviations};
 use crate::probe::SetKind;
+use crate::text::{split_sentences, Abbreviations};
 
 /// The byte span of each token of a text (no specials), or why it cannot be tokenized.
 pub type TokenOffsets<'a> = &'a dyn Fn(&str) -> Result<Vec<(usize, usize)>, ValueError>;
@@ -143,7 +143,7 @@ fn cut_all(docs: &Packed<'_>, cut: &Cut<'_>) -> Result<Vec<Example>, ValueError>
             Ok(docs
                 .iter()
                 .flat_map(|(d, _)| {
-                    split(&d.text, &abbreviations)
+                    split_sentences(&d.text, abbreviations)
                         .into_iter()
                         .map(|(s, e)| example(d, &d.text[s..e]))
                 })

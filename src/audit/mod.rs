@@ -3,7 +3,6 @@
 //! the gate.
 
 pub mod blind;
-pub mod canary;
 pub mod evidence;
 pub mod examples;
 pub mod metrics;

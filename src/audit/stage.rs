@@ -6,7 +6,6 @@ use std::path::Path;
 
 use crate::error::StageResult;
 
-use super::canary::{canary_exposure, CanaryGate};
 use super::evidence::{
     deid_summary, file_hash, probe_evidence, utility, utility_failures, validity_reasons,
     vocabulary_summary,
@@ -16,14 +15,15 @@ use super::run::decide;
 use super::run::run_attacks;
 use super::spec::Examples as ExampleKind;
 use super::AuditSpec;
-use crate::anonymize::EncodingReference;
 use crate::artifact::file_sha256;
+use crate::canary::exposure::{canary_exposure, CanaryGate};
 use crate::eval::job::read_all;
 use crate::mlm::runtime::MlmRuntime;
 use crate::mlm::train::manifest::Manifest;
 use crate::report::model::{
     DataSummary, Identity, ModelIdentity, Report, Reproducibility, SignOff, REPORT_SCHEMA,
 };
+use crate::vocab::EncodingReference;
 
 /// Runs the audit of `spec` (read from `spec_path`) and returns its report.
 pub fn run(spec: &AuditSpec, spec_path: &Path, title: &str, command: &str) -> StageResult<Report> {

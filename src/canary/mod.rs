@@ -1,10 +1,13 @@
 //! Canaries (Carlini et al. 2019, "The Secret Sharer"): fake-PII sentences made from templates
 //! with one random secret each, inserted into the training data so that an audit can measure
 //! how much of a secret the model memorized. This module owns the templates, the secret kinds
-//! and the protected canary file; training inserts canaries and `audit::canary` measures them.
+//! and the protected canary file; `setup` places a training run's canary file and `exposure` measures
+//! how much of each secret a model memorized (the audit's canary check).
 
+pub mod exposure;
 pub mod file;
 pub mod secret;
+pub mod setup;
 pub mod template;
 
 use std::path::PathBuf;

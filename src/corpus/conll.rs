@@ -4,8 +4,9 @@
 //! Reading rebuilds the text by joining tokens with single spaces and sentences with newlines;
 //! the original spacing is not kept. Ids: `<stem>` for a file without `-DOCSTART-`, else
 //! `<stem>:<line>` of the `-DOCSTART-` (or of the first token before any `-DOCSTART-`).
-//! Writing tokenizes on whitespace and punctuation, also cutting at entity edges, and starts
-//! each document with `-DOCSTART- -X- -X- O`; documents without tokens vanish.
+//! Writing uses the crate's word tokens ([`crate::text::tokenize_cut_at`], also cut at entity
+//! edges), one sentence per line of the text, and starts each document with
+//! `-DOCSTART- -X- -X- O`; documents without tokens vanish.
 
 use crate::error::ValueError;
 
@@ -13,6 +14,7 @@ use super::input::{LineReader, Source};
 use super::{CorpusError, DocResult, Document, ReadOptions, SharedResolver};
 use crate::labels::Label;
 use crate::span::Entity;
+use crate::text::tokenize_cut_at;
 use std::io::{BufRead, Write};
 use std::path::Path;
 
@@ -225,75 +227,6 @@ impl<R: BufRead> Iterator for ConllReader<R> {
     }
 }
 
-/// Characters that form a token on their own.
-fn is_punct(c: char) -> bool {
-    c.is_ascii_punctuation()
-        || matches!(
-            c,
-            '¿' | '¡'
-                | '«'
-                | '»'
-                | '“'
-                | '”'
-                | '‘'
-                | '’'
-                | '„'
-                | '–'
-                | '—'
-                | '…'
-                | '·'
-                | '°'
-        )
-}
-
-/// A token: byte range, and whether a line break precedes it (a new sentence).
-#[derive(Debug, PartialEq, Eq)]
-pub struct Token {
-    pub start: usize,
-    pub end: usize,
-    pub new_sentence: bool,
-}
-
-/// Splits `text` into tokens: runs of non-space, non-punctuation characters, single
-/// punctuation characters, also cut at every byte offset in `cuts` (sorted).
-pub fn tokenize(text: &str, cuts: &[usize]) -> Vec<Token> {
-    let mut out = Vec::new();
-    let mut word: Option<usize> = None;
-    let mut newline = false;
-    let mut cut = cuts.iter().peekable();
-    let push = |out: &mut Vec<Token>, s: usize, e: usize, nl: &mut bool| {
-        out.push(Token {
-            start: s,
-            end: e,
-            new_sentence: *nl && !out.is_empty(),
-        });
-        *nl = false;
-    };
-    for (i, c) in text.char_indices() {
-        while cut.peek().is_some_and(|&&p| p < i) {
-            cut.next();
-        }
-        let at_cut = cut.peek().is_some_and(|&&p| p == i);
-        if let Some(s) = word {
-            if at_cut || c.is_whitespace() || is_punct(c) {
-                push(&mut out, s, i, &mut newline);
-                word = None;
-            }
-        }
-        if c.is_whitespace() {
-            newline |= c == '\n';
-        } else if is_punct(c) {
-            push(&mut out, i, i + c.len_utf8(), &mut newline);
-        } else if word.is_none() {
-            word = Some(i);
-        }
-    }
-    if let Some(s) = word {
-        push(&mut out, s, text.len(), &mut newline);
-    }
-    out
-}
-
 /// Writes `doc` as a CoNLL document (`-DOCSTART-`, token lines, blank lines between sentences).
 pub fn write_doc(out: &mut dyn Write, doc: &Document, sink: &Path) -> Result<(), CorpusError> {
     let text = &doc.text;
@@ -323,16 +256,19 @@ pub fn write_doc(out: &mut dyn Write, doc: &Document, sink: &Path) -> Result<(),
     buf.push_str(" -X- -X- O\n\n");
     let mut j = 0;
     let mut prev: Option<usize> = None;
-    for t in tokenize(text, &cuts) {
-        if t.new_sentence {
+    let mut last_end: Option<usize> = None;
+    for (start, end) in tokenize_cut_at(text, &cuts) {
+        // A CoNLL sentence is a line of the text, so reading restores the lines.
+        if last_end.is_some_and(|l| text[l..start].contains('\n')) {
             buf.push('\n');
             prev = None;
         }
-        while j < ents.len() && ents[j].end <= t.start {
+        last_end = Some(end);
+        while j < ents.len() && ents[j].end <= start {
             j += 1;
         }
-        let inside = (j < ents.len() && ents[j].start <= t.start).then_some(j);
-        buf.push_str(&text[t.start..t.end]);
+        let inside = (j < ents.len() && ents[j].start <= start).then_some(j);
+        buf.push_str(&text[start..end]);
         match inside {
             None => buf.push_str(" O\n"),
             Some(k) => {
@@ -436,27 +372,6 @@ mod tests {
             assert!(!e.contains("Ágnes") && !e.contains("Béla"), "{e}");
             assert_eq!(got.len(), 1, "the failed document must not be yielded");
         }
-    }
-
-    #[test]
-    fn tokenizer_cuts_punctuation_whitespace_and_entity_edges() {
-        let text = "¿Dónde? Ödönné\nKovácsXY 😀x";
-        let toks: Vec<(&str, bool)> = tokenize(text, &[text.find('X').unwrap()])
-            .iter()
-            .map(|t| (&text[t.start..t.end], t.new_sentence))
-            .collect();
-        assert_eq!(
-            toks,
-            [
-                ("¿", false),
-                ("Dónde", false),
-                ("?", false),
-                ("Ödönné", false),
-                ("Kovács", true),
-                ("XY", false),
-                ("😀x", false)
-            ]
-        );
     }
 
     #[test]

@@ -516,7 +516,7 @@ mod tests {
         assert_eq!(covered, "Éva Kovács".len() + "Anna".len());
     }
 
-    /// MEDDOCAN's scheme, from its README table (test-only; the real label maps live in vocab/).
+    /// MEDDOCAN's scheme, from its README table (test-only; the real label maps live in wordlists/).
     fn meddocan_label(raw: &str) -> Result<Option<Label>, crate::error::ValueError> {
         let canonical = match raw {
             "TERRITORIO" => "LOCATION/CITY",

@@ -1,5 +1,5 @@
 //! De-identification policy: which operator handles which label, and the operators' options.
-//! Read from TOML (built-in ones under `vocab/policies/`), adjustable from flags.
+//! Read from TOML (built-in ones under `wordlists/policies/`), adjustable from flags.
 //!
 //! ```toml
 //! default = "tag"              # operator for labels not listed below
@@ -88,7 +88,7 @@ pub enum PolicyError {
     },
     #[error("policy override {what}: {msg}")]
     Override { what: String, msg: String },
-    #[error("no built-in policy '{0}' (expected a file vocab/policies/{0}.toml in the build)")]
+    #[error("no built-in policy '{0}' (expected a file wordlists/policies/{0}.toml in the build)")]
     NoBuiltin(String),
     #[error("policy file {path}: {source}")]
     Io {
@@ -290,11 +290,11 @@ impl Policy {
         Policy::from_toml(&text, &path.display().to_string())
     }
 
-    /// A built-in policy, `vocab/policies/<name>.toml` (e.g. `default`, `medroberta`).
+    /// A built-in policy, `wordlists/policies/<name>.toml` (e.g. `default`, `medroberta`).
     pub fn builtin(name: &str) -> Result<Policy, PolicyError> {
         let text = crate::wordlists::builtin(&format!("policies/{name}.toml"))
             .ok_or_else(|| PolicyError::NoBuiltin(name.to_string()))?;
-        Policy::from_toml(text, &format!("vocab/policies/{name}.toml"))
+        Policy::from_toml(text, &format!("wordlists/policies/{name}.toml"))
     }
 
     /// Overrides the operator for `label` (`CATEGORY`, `CATEGORY/SUBTYPE`) or, with the label

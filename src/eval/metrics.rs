@@ -1,9 +1,9 @@
 //! Micro precision/recall/F1 of predicted spans against gold: entity strict, entity overlap
 //! (greedy one-to-one by largest overlap) and token level, each at three label levels.
 
-use super::tokens::{alnum_runs, intersecting};
 use super::{checked_spans, pair_documents, Counts, EvalError, EvalOptions, Key, Level, Score};
 use crate::corpus::Document;
+use crate::text::{alnum_runs, intersecting};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 

@@ -19,7 +19,6 @@ pub mod risk;
 pub mod risk_svg;
 mod risk_table;
 mod table;
-pub mod tokens;
 
 pub use metrics::{evaluate, EvalReport, LabelRow, LevelScores};
 pub use residual::{

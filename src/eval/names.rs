@@ -8,9 +8,9 @@
 //! categories (dates, ids, professions) are not false positives: the corpora do not mark them.
 
 use super::ner_gold::{NerDoc, NerType};
-use super::tokens::intersecting;
 use crate::labels::Category;
 use crate::span::Entity;
+use crate::text::intersecting;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 

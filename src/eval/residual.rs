@@ -1,9 +1,9 @@
 //! Residual PII: how much of the gold PHI survives de-identification, measured two ways:
 //! coverage of gold characters by replaced ranges, and gold surface words still in the output.
 
-use super::tokens::{alnum_runs, intersecting};
 use super::{check_range, checked_spans, pair_documents, EvalError, EvalOptions};
 use crate::corpus::Document;
+use crate::text::{alnum_runs, intersecting};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use candle_core::{CpuStorage, CustomOp3, Layout, Shape, Tensor};
 use rayon::prelude::*;
 
-use super::kernels::{exp_neg, f32_slice, with_f32_data};
+use crate::neural::kernels::{exp_neg, f32_slice, with_f32_data};
 
 /// A strided f32 matrix: element (r, c) at `ptr + r·rs + c·cs`.
 #[derive(Clone, Copy)]
@@ -528,7 +528,7 @@ pub fn rows_attention(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mlm::kernels::tests::max_diff;
+    use crate::neural::kernels::tests::max_diff;
     use candle_core::{Device, Var, D};
 
     /// Attention written as candle ops, with the same dropout factors.
@@ -571,7 +571,7 @@ mod tests {
             .map(|i| u32::from(i % t < t - i / t * 2))
             .collect();
         let key_valid: Vec<bool> = mask.iter().map(|&m| m == 1).collect();
-        let mut rng = crate::mlm::DropoutRng::new(5);
+        let mut rng = crate::neural::dropout::DropoutRng::new(5);
         let factors = rng.factors(b * heads * t * t, 0.2);
         assert!(factors.contains(&0.0));
         let factors_t = Tensor::from_vec(factors.clone(), (b, heads, t, t), &dev)?;

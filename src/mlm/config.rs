@@ -25,7 +25,7 @@ pub enum Activation {
 impl Activation {
     pub fn forward(self, x: &candle_core::Tensor) -> candle_core::Result<candle_core::Tensor> {
         match self {
-            Activation::Gelu => super::kernels::gelu_erf(x),
+            Activation::Gelu => crate::neural::kernels::gelu_erf(x),
             Activation::GeluNew | Activation::GeluPytorchTanh => x.gelu(),
             Activation::Relu => x.relu(),
         }

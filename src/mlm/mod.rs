@@ -4,13 +4,9 @@
 pub mod attention_cpu;
 pub mod config;
 pub mod device;
-pub mod dropout;
 pub mod error;
 pub mod fill;
 pub mod hub;
-pub mod init;
-pub mod kernels;
-pub mod linear_cpu;
 pub mod loss;
 pub mod model;
 pub mod runtime;
@@ -20,7 +16,6 @@ pub mod train;
 pub mod weights;
 
 pub use config::{Activation, Arch, MlmConfig};
-pub use dropout::DropoutRng;
 pub use error::MlmError;
 pub use hub::{resolve_model, resolve_model_in, ModelFiles, ModelSource};
 pub use loss::{cross_entropy, labelled_positions, masked_lm_loss, LabelledPositions};

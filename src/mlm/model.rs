@@ -9,9 +9,9 @@ use candle_nn::{Init, Linear, VarBuilder};
 
 use super::attention_cpu;
 use super::config::{Activation, Arch, MlmConfig};
-use super::dropout::DropoutRng;
-use super::kernels;
-use super::linear_cpu;
+use crate::neural::dropout::DropoutRng;
+use crate::neural::kernels;
+use crate::neural::linear_cpu;
 
 /// Additive attention bias for padded keys; exp() of it underflows to exactly 0 in f32.
 const MASK_BIAS: f64 = -1e9;

@@ -2,9 +2,9 @@
 
 use super::rules::RuleFeatures;
 use super::tags::TagSet;
-use super::tokens::{sentences, tokenize, Tok};
 use crate::corpus::Document;
 use crate::labels::Label;
+use crate::text::{token_sentences as sentences, tokenize, Tok};
 use rayon::prelude::*;
 
 /// Longest sentence, in tokens, that training and tagging use.

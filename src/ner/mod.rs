@@ -9,7 +9,6 @@ pub mod data;
 pub mod rules;
 pub mod stage;
 pub mod tags;
-pub mod tokens;
 pub mod training;
 pub mod transformer;
 

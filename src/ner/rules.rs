@@ -3,12 +3,12 @@
 //! precise on structured identifiers and list words; the model learns when to trust them and
 //! where their extents end.
 
-use super::tokens::Tok;
 use crate::error::{StageContext, StageResult as Result};
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::{Lang, LangChoice};
 use crate::recognize::build::build_pipeline;
 use crate::recognize::Pipeline;
+use crate::text::Tok;
 use crate::wordlists::ListSources;
 
 /// Subtype slots per category: every subtype, plus one for a label without subtype.
@@ -71,7 +71,7 @@ impl RuleFeatures {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ner::tokens::tokenize;
+    use crate::text::tokenize;
 
     #[test]
     fn rule_hits_become_first_and_later_token_ids() {

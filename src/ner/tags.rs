@@ -1,8 +1,8 @@
 //! The BIOES tag set over canonical labels: entity spans to one tag per token and back.
 
-use super::tokens::Tok;
 use crate::labels::Label;
 use crate::span::Entity;
+use crate::text::Tok;
 
 /// Position of a token inside an entity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,7 +158,7 @@ impl TagSet {
 mod tests {
     use super::*;
     use crate::labels::{Category, Subtype};
-    use crate::ner::tokens::tokenize;
+    use crate::text::tokenize;
 
     fn set() -> TagSet {
         TagSet::new(vec![

@@ -3,7 +3,6 @@
 //! each slot taken from the deid input for the protected side file.
 
 use super::error::{json_kind, ProbeError};
-use super::sentences::{sentence_around, Abbreviations};
 use super::set::{ProbeSlot, SetKind, SlotOriginal};
 use crate::corpus::show_id;
 use crate::corpus::Document;
@@ -12,6 +11,7 @@ use crate::mlm::train::data::sha256_hex;
 use crate::mlm::train::Manifest;
 use crate::offsets::OffsetMap;
 use crate::opslog::OpsLogLine;
+use crate::text::{sentence_around, Abbreviations};
 use rand::seq::index::sample;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -298,7 +298,7 @@ pub fn build_probes(
             if !opts.labels.contains(&op.label) {
                 continue;
             }
-            let (a, b) = sentence_around(text, out, &abbreviations);
+            let (a, b) = sentence_around(text, out, abbreviations);
             let masked = format!("{}{MASK}{}", &text[a..out.0], &text[out.1..b]);
             if masked.split_whitespace().count() > opts.max_words {
                 skipped_too_long += 1;
@@ -558,18 +558,20 @@ mod tests {
             .iter()
             .map(|s| (s.slot_id.as_str(), s.set, s.text.as_str()))
             .collect();
+        // `mee.` has three letters, so by the shared rule (`text::sentences`) the sentence
+        // goes on into `Einde.`.
         assert_eq!(
             got,
             vec![
                 (
                     "d1#0",
                     SetKind::Seen,
-                    "Mevrouw <mask> ([DATE]) kwam met dr. [NAME] mee."
+                    "Mevrouw <mask> ([DATE]) kwam met dr. [NAME] mee. Einde."
                 ),
                 (
                     "d1#2",
                     SetKind::Seen,
-                    "Mevrouw [NAME] ([DATE]) kwam met dr. <mask> mee."
+                    "Mevrouw [NAME] ([DATE]) kwam met dr. <mask> mee. Einde."
                 ),
                 ("d3#0", SetKind::Unseen, "Señora <mask> llamó."),
                 ("d3#1", SetKind::Unseen, "Beste <mask>,"),

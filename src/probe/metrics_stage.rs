@@ -12,12 +12,12 @@ use super::{
     probe_metrics, read_probe_results, MetricsSettings, ProbeResult, RankedPrediction, Recovery,
     SetMetrics,
 };
-use crate::anonymize::evidence::{NameEvidence, NameEvidenceSettings};
-use crate::anonymize::{read_review, Decision};
 use crate::artifact::{file_sha256, Artifact};
 use crate::error::{StageContext, StageResult, ValueError};
 use crate::fsio::Inputs;
 use crate::tokenizer::{self, ModelTokenizer};
+use crate::vocab::evidence::{NameEvidence, NameEvidenceSettings};
+use crate::vocab::{read_review, Decision};
 
 #[derive(Clone, Debug)]
 pub struct ProbeMetricsSettings {

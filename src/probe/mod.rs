@@ -9,7 +9,6 @@ pub mod metrics;
 pub mod metrics_stage;
 pub mod recovery;
 pub mod run;
-pub mod sentences;
 pub mod set;
 pub mod user_file;
 

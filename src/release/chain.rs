@@ -5,12 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::anonymize::evidence::NameEvidenceSettings;
-use crate::anonymize::harvest_stage::HarvestSettings;
-use crate::anonymize::RewriteOptions;
 use crate::audit::evidence::file_hash;
 use crate::audit::spec::ModelSpec;
 use crate::audit::AuditSpec;
+use crate::canary::setup::CanarySettings;
 use crate::corpus::source::CorpusInput;
 use crate::corpus::{Format, ReadOptions};
 use crate::deid::DeidSettings;
@@ -18,7 +16,6 @@ use crate::error::{StageContext, StageResult, ValueError};
 use crate::eval::job::EvalSettings;
 use crate::labels::Category;
 use crate::lang::{Lang, LangChoice};
-use crate::mlm::train::canary_setup::CanarySettings;
 use crate::mlm::train::stage::MlmTrainSettings;
 use crate::probe::job::{ProbeBuildSettings, ProbeRunSettings};
 use crate::probe::metrics_stage::ProbeMetricsSettings;
@@ -28,6 +25,9 @@ use crate::release::ReleaseSpec;
 use crate::report::Report;
 use crate::synth::job::SynthSettings;
 use crate::tokenizer::TokenizerSettings;
+use crate::vocab::evidence::NameEvidenceSettings;
+use crate::vocab::harvest_stage::HarvestSettings;
+use crate::vocab::RewriteOptions;
 
 /// The spec `release --demo` runs (embedded; also written into the demo's input folder).
 const DEMO_SPEC: &str = include_str!("../../audits/demo.toml");
@@ -316,7 +316,7 @@ impl Chain {
             &[],
             &[paths::REVIEW],
             |c| {
-                crate::anonymize::harvest_stage::run(&HarvestSettings {
+                crate::vocab::harvest_stage::run(&HarvestSettings {
                     probe: vec![c.path(paths::PROBE_HARVEST)],
                     model: c.path(paths::MODEL),
                     out: c.path(paths::REVIEW),
@@ -341,13 +341,13 @@ impl Chain {
                 crate::fsio::create_private_dir(&c.path("private"))?;
                 // Pieces the ordinary words of the training text use are never renamed (a
                 // review edited by hand that removes one is refused).
-                let ordinary = crate::anonymize::evidence::ordinary_uses(
+                let ordinary = crate::vocab::evidence::ordinary_uses(
                     &c.path(paths::MODEL),
                     &c.path(paths::DEID),
                     "jsonl",
                     None,
                 )?;
-                crate::anonymize::rewrite_model(
+                crate::vocab::rewrite_model(
                     &c.path(paths::MODEL),
                     &c.path(paths::REVIEW),
                     &c.path(paths::RELEASED),

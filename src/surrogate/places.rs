@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use std::ops::RangeInclusive;
 use std::sync::OnceLock;
 
-/// Entries of a built-in list: `first_names`/`surnames` at `vocab/<lang>/`, the rest at
-/// `vocab/<lang>/synth/`. Parsed once. Panics only if the build lacks a list this module
+/// Entries of a built-in list: `first_names`/`surnames` at `wordlists/<lang>/`, the rest at
+/// `wordlists/<lang>/synth/`. Parsed once. Panics only if the build lacks a list this module
 /// ships (a packaging bug, caught by the tests).
 pub fn list(lang: Lang, name: &str) -> &'static [&'static str] {
     static LISTS: OnceLock<HashMap<String, Vec<&'static str>>> = OnceLock::new();

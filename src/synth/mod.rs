@@ -1,6 +1,6 @@
 //! Synthetic clinical notes with gold PHI entities in nl/hu/es/it/en: discharge letters,
 //! referral letters, radiology reports and nursing notes built from the templates in
-//! `vocab/<lang>/synth/notes.txt`, with every value drawn from the `surrogate` module.
+//! `wordlists/<lang>/synth/notes.txt`, with every value drawn from the `surrogate` module.
 
 pub mod job;
 mod templates;

@@ -1,4 +1,4 @@
-//! Note templates: loading `vocab/<lang>/synth/notes.txt`, splitting templates into text and
+//! Note templates: loading `wordlists/<lang>/synth/notes.txt`, splitting templates into text and
 //! placeholders, and the label of each placeholder.
 
 use crate::labels::{Category, Label, Subtype};
@@ -55,7 +55,7 @@ pub fn for_kind(lang: Lang, kind: NoteKind) -> &'static Templates {
         for l in Lang::ALL {
             let rel = format!("{}/synth/notes.txt", l.code());
             let text = wordlists::builtin(&rel)
-                .unwrap_or_else(|| panic!("built-in vocab/{rel} is missing from this build"));
+                .unwrap_or_else(|| panic!("built-in wordlists/{rel} is missing from this build"));
             for k in NoteKind::ALL {
                 m.insert((l, k), parse(text, k, &rel));
             }
@@ -75,10 +75,10 @@ fn parse(text: &'static str, kind: NoteKind, rel: &str) -> Templates {
         let mut parts = line.splitn(3, '|');
         let (Some(k), Some(section), Some(template)) = (parts.next(), parts.next(), parts.next())
         else {
-            panic!("vocab/{rel}:{}: expected kind|section|template", n + 1);
+            panic!("wordlists/{rel}:{}: expected kind|section|template", n + 1);
         };
         if k != "any" && NoteKind::ALL.iter().all(|x| x.as_str() != k) {
-            panic!("vocab/{rel}:{}: unknown note kind", n + 1);
+            panic!("wordlists/{rel}:{}: unknown note kind", n + 1);
         }
         if k != "any" && k != kind.as_str() {
             continue;
@@ -89,7 +89,7 @@ fn parse(text: &'static str, kind: NoteKind, rel: &str) -> Templates {
             "open" => &mut t.open,
             "body" => &mut t.body,
             "sign" => &mut t.sign,
-            _ => panic!("vocab/{rel}:{}: unknown section", n + 1),
+            _ => panic!("wordlists/{rel}:{}: unknown section", n + 1),
         };
         slot.push(template);
     }
@@ -189,7 +189,7 @@ pub fn placeholder_label(key: &str) -> Option<Label> {
 
 /// Length of the age unit at the start of `next` (the template text after `{AGE}`), with the
 /// one space or hyphen before it: 6 for " años, vecina", 9 for "-year-old woman", 0 for ", who".
-/// Units come from `vocab/<lang>/synth/age_units.txt`; the longest one that ends a word wins.
+/// Units come from `wordlists/<lang>/synth/age_units.txt`; the longest one that ends a word wins.
 pub fn age_unit_len(lang: Lang, next: &str) -> usize {
     static UNITS: OnceLock<HashMap<Lang, Vec<&'static str>>> = OnceLock::new();
     let units = UNITS.get_or_init(|| {
@@ -197,8 +197,9 @@ pub fn age_unit_len(lang: Lang, next: &str) -> usize {
             .iter()
             .map(|&l| {
                 let rel = format!("{}/synth/age_units.txt", l.code());
-                let text = wordlists::builtin(&rel)
-                    .unwrap_or_else(|| panic!("built-in vocab/{rel} is missing from this build"));
+                let text = wordlists::builtin(&rel).unwrap_or_else(|| {
+                    panic!("built-in wordlists/{rel} is missing from this build")
+                });
                 (l, wordlists::parse_list(text).collect())
             })
             .collect()
@@ -227,7 +228,7 @@ pub fn staff_role(lang: Lang, rng: &mut dyn RngCore) -> String {
         .unwrap_or_default();
     assert!(
         !roles.is_empty(),
-        "built-in vocab/{rel} is missing or empty"
+        "built-in wordlists/{rel} is missing or empty"
     );
     roles[rng.gen_range(0..roles.len())].to_string()
 }

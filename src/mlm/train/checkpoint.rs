@@ -10,7 +10,7 @@ use candle_nn::VarMap;
 use serde::{Deserialize, Serialize};
 
 use super::error::{Result, TrainError};
-use super::optim::AdamW;
+use crate::neural::optim::AdamW;
 
 /// Directory of the checkpoint inside the output directory.
 pub const CHECKPOINT_DIR: &str = "checkpoint";

@@ -2,19 +2,15 @@
 //! AdamW with a warm-up/decay schedule, gradient accumulation and clipping, held-out evaluation
 //! with early stopping, atomic checkpoints with exact resume, and a JSONL log.
 
-mod adamw_cpu;
 pub mod blocks;
-pub mod canary_setup;
 pub mod checkpoint;
 pub mod collate;
 pub mod data;
 pub mod error;
 pub mod log;
 pub mod manifest;
-pub mod optim;
 pub mod pack;
 pub mod prepare_stage;
-pub mod schedule;
 pub mod seeds;
 pub mod shards;
 pub mod stage;
@@ -32,6 +28,4 @@ pub use data::{
 };
 pub use error::TrainError;
 pub use manifest::Manifest;
-pub use optim::{AdamW, AdamWParams};
-pub use schedule::{Decay, Schedule, Warmup};
 pub use trainer::{train, Progress, TrainOptions, TrainOutcome, TrainSettings};

@@ -7,11 +7,11 @@ use std::path::PathBuf;
 
 use sha2::{Digest, Sha256};
 
-use super::canary_setup::{self, CanarySettings};
 use super::data::{DataSettings, PackSpec};
 use super::shards::{self, DataIndex, ShardSink};
 use super::stream::{self, hex, DocStream};
 use super::TrainError;
+use crate::canary::setup::{self as canary_setup, CanarySettings};
 use crate::corpus::source::{CorpusInput, InputSpans};
 use crate::error::{StageContext, StageResult, ValueError};
 use crate::fsio::{self, Inputs, StagedDir};

@@ -8,20 +8,22 @@ use std::path::{Path, PathBuf};
 use candle_core::DType;
 use candle_nn::VarMap;
 
-use super::{canary_setup, prepare_stage, shards};
+use super::{prepare_stage, shards};
+use crate::canary::setup as canary_setup;
 use crate::corpus::source::CorpusInput;
 use crate::error::{StageContext, StageResult, ValueError};
 use crate::mlm::config::{Arch, MlmConfig};
 use crate::mlm::device::select_device;
-use crate::mlm::dropout::DropoutRng;
-use crate::mlm::init::seeded_var_builder;
 use crate::mlm::loss::{cross_entropy, labelled_positions};
 use crate::mlm::model::MaskedLm;
 use crate::mlm::train::{
-    self, AdamWParams, DataSettings, Decay, MaskedBatch, PackSpec, Progress, TrainOptions,
-    TrainOutcome, TrainSettings, Warmup,
+    self, DataSettings, MaskedBatch, PackSpec, Progress, TrainOptions, TrainOutcome, TrainSettings,
 };
 use crate::mlm::{hub, weights};
+use crate::neural::dropout::DropoutRng;
+use crate::neural::init::seeded_var_builder;
+use crate::neural::optim::AdamWParams;
+use crate::neural::schedule::{Decay, Warmup};
 use crate::tokenizer::{self, ModelTokenizer, SpecialStyle};
 
 /// Tokens per block when neither --seq-len nor a data dir says.

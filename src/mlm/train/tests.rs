@@ -14,6 +14,7 @@ use super::collate::IGNORE_INDEX;
 use super::data::{pack, prepare, DataSettings, PackSpec, PreparedData};
 use super::log::{self, LogLine, LOG_FILE};
 use super::*;
+use crate::neural::schedule::{Decay, Warmup};
 use crate::Document;
 
 const SPECIALS: [&str; 5] = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"];

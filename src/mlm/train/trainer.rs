@@ -19,9 +19,9 @@ use super::data::{epoch_order, sha256_hex, Block, PreparedData};
 use super::error::{Result, TrainError};
 use super::log::{LogLine, TrainLog, LOG_FILE};
 use super::manifest::Manifest;
-use super::optim::{AdamW, AdamWParams};
-use super::schedule::{Decay, Schedule, Warmup};
 use super::seeds::{self, Purpose};
+use crate::neural::optim::{AdamW, AdamWParams};
+use crate::neural::schedule::{Decay, Schedule, Warmup};
 
 /// Settings of a training run. All but `checkpoint_every` determine the result and must match
 /// when a run is resumed.

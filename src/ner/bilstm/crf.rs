@@ -220,7 +220,7 @@ mod tests {
     fn forward_algorithm_matches_brute_force_with_padding() {
         let dev = Device::Cpu;
         let varmap = candle_nn::VarMap::new();
-        let vb = crate::mlm::init::seeded_var_builder(&varmap, 11, DType::F32, &dev);
+        let vb = crate::neural::init::seeded_var_builder(&varmap, 11, DType::F32, &dev);
         let k = 3;
         let crf = Crf::new(vb, k).unwrap();
         let w = 4;
@@ -246,7 +246,7 @@ mod tests {
     fn viterbi_finds_the_best_path() {
         let dev = Device::Cpu;
         let varmap = candle_nn::VarMap::new();
-        let vb = crate::mlm::init::seeded_var_builder(&varmap, 5, DType::F32, &dev);
+        let vb = crate::neural::init::seeded_var_builder(&varmap, 5, DType::F32, &dev);
         let k = 3;
         let crf = Crf::new(vb, k).unwrap();
         let s = crf.scores().unwrap();
@@ -290,7 +290,7 @@ mod tests {
         let k = tagset.len();
         let dev = Device::Cpu;
         let varmap = candle_nn::VarMap::new();
-        let vb = crate::mlm::init::seeded_var_builder(&varmap, 9, DType::F32, &dev);
+        let vb = crate::neural::init::seeded_var_builder(&varmap, 9, DType::F32, &dev);
         let crf = Crf::new(vb, k).unwrap();
         let mut s = crf.scores().unwrap();
         s.constrain(&tagset);
@@ -321,7 +321,7 @@ mod tests {
         // Emissions as free variables: the NLL must fall when they are trained.
         let dev = Device::Cpu;
         let varmap = candle_nn::VarMap::new();
-        let vb = crate::mlm::init::seeded_var_builder(&varmap, 2, DType::F32, &dev);
+        let vb = crate::neural::init::seeded_var_builder(&varmap, 2, DType::F32, &dev);
         let crf = Crf::new(vb, 3).unwrap();
         let e = Var::zeros((1, 4, 3), DType::F32, &dev).unwrap();
         let tags = [1, 2, 0, 1];

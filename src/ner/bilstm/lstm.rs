@@ -106,7 +106,7 @@ mod tests {
     #[test]
     fn padding_does_not_change_a_rows_outputs() {
         let varmap = candle_nn::VarMap::new();
-        let vb = crate::mlm::init::seeded_var_builder(&varmap, 3, DType::F32, &Device::Cpu);
+        let vb = crate::neural::init::seeded_var_builder(&varmap, 3, DType::F32, &Device::Cpu);
         let (f, b) = (
             Lstm::new(vb.pp("f"), 2, 3).unwrap(),
             Lstm::new(vb.pp("b"), 2, 3).unwrap(),

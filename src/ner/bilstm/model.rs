@@ -4,8 +4,8 @@
 use super::crf::Crf;
 use super::lstm::{bidirectional, last_index, permute_time, reversal_index, uniform_linear, Lstm};
 use super::vocab::{shape, Vocab, PAD, SHAPES};
-use crate::mlm::dropout::DropoutRng;
 use crate::ner::rules::RULE_FEATURES;
+use crate::neural::dropout::DropoutRng;
 use candle_core::{Device, Module, Result, Tensor, D};
 use candle_nn::{Embedding, Init, Linear, VarBuilder};
 use serde::{Deserialize, Serialize};

@@ -7,9 +7,6 @@ use super::tagger::{tag_text, VOCAB_FILE, WEIGHTS_FILE};
 use super::vocab::Vocab;
 use crate::corpus::Document;
 use crate::error::StageResult as Result;
-use crate::mlm::dropout::DropoutRng;
-use crate::mlm::init::seeded_var_builder;
-use crate::mlm::train::optim::{AdamW, AdamWParams};
 use crate::ner::config::Arch;
 use crate::ner::data::{labels_of, tagged_sentences, words_outside_entities, Sentence};
 use crate::ner::rules::RuleFeatures;
@@ -18,6 +15,9 @@ use crate::ner::training::{
     self as training, shard_rngs, sharded_gradients, write_model_dir, EarlyStopping, Ema, Meter,
     Progress, TrainSummary,
 };
+use crate::neural::dropout::DropoutRng;
+use crate::neural::init::seeded_var_builder;
+use crate::neural::optim::{AdamW, AdamWParams};
 use candle_core::backprop::GradStore;
 use candle_core::{DType, Device};
 use candle_nn::VarMap;

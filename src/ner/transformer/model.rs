@@ -2,8 +2,8 @@
 //! state to tag scores, named as Hugging Face's `*ForTokenClassification` names it
 //! (`classifier.weight`, `classifier.bias`).
 
-use crate::mlm::dropout::DropoutRng;
 use crate::mlm::MaskedLm;
+use crate::neural::dropout::DropoutRng;
 use candle_core::{Module, Result, Tensor};
 use candle_nn::{Init, Linear, VarBuilder};
 

@@ -7,11 +7,7 @@ use super::tagger::{prepare, tag_document, well_formed, WindowSettings};
 use super::windows::MAX_SUBWORDS_PER_WORD;
 use crate::corpus::Document;
 use crate::error::{StageContext, StageResult as Result};
-use crate::mlm::dropout::DropoutRng;
-use crate::mlm::init::seeded_var_builder;
 use crate::mlm::runtime::pad_batch;
-use crate::mlm::train::optim::{AdamW, AdamWParams};
-use crate::mlm::train::schedule::{Decay, Schedule, Warmup};
 use crate::ner::config::Arch;
 use crate::ner::data::labels_of;
 use crate::ner::tags::TagSet;
@@ -19,6 +15,10 @@ use crate::ner::training::{
     self as training, shard_rngs, sharded_gradients, write_model_dir, EarlyStopping, Ema, Meter,
     Progress, TrainSummary,
 };
+use crate::neural::dropout::DropoutRng;
+use crate::neural::init::seeded_var_builder;
+use crate::neural::optim::{AdamW, AdamWParams};
+use crate::neural::schedule::{Decay, Schedule, Warmup};
 use crate::tokenizer::ModelTokenizer;
 use candle_core::backprop::GradStore;
 use candle_core::{DType, Device, Tensor};

@@ -64,7 +64,7 @@ pub struct ContextConfig {
 
 fn bad(lang: Lang, file: &str, line: usize, msg: impl Into<String>) -> VocabError {
     VocabError::Bad {
-        path: PathBuf::from(format!("vocab/{}/{file}.txt", lang.code())),
+        path: PathBuf::from(format!("wordlists/{}/{file}.txt", lang.code())),
         line,
         msg: msg.into(),
     }

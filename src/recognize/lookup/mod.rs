@@ -26,7 +26,7 @@ const NAME_BITS: u32 = FIRST | SURNAME;
 const PLACE_BITS: u32 = CITY | REGION | COUNTRY;
 
 /// The lists derived from open data by `scripts/build_name_lists.py` (see
-/// `vocab/PROVENANCE_names.md`); not every language has all three.
+/// `wordlists/PROVENANCE_names.md`); not every language has all three.
 pub(crate) const OPEN_LISTS: [(&str, u32); 3] = [
     ("first_names_open", FIRST),
     ("surnames_open", SURNAME),

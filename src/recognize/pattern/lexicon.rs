@@ -3,7 +3,7 @@
 //! age units and the nouns that introduce an age, number words, and the words before a bare year.
 //!
 //! These are grammar, not gazetteers, so they live in code; open lists (street types, trigger
-//! words) live under `vocab/`.
+//! words) live under `wordlists/`.
 
 use crate::lang::Lang;
 

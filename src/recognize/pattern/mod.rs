@@ -2,8 +2,8 @@
 //! IPs, dates, ages, postcodes, street addresses) and trigger-word values, for one language.
 //!
 //! Submodules: `shapes` (one combined scan for number-like shapes), `triggers` (values after
-//! trigger words from `vocab/<lang>/id_triggers.txt`), `street` (street-type words from
-//! `vocab/<lang>/street_types.txt`), `web` (e-mail, URL, IPv6), `card` (Luhn-checked payment
+//! trigger words from `wordlists/<lang>/id_triggers.txt`), `street` (street-type words from
+//! `wordlists/<lang>/street_types.txt`), `web` (e-mail, URL, IPv6), `card` (Luhn-checked payment
 //! card numbers), `lexicon` (month names, age words), `text` (offset helpers).
 //!
 //! Choices: a Spanish NASS (social security number) is labelled ID/HEALTHPLAN, because it is

@@ -1,4 +1,4 @@
-//! Street addresses: a street-type word (`vocab/<lang>/street_types.txt`) with the name around
+//! Street addresses: a street-type word (`wordlists/<lang>/street_types.txt`) with the name around
 //! it and a house number/floor/door tail; plus typeless "Name, 12" right before a postcode.
 
 use super::text::{is_title_word, line_start_within, next_char, prev_char, run_start};

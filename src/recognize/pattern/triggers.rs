@@ -1,4 +1,4 @@
-//! Trigger words (`vocab/<lang>/id_triggers.txt`) and the value read after each: record
+//! Trigger words (`wordlists/<lang>/id_triggers.txt`) and the value read after each: record
 //! numbers, phone and fax numbers, dates, ages, postcodes, address lines and user names (read
 //! before the trigger where the language puts it there: "jkovacs felhasználó").
 

@@ -118,7 +118,7 @@ pub fn assess(e: &Evidence, w: &Weights) -> Assessment {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::namelike::SubwordKind;
+    use crate::vocab::namelike::SubwordKind;
 
     fn evidence(token: &str, list: Option<ListHit>, corpus: Option<(u64, u64, f64)>) -> Evidence {
         Evidence {

@@ -117,7 +117,7 @@ pub fn forward(layer: &Linear, x: &Tensor) -> candle_core::Result<Tensor> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mlm::kernels::tests::max_diff;
+    use crate::neural::kernels::tests::max_diff;
     use candle_core::{Device, Var};
 
     /// Values and all three gradients equal candle's `Linear` on a 3-d input.

@@ -11,7 +11,7 @@ use candle_core::{DType, Tensor, Var};
 use candle_nn::VarMap;
 
 use super::adamw_cpu;
-use super::error::{Result, TrainError};
+use crate::mlm::train::error::{Result, TrainError};
 
 /// AdamW hyper-parameters (the learning rate is set per step by the schedule).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -414,7 +414,7 @@ mod tests {
         let (t1, m1, v1) = (theta.copy()?, m.copy()?, v.copy()?);
         adamw_cpu::apply(&t1, &m1, &v1, &g, update)?;
         for (a, b) in [(&t1, &next), (&m1, &m2), (&v1, &v2)] {
-            let d = crate::mlm::kernels::tests::max_diff(a, b)?;
+            let d = crate::neural::kernels::tests::max_diff(a, b)?;
             assert!(d < 1e-6, "{d}");
         }
         // The update moved the weights.

@@ -8,7 +8,7 @@
 use candle_core::{CpuStorage, InplaceOp2, InplaceOp3, Layout, Tensor};
 use rayon::prelude::*;
 
-use crate::mlm::kernels::{f32_slice, f32_slice_mut, on_cpu_f32};
+use crate::neural::kernels::{f32_slice, f32_slice_mut, on_cpu_f32};
 
 /// Elements per parallel work unit.
 const CHUNK: usize = 32 * 1024;

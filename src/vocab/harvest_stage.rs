@@ -10,11 +10,11 @@ use serde_json::json;
 
 use super::evidence::{count_in, NameEvidence, NameEvidenceSettings};
 use super::{Decision, Harvested, PredictedToken, ReviewRow};
-use crate::anonymize;
 use crate::error::{StageContext, StageResult, ValueError};
 use crate::eval::job::read_all;
 use crate::fsio::{Inputs, Kind, OutputSet};
 use crate::tokenizer::{self, ModelTokenizer};
+use crate::vocab;
 
 #[derive(Clone, Debug)]
 pub struct HarvestSettings {
@@ -57,17 +57,17 @@ pub fn run(args: &HarvestSettings) -> StageResult<HarvestSummary> {
     let tok = tokenizer::load_dir(&args.model)
         .with_stage_context(|| format!("loading the tokenizer of {}", args.model.display()))?;
     let (predictions, slots) = read_probes(&args.probe, tok.vocab_size())?;
-    let mut harvested = anonymize::gather(&predictions);
+    let mut harvested = vocab::gather(&predictions);
     if args.all_tokens {
         add_unpredicted(&tok, &mut harvested);
     }
 
     let evidence = NameEvidence::load(&tok, &args.evidence)?;
     let judge = evidence.judge();
-    let rows = anonymize::review_rows(&judge, &harvested);
+    let rows = vocab::review_rows(&judge, &harvested);
     let mut review = set.file(&args.out)?;
     review
-        .write_all(anonymize::render_review(&args.out, &rows)?.as_bytes())
+        .write_all(vocab::render_review(&args.out, &rows)?.as_bytes())
         .with_stage_context(|| format!("writing {}", args.out.display()))?;
     let mut stages = vec![review.into()];
     let proposed = rows

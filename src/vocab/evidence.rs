@@ -10,8 +10,8 @@ use super::{Judge, OrdinaryUses};
 use crate::corpus::Document;
 use crate::error::{StageContext, StageResult, ValueError};
 use crate::eval::job::read_all;
-use crate::namelike::{InNameCounts, NameLists, SubwordKind, Weights};
 use crate::tokenizer::ModelTokenizer;
+use crate::vocab::namelike::{InNameCounts, NameLists, SubwordKind, Weights};
 
 /// Where the evidence comes from.
 #[derive(Clone, Debug)]

@@ -6,9 +6,9 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::error::{StageContext, StageResult, ValueError};
 
-use super::data::CanaryInsert;
 use crate::canary::{template, CanaryFile, Template};
 use crate::corpus::source::{CorpusInput, InputSpans};
+use crate::mlm::train::data::CanaryInsert;
 use crate::Lang;
 
 /// The canary flags of `mlm prepare` and `mlm train`.

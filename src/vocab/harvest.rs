@@ -1,11 +1,11 @@
 //! The harvest: tokens predicted at name slots gathered per vocabulary id, judged for
-//! name-likeness (`crate::namelike`) and turned into review rows a person can edit.
+//! name-likeness (`crate::vocab::namelike`) and turned into review rows a person can edit.
 
 use std::collections::BTreeMap;
 
 use super::ordinary::{is_alphabet_piece, OrdinaryUses};
 use super::review::{Decision, ReviewRow};
-use crate::namelike::{
+use crate::vocab::namelike::{
     assess, Assessment, Evidence, InNameCounts, NameLists, SubwordKind, Surface, Weights,
 };
 

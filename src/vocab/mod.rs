@@ -7,6 +7,7 @@ pub mod evidence;
 mod harvest;
 pub mod harvest_stage;
 mod json_order;
+pub mod namelike;
 pub mod ordinary;
 mod review;
 mod rewrite;

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::error::StageContext;
 
-use super::run::Outcome;
+use crate::audit::run::Outcome;
 use crate::canary::secret::{distinct_secrets, keyed_rng};
 use crate::canary::{CanaryFile, SecretKind, Template};
 use crate::mlm::runtime::MlmRuntime;

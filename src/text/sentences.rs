@@ -1,0 +1,277 @@
+//! The one sentence splitter (our own: the rule is two lines, and the abbreviations come from
+//! the built-in title lists). A sentence ends at a line break, and after `.`, `!` or `?` when
+//! the next non-space character is an upper-case letter, unless the word before the mark has
+//! at most three letters (`Dr.`, `Sta.`, `C/ ... nº.`, an initial `J.`) or is a dotted title of
+//! the built-in lists (`Prof.`, `Dott.`). The taggers cut their token sequences here (with a
+//! length cap), the name probes take the sentence around a slot, the audit its examples.
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use super::words::Tok;
+use crate::lang::Lang;
+
+/// Dotted words after which no sentence ends (compared in lower case, with the dot).
+#[derive(Clone, Debug, Default)]
+pub struct Abbreviations {
+    words: HashSet<String>,
+}
+
+impl Abbreviations {
+    /// The dotted titles of the built-in title lists of every language (read once).
+    pub fn builtin() -> &'static Self {
+        static BUILTIN: OnceLock<Abbreviations> = OnceLock::new();
+        BUILTIN.get_or_init(|| {
+            let mut words = HashSet::new();
+            for lang in Lang::ALL {
+                let rel = format!("{}/titles.txt", lang.code());
+                if let Some(text) = crate::wordlists::builtin(&rel) {
+                    for entry in crate::wordlists::parse_list(text) {
+                        let title = entry.split('\t').next().unwrap_or("").trim();
+                        // Multi-word titles ("prof. dr.") contribute each dotted word.
+                        for word in title.split_whitespace() {
+                            if word.ends_with('.') {
+                                words.insert(word.to_lowercase());
+                            }
+                        }
+                    }
+                }
+            }
+            Abbreviations { words }
+        })
+    }
+
+    /// A set of explicit abbreviations (with their dots), for tests and callers with own lists.
+    pub fn from_words<'a>(words: impl IntoIterator<Item = &'a str>) -> Self {
+        Abbreviations {
+            words: words.into_iter().map(str::to_lowercase).collect(),
+        }
+    }
+
+    /// Whether the alphanumeric run `word` before a `.` keeps the sentence going.
+    fn keeps_going(&self, word: &str) -> bool {
+        word.chars().count() <= 3 || self.words.contains(&format!("{}.", word.to_lowercase()))
+    }
+}
+
+/// A place where one sentence ends (`end`, exclusive) and the next may start (`next`), bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Cut {
+    end: usize,
+    next: usize,
+}
+
+/// Every sentence cut of `text`, in order.
+fn cuts(text: &str, abbreviations: &Abbreviations) -> Vec<Cut> {
+    let mut out = Vec::new();
+    // Start of the alphanumeric run that ends at the current character, if any.
+    let mut run_start: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        if c.is_alphanumeric() {
+            run_start.get_or_insert(i);
+            continue;
+        }
+        let word = run_start.take().map_or("", |s| &text[s..i]);
+        match c {
+            '\n' => out.push(Cut {
+                end: i,
+                next: i + 1,
+            }),
+            '.' | '!' | '?' => {
+                let upper_next = text[i + 1..]
+                    .chars()
+                    .find(|n| !n.is_whitespace())
+                    .is_some_and(char::is_uppercase);
+                let abbreviated = if c == '.' {
+                    abbreviations.keeps_going(word)
+                } else {
+                    word.chars().count() <= 3
+                };
+                if upper_next && !abbreviated {
+                    out.push(Cut {
+                        end: i + 1,
+                        next: i + 1,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Splits the tokens of `text` into sentences at the cuts of the built-in rule, with no sentence
+/// longer than `max_len` tokens. Returns index ranges into `tokens`.
+pub fn token_sentences(text: &str, tokens: &[Tok], max_len: usize) -> Vec<std::ops::Range<usize>> {
+    let max_len = max_len.max(1);
+    let cuts = cuts(text, Abbreviations::builtin());
+    let mut cut = cuts.iter().peekable();
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 0..tokens.len() {
+        // A cut ends a sentence after token i when it lies between token i's end and the
+        // next token's start.
+        let limit = tokens.get(i + 1).map_or(text.len(), |n| n.0);
+        while cut.peek().is_some_and(|c| c.end < tokens[i].1) {
+            cut.next();
+        }
+        let cut_here = cut
+            .peek()
+            .is_some_and(|c| c.end < limit || c.end == tokens[i].1);
+        if cut_here || i + 1 - start >= max_len || i + 1 == tokens.len() {
+            out.push(start..i + 1);
+            start = i + 1;
+        }
+    }
+    out
+}
+
+/// The byte range of the sentence of `text` that holds the byte range `slot` (cuts inside the
+/// slot itself are ignored), without surrounding whitespace. Byte offsets must lie on char
+/// boundaries.
+pub fn sentence_around(
+    text: &str,
+    slot: (usize, usize),
+    abbreviations: &Abbreviations,
+) -> (usize, usize) {
+    let (s, e) = slot;
+    let all = cuts(text, abbreviations);
+    let outside = |c: &&Cut| !(c.end > s && c.end < e);
+    let start = all
+        .iter()
+        .filter(outside)
+        .filter(|c| c.next <= s && c.end <= s)
+        .map(|c| c.next)
+        .max()
+        .unwrap_or(0);
+    let end = all
+        .iter()
+        .filter(outside)
+        .filter(|c| c.end >= e)
+        .map(|c| c.end)
+        .min()
+        .unwrap_or(text.len());
+    let lead = text[start..s].len() - text[start..s].trim_start().len();
+    let trail = text[e..end].len() - text[e..end].trim_end().len();
+    (start + lead, end - trail)
+}
+
+/// All sentences of `text` as byte ranges, without surrounding whitespace (blank ones left out).
+pub fn split_sentences(text: &str, abbreviations: &Abbreviations) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut push = |a: usize, b: usize| {
+        let piece = &text[a..b];
+        let lead = piece.len() - piece.trim_start().len();
+        let trimmed = piece.trim();
+        if !trimmed.is_empty() {
+            out.push((a + lead, a + lead + trimmed.len()));
+        }
+    };
+    for c in cuts(text, abbreviations) {
+        push(start, c.end);
+        start = c.next;
+    }
+    push(start, text.len());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::words::tokenize;
+
+    fn pieces<'a>(text: &'a str, ab: &Abbreviations) -> Vec<&'a str> {
+        split_sentences(text, ab)
+            .into_iter()
+            .map(|(a, b)| &text[a..b])
+            .collect()
+    }
+
+    #[test]
+    fn splits_at_line_breaks_and_sentence_ends() {
+        let ab = Abbreviations::builtin();
+        let text =
+            "Naam: [NAME]\nBeste [NAME],\n\nHij kwam. Zij bleef! Waarom? Dosis 2.5 mg. daarna";
+        assert_eq!(
+            pieces(text, ab),
+            vec![
+                "Naam: [NAME]",
+                "Beste [NAME],",
+                "Hij kwam.",
+                "Zij bleef!",
+                "Waarom?",
+                "Dosis 2.5 mg. daarna"
+            ]
+        );
+    }
+
+    #[test]
+    fn short_words_titles_and_initials_do_not_end_a_sentence() {
+        let ab = Abbreviations::builtin();
+        let text = "Gezien door dr. [NAME] en J. Jansen. Prof. Smit kwam. Dott. Rossi anche.";
+        assert_eq!(
+            pieces(text, ab),
+            vec![
+                "Gezien door dr. [NAME] en J. Jansen.",
+                "Prof. Smit kwam.",
+                "Dott. Rossi anche."
+            ]
+        );
+        // Without the list, a title longer than three letters ends a sentence.
+        let none = Abbreviations::from_words([]);
+        assert_eq!(
+            pieces("Met Prof. Smit. Klaar.", &none),
+            vec!["Met Prof.", "Smit.", "Klaar."]
+        );
+    }
+
+    #[test]
+    fn token_sentences_break_at_lines_and_real_full_stops_only() {
+        let words = |t: &str, r: std::ops::Range<usize>, toks: &[Tok]| {
+            toks[r]
+                .iter()
+                .map(|&(s, e)| t[s..e].to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let t = "Nombre: Ana.\nVisto por el Dr. Gil en la C/ Sta. Rosa. Alta hoy. fin";
+        let toks = tokenize(t);
+        let s: Vec<String> = token_sentences(t, &toks, 100)
+            .into_iter()
+            .map(|r| words(t, r, &toks))
+            .collect();
+        assert_eq!(
+            s,
+            [
+                "Nombre : Ana .",
+                "Visto por el Dr . Gil en la C / Sta . Rosa .",
+                "Alta hoy . fin"
+            ]
+        );
+        let t2 = "Ingresa ahora. Alta mañana";
+        let toks2 = tokenize(t2);
+        assert_eq!(token_sentences(t2, &toks2, 100), vec![0..3, 3..5]);
+        assert_eq!(token_sentences(t2, &toks2, 2), vec![0..2, 2..3, 3..5]);
+        assert!(token_sentences("", &[], 10).is_empty());
+        // A title from the lists keeps the name with its sentence.
+        let t3 = "Visita del Prof. Bianchi oggi";
+        let toks3 = tokenize(t3);
+        assert_eq!(token_sentences(t3, &toks3, 100), vec![0..toks3.len()]);
+    }
+
+    #[test]
+    fn the_sentence_around_a_slot_ignores_cuts_inside_the_slot() {
+        let ab = Abbreviations::from_words([]);
+        let text = "Eerst deze. Toen kwam Xeno. Yő bij ons.\nKlaar.";
+        let s = text.find("Xeno. Yő").unwrap();
+        let e = s + "Xeno. Yő".len();
+        let (a, b) = sentence_around(text, (s, e), &ab);
+        assert_eq!(&text[a..b], "Toen kwam Xeno. Yő bij ons.");
+        let s = text.find("Klaar").unwrap();
+        let (a, b) = sentence_around(text, (s, s + 5), &ab);
+        assert_eq!(&text[a..b], "Klaar.");
+        let (a, b) = sentence_around(text, (0, 5), &ab);
+        assert_eq!(&text[a..b], "Eerst deze.");
+    }
+}
