@@ -1,6 +1,8 @@
 //! Flags of `anonlm mlm` (prepare, train, fill, score, bench) and the canary flags of
 //! prepare and train.
 
+use super::shared::corpus_format;
+use super::shared::DeviceArgs;
 use super::shared::Overwrite;
 use super::shared::{finite_f64, positive_usize};
 use clap::{Args, Subcommand};
@@ -68,7 +70,7 @@ pub struct MlmPrepareArgs {
     #[arg(long)]
     pub corpus: PathBuf,
     /// Corpus format: text, jsonl, brat, conll, or auto (from the path).
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_parser = corpus_format)]
     pub format: String,
     /// Tokenizer directory (`anonlm tokenizer train`, or a model dir); copied into the data dir.
     #[arg(long)]
@@ -109,7 +111,7 @@ pub struct MlmTrainArgs {
     #[arg(long)]
     pub data: Option<PathBuf>,
     /// Corpus format: text, jsonl, brat, conll, or auto (from the path).
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_parser = corpus_format)]
     pub format: String,
     /// Tokenizer directory (`anonlm tokenizer train`); default: the --init model's tokenizer.
     #[arg(long)]
@@ -129,9 +131,8 @@ pub struct MlmTrainArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub overwrite: Overwrite,
-    /// cpu, cuda or cuda:N (cuda needs a build with --features cuda).
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
+    #[command(flatten)]
+    pub device: DeviceArgs,
     /// Optimizer steps (with --epochs, whichever ends first).
     #[arg(long, required_unless_present = "epochs")]
     pub steps: Option<u64>,
@@ -204,8 +205,8 @@ pub struct MlmFillArgs {
     pub json: bool,
     #[command(flatten)]
     pub overwrite: Overwrite,
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
+    #[command(flatten)]
+    pub device: DeviceArgs,
     /// Sequences per forward pass.
     #[arg(long, default_value_t = 32)]
     pub batch: usize,
@@ -240,8 +241,8 @@ pub struct MlmScoreArgs {
     pub mask_prob: f64,
     #[command(flatten)]
     pub overwrite: Overwrite,
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
+    #[command(flatten)]
+    pub device: DeviceArgs,
     /// Sequences per forward pass.
     #[arg(long, default_value_t = 64)]
     pub batch: usize,
@@ -261,8 +262,8 @@ pub struct MlmBenchArgs {
     /// CPU threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
+    #[command(flatten)]
+    pub device: DeviceArgs,
     /// Model size: tiny, small (hidden 256, 4 layers) or base (RoBERTa-base: hidden 768, 12 layers).
     #[arg(long, default_value = "small")]
     pub preset: String,

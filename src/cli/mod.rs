@@ -167,4 +167,47 @@ mod tests {
             assert!(e.to_string().contains("finite"), "{args:?}: {e}");
         }
     }
+
+    #[test]
+    fn closed_set_flags_are_usage_errors() {
+        let cases: &[&[&str]] = &[
+            &["synth", "--lang", "xx", "--out", "o"],
+            &["synth", "--lang", "nl", "--out", "o", "--format", "pdf"],
+            &["bench", "--lang", "nl,xx"],
+            &["recognize", "in", "--out", "o", "--out-format", "pdf"],
+            &["recognize", "in", "--out", "o", "--format", "pdf"],
+            &["mlm", "bench", "--skip", "train,nope"],
+            &[
+                "mlm",
+                "prepare",
+                "--corpus",
+                "c",
+                "--tokenizer",
+                "t",
+                "--out",
+                "o",
+                "--format",
+                "x",
+            ],
+        ];
+        for args in cases {
+            let e = Cli::try_parse_from(std::iter::once("anonlm").chain(args.iter().copied()))
+                .unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{args:?}: {e}");
+        }
+        let cli = Cli::try_parse_from(["anonlm", "synth", "--lang", "all", "--out", "o"]).unwrap();
+        let Command::Synth(a) = cli.command else {
+            panic!("synth")
+        };
+        assert_eq!(a.lang.0, crate::lang::Lang::ALL.to_vec());
+        assert_eq!(a.format, crate::corpus::Format::Jsonl);
+        assert!(!a.overwrite.allowed);
+        let cli =
+            Cli::try_parse_from(["anonlm", "mlm", "bench", "--skip", "fill_mask,pll"]).unwrap();
+        let Command::Mlm(MlmCommand::Bench(b)) = cli.command else {
+            panic!("mlm bench")
+        };
+        assert_eq!(b.skip, [BenchSection::FillMask, BenchSection::Pll]);
+        assert_eq!(b.device.spec, "cpu");
+    }
 }

@@ -1,5 +1,6 @@
 //! Flags of `anonlm ner` (train a learned tagger).
 
+use super::shared::corpus_format;
 use super::shared::Overwrite;
 use super::shared::{finite_f32, finite_f64, positive_usize};
 use clap::{Args, Subcommand};
@@ -19,7 +20,7 @@ pub struct NerTrainArgs {
     #[arg(long, default_value = "bilstm-crf")]
     pub arch: crate::ner::config::Arch,
     /// Format of --train and --dev: brat, conll, jsonl, or auto (from the path).
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_parser = corpus_format)]
     pub format: String,
     /// Annotated training documents.
     #[arg(long)]

@@ -1,6 +1,7 @@
 //! Flags of `anonlm probe` (build, run, metrics).
 
 use super::shared::finite_f64;
+use super::shared::DeviceArgs;
 use super::shared::Overwrite;
 use super::vocab::NameEvidenceArgs;
 use clap::{Args, Subcommand};
@@ -123,8 +124,8 @@ pub struct ProbeRunArgs {
     /// Sequences per forward pass.
     #[arg(long, default_value_t = 32)]
     pub batch: usize,
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
+    #[command(flatten)]
+    pub device: DeviceArgs,
     #[command(flatten)]
     pub overwrite: Overwrite,
 }

@@ -46,7 +46,7 @@ pub struct InputArgs {
     /// Input: a file, a directory (brat, or text files), or `-` for stdin (text, jsonl).
     pub input: PathBuf,
     /// Input format: text, jsonl, brat, conll, or auto (from the path).
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_parser = corpus_format)]
     pub format: String,
     /// Document language: nl, hu, es, it, en, or auto (guessed per document).
     #[arg(long, default_value = "auto")]
@@ -100,6 +100,28 @@ pub struct OutputArgs {
     pub out_format: Option<Format>,
     #[command(flatten)]
     pub overwrite: Overwrite,
+}
+
+/// `--device`, the one definition of the compute device flag of the MLM commands.
+#[derive(Args, Debug, Clone)]
+pub struct DeviceArgs {
+    /// cpu, cuda or cuda:N (cuda needs a build with --features cuda).
+    #[arg(
+        id = "device",
+        long = "device",
+        value_name = "DEVICE",
+        default_value = "cpu"
+    )]
+    pub spec: String,
+}
+
+/// Checks a corpus `--format` as clap parses it: `auto` (resolved from the path later) or a
+/// [`Format`] name, kept as written for the stages, which take the spec.
+pub fn corpus_format(s: &str) -> Result<String, ValueError> {
+    if !s.eq_ignore_ascii_case("auto") {
+        s.parse::<Format>()?;
+    }
+    Ok(s.to_string())
 }
 
 /// `--overwrite`, the one definition every command that writes an output flattens in; a

@@ -1,6 +1,7 @@
 //! Flags of `anonlm vocab` (harvest, rewrite, check) and the name-evidence flags that
 //! `vocab harvest` shares with `probe metrics`.
 
+use super::shared::corpus_format;
 use super::shared::finite_f64;
 use super::shared::Overwrite;
 use clap::{Args, Subcommand};
@@ -24,7 +25,7 @@ pub struct NameEvidenceArgs {
     #[arg(long, requires = "ops_log")]
     pub corpus: Option<PathBuf>,
     /// Corpus format: text, jsonl, brat, conll, or auto.
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_parser = corpus_format)]
     pub format: String,
     /// Ops log of the de-identification of --corpus.
     #[arg(long, requires = "corpus")]

@@ -71,7 +71,7 @@ fn run_probes(args: ProbeRunArgs) -> Result<ExitCode> {
         lang: args.lang,
         seed: args.seed,
         batch: args.batch,
-        device: args.device.clone(),
+        device: args.device.spec.clone(),
         overwrite: args.overwrite.allowed,
     })?;
     eprintln!(

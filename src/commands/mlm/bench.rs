@@ -31,7 +31,7 @@ pub fn run(args: MlmBenchArgs) -> Result<ExitCode> {
         // candle's CPU kernels size their pools from this variable (read once, on first use).
         std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
     }
-    let device = select_device(&args.device)?;
+    let device = select_device(&args.device.spec)?;
     let mut config = MlmConfig::preset(&args.preset, Arch::Roberta, args.vocab, PAD)?;
     config.max_position_embeddings = args.seq + 2;
     let varmap = VarMap::new();
@@ -43,7 +43,7 @@ pub fn run(args: MlmBenchArgs) -> Result<ExitCode> {
     let mut result = json!({
         "bench": "anonlm-mlm",
         "version": env!("CARGO_PKG_VERSION"),
-        "device": args.device,
+        "device": args.device.spec,
         "threads": candle_core::utils::get_num_threads(),
         "model": {"arch": "roberta", "preset": args.preset, "hidden": config.hidden_size, "layers": config.num_hidden_layers,
                   "heads": config.num_attention_heads, "intermediate": config.intermediate_size,

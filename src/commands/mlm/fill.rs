@@ -21,7 +21,7 @@ pub fn run(args: MlmFillArgs) -> Result<ExitCode> {
     if args.top_k == 0 {
         anyhow::bail!("--top-k must be at least 1");
     }
-    let mut rt = open_runtime(&args.model, &args.device)?;
+    let mut rt = open_runtime(&args.model, &args.device.spec)?;
     rt.batch_rows = args.batch.max(1);
     let sentences: Vec<Sentence> = match &args.input {
         Some(path) => read_sentences(path)?,

@@ -27,7 +27,7 @@ pub fn run(args: MlmScoreArgs) -> Result<ExitCode> {
     if !(0.0..=1.0).contains(&args.mask_prob) || args.mask_prob == 0.0 {
         anyhow::bail!("--mask-prob must lie in (0, 1]");
     }
-    let mut rt = open_runtime(&args.model, &args.device)?;
+    let mut rt = open_runtime(&args.model, &args.device.spec)?;
     rt.batch_rows = args.batch.max(1);
     let sentences = read_sentences(&args.input)?;
     let mut sink = JsonlSink::file(&args.out, Some(&args.input), args.overwrite.allowed)?;

@@ -28,7 +28,7 @@ pub fn settings(a: &MlmTrainArgs) -> MlmTrainSettings {
         init: a.init.clone(),
         out: a.out.clone(),
         overwrite: a.overwrite.allowed,
-        device: a.device.clone(),
+        device: a.device.spec.clone(),
         steps: a.steps,
         epochs: a.epochs,
         batch: a.batch,
