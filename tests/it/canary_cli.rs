@@ -6,8 +6,8 @@
 //! for a tiny model, thread hand-offs cost more than they gain, tenfold on a busy machine.
 
 use crate::util::{synth, tempdir};
-use anonlm::audit::canary::canary_exposure;
 use anonlm::audit::run::Outcome;
+use anonlm::canary::exposure::canary_exposure;
 use anonlm::mlm::runtime::MlmRuntime;
 use anonlm::mlm::train::data::sha256_hex;
 use assert_cmd::Command;

@@ -5,11 +5,11 @@
 //! alphanumeric characters; a token counts as found when any predicted span overlaps it.
 
 use anonlm::corpus::brat::{list_documents, read_document};
-use anonlm::eval::tokens::alnum_runs;
 use anonlm::recognize::context::ContextRecognizer;
 use anonlm::recognize::lookup::LookupRecognizer;
 use anonlm::recognize::Recognizer;
 use anonlm::span::{merge_adjacent, resolve_overlaps};
+use anonlm::text::alnum_runs;
 use anonlm::wordlists::ListSources;
 use anonlm::{Category, Document, Entity, Label, Lang, Subtype};
 use std::collections::BTreeMap;

@@ -7,9 +7,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anonlm::mlm::{
-    load_model_dir, masked_lm_loss, save_model_dir, Arch, DropoutRng, MaskedLm, MlmConfig,
-};
+use anonlm::mlm::{load_model_dir, masked_lm_loss, save_model_dir, Arch, MaskedLm, MlmConfig};
+use anonlm::neural::dropout::DropoutRng;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW, VarBuilder, VarMap};
 

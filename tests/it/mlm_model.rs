@@ -7,8 +7,9 @@ use std::path::Path;
 
 use anonlm::mlm::{
     check_vocab, cross_entropy, labelled_positions, load_model_dir, masked_lm_loss, save_model_dir,
-    Arch, DropoutRng, MaskedLm, MlmConfig, MlmError,
+    Arch, MaskedLm, MlmConfig, MlmError,
 };
+use anonlm::neural::dropout::DropoutRng;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW, VarBuilder, VarMap};
 

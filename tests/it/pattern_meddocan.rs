@@ -2,11 +2,11 @@
 //! MEDDOCAN label (tokens = maximal alphanumeric runs). Skips when the data is absent.
 
 use anonlm::corpus::brat::{list_documents, read_document};
-use anonlm::eval::tokens::alnum_runs;
 use anonlm::labels::{Category, Label, Subtype};
 use anonlm::recognize::pattern::PatternRecognizer;
 use anonlm::recognize::Recognizer;
 use anonlm::span::Entity;
+use anonlm::text::alnum_runs;
 use anonlm::wordlists::ListSources;
 use anonlm::Lang;
 use std::collections::BTreeMap;

@@ -5,7 +5,7 @@
 //! printed without `--show`).
 
 use crate::util::{anonlm, tempdir};
-use anonlm::anonymize::{write_review, Decision, ReviewRow};
+use anonlm::vocab::{write_review, Decision, ReviewRow};
 use candle_core::{Device, Tensor};
 use serde_json::Value;
 use std::fs;
