@@ -33,6 +33,7 @@ mod regression;
 mod release_cli;
 mod release_resume;
 mod report_cli;
+mod snapshots;
 mod spark_pipe;
 mod synth_recall;
 mod tokenizer_cli;
