@@ -2,8 +2,11 @@
 //! analysis), bench, demo, keygen.
 
 use super::shared::Overwrite;
+use super::shared::Threads;
 use super::shared::{langs, InputArgs, Langs, OutputArgs};
 use crate::corpus::Format;
+use crate::deid::policy::OperatorKind;
+use crate::deid::tag::TagStyle;
 use crate::error::ValueError;
 use crate::lang::LangChoice;
 use clap::Args;
@@ -43,14 +46,14 @@ pub struct DeidArgs {
     #[arg(long, default_value = "default")]
     pub policy: String,
     /// Operator for every label not set otherwise: tag, redact, surrogate, pseudonym, date-shift.
-    #[arg(long)]
-    pub operator: Option<String>,
+    #[arg(long, value_parser = OperatorKind::parse)]
+    pub operator: Option<OperatorKind>,
     /// Per-label operator, e.g. `--op NAME=surrogate --op DATE=date-shift` (repeatable).
     #[arg(long = "op", value_name = "LABEL=OPERATOR")]
     pub ops: Vec<String>,
     /// Tag style for the tag operator: brackets, medroberta, deid.
-    #[arg(long)]
-    pub tag_style: Option<String>,
+    #[arg(long, value_parser = |s: &str| TagStyle::parse(s, false, None))]
+    pub tag_style: Option<TagStyle>,
     /// Key file for pseudonyms, corpus-wide surrogates and date shifts (see `anonlm keygen`).
     #[arg(long)]
     pub key_file: Option<PathBuf>,
@@ -151,9 +154,8 @@ pub struct BenchArgs {
     /// Language of the synthetic text: nl, hu, es, it, en, or all.
     #[arg(long, default_value = "all", value_parser = langs)]
     pub lang: Langs,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub threads: Threads,
     /// Write the figures as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,

@@ -5,6 +5,7 @@ use super::shared::corpus_format;
 use super::shared::DeviceArgs;
 use super::shared::Overwrite;
 use super::shared::{finite_f64, positive_usize};
+use super::shared::{MaxDocBytes, Quiet, Threads};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -65,6 +66,7 @@ impl CanaryFlags {
 
 #[derive(Args, Debug)]
 #[command(mut_arg("overwrite", |a| a.help("Replace an existing --out")))]
+#[command(mut_arg("max_doc_bytes", |a| a.help("Largest document accepted, in bytes")))]
 pub struct MlmPrepareArgs {
     /// Corpus: text (a document per line, or a directory of .txt) or Document JSONL; read twice.
     #[arg(long)]
@@ -84,9 +86,8 @@ pub struct MlmPrepareArgs {
     /// Seed of the held-out choice.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Largest document accepted, in bytes.
-    #[arg(long, default_value_t = 16 << 20)]
-    pub max_doc_bytes: usize,
+    #[command(flatten)]
+    pub max_doc_bytes: MaxDocBytes,
     /// Output data dir (data.json, *.ids shards, documents.jsonl, duplicates.jsonl, tokenizer/).
     #[arg(long)]
     pub out: PathBuf,
@@ -94,13 +95,13 @@ pub struct MlmPrepareArgs {
     pub canary: CanaryFlags,
     #[command(flatten)]
     pub overwrite: Overwrite,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub quiet: Quiet,
 }
 
 #[derive(Args, Debug)]
 #[command(mut_arg("overwrite", |a| a.help("Replace a model already in --out")))]
+#[command(mut_arg("max_doc_bytes", |a| a.help("Largest document accepted, in bytes")))]
 pub struct MlmTrainArgs {
     /// Training corpus: text (a document per line, or a directory of .txt) or Document JSONL;
     /// prepared into a scratch dir inside --out first (as `mlm prepare` does).
@@ -174,14 +175,12 @@ pub struct MlmTrainArgs {
     pub checkpoint_every: u64,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Largest document accepted, in bytes.
-    #[arg(long, default_value_t = 16 << 20)]
-    pub max_doc_bytes: usize,
+    #[command(flatten)]
+    pub max_doc_bytes: MaxDocBytes,
     #[command(flatten)]
     pub canary: CanaryFlags,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub quiet: Quiet,
 }
 
 #[derive(Args, Debug)]
@@ -258,10 +257,10 @@ pub enum BenchSection {
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("threads", |a| a.help("CPU threads (default: all cores)")))]
 pub struct MlmBenchArgs {
-    /// CPU threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub threads: Threads,
     #[command(flatten)]
     pub device: DeviceArgs,
     /// Model size: tiny, small (hidden 256, 4 layers) or base (RoBERTa-base: hidden 768, 12 layers).

@@ -177,6 +177,8 @@ mod tests {
             &["recognize", "in", "--out", "o", "--out-format", "pdf"],
             &["recognize", "in", "--out", "o", "--format", "pdf"],
             &["mlm", "bench", "--skip", "train,nope"],
+            &["deid", "in", "--out", "o", "--operator", "hide"],
+            &["deid", "in", "--out", "o", "--tag-style", "stars"],
             &[
                 "mlm",
                 "prepare",

@@ -3,6 +3,7 @@
 use super::shared::corpus_format;
 use super::shared::Overwrite;
 use super::shared::{finite_f32, finite_f64, positive_usize};
+use super::shared::{MaxDocBytes, Quiet, Threads};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -15,6 +16,8 @@ pub enum NerCommand {
 
 #[derive(Args, Debug)]
 #[command(mut_arg("overwrite", |a| a.help("Replace an existing model directory")))]
+#[command(mut_arg("threads", |a| a.help("Training threads (default: all cores)")))]
+#[command(mut_arg("quiet", |a| a.help("No progress lines")))]
 pub struct NerTrainArgs {
     /// bilstm-crf (Lample et al. 2016) or transformer (token classification on an anonlm MLM).
     #[arg(long, default_value = "bilstm-crf")]
@@ -91,13 +94,10 @@ pub struct NerTrainArgs {
     /// window where it has most context.
     #[arg(long, default_value_t = 64)]
     pub overlap: usize,
-    /// Largest document (or line) accepted, in bytes.
-    #[arg(long, default_value_t = 16 << 20)]
-    pub max_doc_bytes: usize,
-    /// Training threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// No progress lines.
-    #[arg(long, short)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub max_doc_bytes: MaxDocBytes,
+    #[command(flatten)]
+    pub threads: Threads,
+    #[command(flatten)]
+    pub quiet: Quiet,
 }

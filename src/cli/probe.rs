@@ -2,6 +2,7 @@
 
 use super::shared::finite_f64;
 use super::shared::DeviceArgs;
+use super::shared::MaxDocBytes;
 use super::shared::Overwrite;
 use super::vocab::NameEvidenceArgs;
 use clap::{Args, Subcommand};
@@ -58,6 +59,7 @@ pub struct ProbeMetricsArgs {
 
 #[derive(Args, Debug)]
 #[command(mut_arg("overwrite", |a| a.help("Replace a probe set already in --out")))]
+#[command(mut_arg("max_doc_bytes", |a| a.help("Largest document accepted, in bytes")))]
 pub struct ProbeBuildArgs {
     /// The de-identified corpus (Document JSONL written by `anonlm deid`).
     #[arg(long)]
@@ -87,9 +89,8 @@ pub struct ProbeBuildArgs {
     pub max_words: usize,
     #[command(flatten)]
     pub overwrite: Overwrite,
-    /// Largest document accepted, in bytes.
-    #[arg(long, default_value_t = 16 << 20)]
-    pub max_doc_bytes: usize,
+    #[command(flatten)]
+    pub max_doc_bytes: MaxDocBytes,
 }
 
 #[derive(Args, Debug)]

@@ -1,9 +1,11 @@
 //! Flags of `anonlm release` (the whole chain on a corpus).
 
+use super::shared::Quiet;
 use clap::Args;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
+#[command(mut_arg("quiet", |a| a.help("No progress bars")))]
 pub struct ReleaseArgs {
     /// Audit spec with a [release] section (see audits/release.toml).
     #[arg(long, required_unless_present = "demo", conflicts_with = "demo")]
@@ -18,7 +20,6 @@ pub struct ReleaseArgs {
     /// resumes: finished stages whose inputs and settings are unchanged are skipped.
     #[arg(long)]
     pub out: PathBuf,
-    /// No progress bars.
-    #[arg(long, short)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub quiet: Quiet,
 }

@@ -78,15 +78,12 @@ pub struct InputArgs {
     /// trained with rule-hit features still runs the built-in recognizers as its input.
     #[arg(long, requires = "model")]
     pub no_rules: bool,
-    /// Largest document (or line) accepted, in bytes.
-    #[arg(long, default_value_t = 16 << 20)]
-    pub max_doc_bytes: usize,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub max_doc_bytes: MaxDocBytes,
+    #[command(flatten)]
+    pub threads: Threads,
+    #[command(flatten)]
+    pub quiet: Quiet,
 }
 
 /// Where results go.
@@ -122,6 +119,31 @@ pub fn corpus_format(s: &str) -> Result<String, ValueError> {
         s.parse::<Format>()?;
     }
     Ok(s.to_string())
+}
+
+/// `--threads`, one definition for the commands with a worker pool (commands whose threads
+/// do something narrower say so in their own help, `mut_arg`).
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct Threads {
+    /// Worker threads (default: all cores).
+    #[arg(id = "threads", long = "threads", value_name = "THREADS")]
+    pub count: Option<usize>,
+}
+
+/// `-q`, `--quiet`: no progress output on stderr.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct Quiet {
+    /// No progress bar.
+    #[arg(id = "quiet", long = "quiet", short = 'q')]
+    pub on: bool,
+}
+
+/// `--max-doc-bytes`, the size limit of the corpus readers.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct MaxDocBytes {
+    /// Largest document (or line) accepted, in bytes.
+    #[arg(id = "max_doc_bytes", long = "max-doc-bytes", value_name = "MAX_DOC_BYTES", default_value_t = 16 << 20)]
+    pub bytes: usize,
 }
 
 /// `--overwrite`, the one definition every command that writes an output flattens in; a

@@ -1,6 +1,7 @@
 //! Flags of `anonlm tokenizer train`.
 
 use super::shared::Overwrite;
+use super::shared::{MaxDocBytes, Quiet};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -40,15 +41,13 @@ pub struct TokenizerTrainArgs {
     pub format: String,
     #[command(flatten)]
     pub overwrite: Overwrite,
-    /// Largest document (or line) accepted, in bytes.
-    #[arg(long, default_value_t = 16 << 20)]
-    pub max_doc_bytes: usize,
+    #[command(flatten)]
+    pub max_doc_bytes: MaxDocBytes,
     /// Train on a sample of about this many bytes when the corpus is larger (documents kept by
     /// a hash of their text, so the sample is the same every run); 0: the whole corpus. Word
     /// counts, hence memory, grow with the text read.
     #[arg(long, default_value_t = crate::tokenizer::DEFAULT_SAMPLE_BYTES)]
     pub sample_bytes: u64,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub quiet: Quiet,
 }

@@ -157,7 +157,10 @@ fn figure(task: &str, threads: usize, docs: &[Document], seconds: f64) -> Figure
 
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let langs = args.lang.0.clone();
-    let all_threads = args.threads.unwrap_or_else(rayon::current_num_threads);
+    let all_threads = args
+        .threads
+        .count
+        .unwrap_or_else(rayon::current_num_threads);
     let started = Instant::now();
     let base = generate(&langs, 200, 42);
     let small = replicate(&base, args.mb << 20);

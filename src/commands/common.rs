@@ -36,7 +36,7 @@ pub fn corpus_input(args: &InputArgs) -> CorpusInput {
         path: args.input.clone(),
         format: args.format.clone(),
         label_map: args.label_map.clone(),
-        max_doc_bytes: args.max_doc_bytes,
+        max_doc_bytes: args.max_doc_bytes.bytes,
     }
 }
 

@@ -4,7 +4,6 @@ use super::common;
 use crate::cli::DeidArgs;
 use crate::deid::job::{self, DeidSettings};
 use crate::deid::policy::Policy;
-use crate::deid::tag::TagStyle;
 use anyhow::{Context, Result};
 use std::process::ExitCode;
 
@@ -13,8 +12,8 @@ pub use crate::deid::job::load_policy;
 /// A built-in policy name, or a TOML file, with the flag overrides applied.
 pub fn build_policy(args: &DeidArgs) -> Result<Policy> {
     let mut policy = load_policy(&args.policy)?;
-    if let Some(op) = &args.operator {
-        policy.set("default", op)?;
+    if let Some(op) = args.operator {
+        policy.set("default", op.as_str())?;
     }
     for pair in &args.ops {
         let (label, op) = pair
@@ -23,7 +22,7 @@ pub fn build_policy(args: &DeidArgs) -> Result<Policy> {
         policy.set(label.trim(), op.trim())?;
     }
     if let Some(style) = &args.tag_style {
-        policy.tag_style = TagStyle::parse(style, false, None)?;
+        policy.tag_style = style.clone();
     }
     Ok(policy)
 }
@@ -45,12 +44,12 @@ pub fn settings(args: &DeidArgs) -> Result<DeidSettings> {
         stats: args.stats.clone(),
         patient_key: args.patient_key.clone(),
         use_input_spans: args.use_input_spans,
-        quiet: inp.quiet,
+        quiet: inp.quiet.on,
     })
 }
 
 pub fn run(args: DeidArgs) -> Result<ExitCode> {
-    common::init_threads(args.input.threads);
+    common::init_threads(args.input.threads.count);
     let settings = settings(&args)?;
     let summary = job::run(&settings)?;
     if !settings.quiet {

@@ -2,6 +2,7 @@
 //! recognizer settings, built exactly as `recognize` and `deid` build theirs.
 
 use super::common;
+use crate::cli::shared::{MaxDocBytes, Quiet, Threads};
 use crate::cli::{EvalArgs, InputArgs};
 use crate::corpus::ReadOptions;
 use crate::recognize::settings::RecognizerSettings;
@@ -21,11 +22,13 @@ fn input_args(args: &EvalArgs) -> InputArgs {
         models: r.models.clone(),
         no_builtin_models: r.no_builtin_models,
         no_rules: false,
-        max_doc_bytes: args
-            .max_doc_bytes
-            .unwrap_or(ReadOptions::DEFAULT_MAX_DOC_BYTES),
-        threads: None,
-        quiet: true,
+        max_doc_bytes: MaxDocBytes {
+            bytes: args
+                .max_doc_bytes
+                .unwrap_or(ReadOptions::DEFAULT_MAX_DOC_BYTES),
+        },
+        threads: Threads::default(),
+        quiet: Quiet { on: true },
     }
 }
 

@@ -16,7 +16,7 @@ pub fn run(cmd: LabelStudioCommand) -> Result<ExitCode> {
 
 fn run_export(args: LabelStudioExportArgs) -> Result<ExitCode> {
     let inp = &args.input;
-    common::init_threads(inp.threads);
+    common::init_threads(inp.threads.count);
     let counts = stage::export_corpus(&ExportSettings {
         input: common::corpus_input(inp),
         recognizers: common::recognizer_settings(inp),
@@ -26,9 +26,9 @@ fn run_export(args: LabelStudioExportArgs) -> Result<ExitCode> {
         out_label_map: args.out_label_map.clone(),
         config: args.config.clone(),
         model_version: args.model_version.clone(),
-        quiet: inp.quiet,
+        quiet: inp.quiet.on,
     })?;
-    if !inp.quiet {
+    if !inp.quiet.on {
         eprint!("{}", counts.table());
     }
     Ok(ExitCode::SUCCESS)

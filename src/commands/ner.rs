@@ -14,7 +14,7 @@ pub fn run(cmd: NerCommand) -> Result<ExitCode> {
 }
 
 fn run_train(args: NerTrainArgs) -> Result<ExitCode> {
-    common::init_threads(args.threads);
+    common::init_threads(args.threads.count);
     let s = stage::run(&NerTrainSettings {
         arch: args.arch,
         format: args.format.clone(),
@@ -39,8 +39,8 @@ fn run_train(args: NerTrainArgs) -> Result<ExitCode> {
         base: args.base.clone(),
         window: args.window,
         overlap: args.overlap,
-        max_doc_bytes: args.max_doc_bytes,
-        quiet: args.quiet,
+        max_doc_bytes: args.max_doc_bytes.bytes,
+        quiet: args.quiet.on,
     })?;
     eprintln!(
         "ner train: best dev strict entity F1 {:.4} at step {} of {} ({} epochs, stopped by {}); {:.0} s, {:.0} training tokens/s; model in {}",

@@ -27,7 +27,7 @@ fn build(args: ProbeBuildArgs) -> Result<ExitCode> {
         seed: args.seed,
         max_words: args.max_words,
         overwrite: args.overwrite.allowed,
-        max_doc_bytes: args.max_doc_bytes,
+        max_doc_bytes: args.max_doc_bytes.bytes,
     })?;
     let s = &built.summary;
     let d = &s.documents;

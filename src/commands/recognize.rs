@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
     let inp = &args.input;
-    common::init_threads(inp.threads);
+    common::init_threads(inp.threads.count);
     let counts = stage::run(&RecognizeSettings {
         input: common::corpus_input(inp),
         recognizers: common::recognizer_settings(inp),
@@ -17,9 +17,9 @@ pub fn run(args: RecognizeArgs) -> Result<ExitCode> {
         out_format: args.output.out_format,
         overwrite: args.output.overwrite.allowed,
         out_label_map: args.out_label_map.clone(),
-        quiet: inp.quiet,
+        quiet: inp.quiet.on,
     })?;
-    if !inp.quiet {
+    if !inp.quiet.on {
         eprint!("{}", counts.table());
     }
     Ok(ExitCode::SUCCESS)

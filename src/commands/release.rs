@@ -23,7 +23,7 @@ pub fn run(args: ReleaseArgs) -> Result<ExitCode> {
             .filter(|v| !v.is_empty())
             .map(std::path::PathBuf::from),
         command: std::env::args().collect::<Vec<_>>().join(" "),
-        quiet: args.quiet,
+        quiet: args.quiet.on,
     };
     let report = chain::run(&settings)?;
     let outcome = match report.decision.outcome {

@@ -17,7 +17,7 @@ pub fn settings(args: &TokenizerTrainArgs) -> Result<TokenizerSettings> {
     Ok(TokenizerSettings {
         corpus: args.corpus.clone(),
         format: args.format.clone(),
-        max_doc_bytes: args.max_doc_bytes,
+        max_doc_bytes: args.max_doc_bytes.bytes,
         sample_bytes: args.sample_bytes,
         kind: args.kind,
         vocab_size: args.vocab_size,
@@ -26,7 +26,7 @@ pub fn settings(args: &TokenizerTrainArgs) -> Result<TokenizerSettings> {
         lowercase: args.lowercase,
         out: args.out.clone(),
         overwrite: args.overwrite.allowed,
-        quiet: args.quiet,
+        quiet: args.quiet.on,
     })
 }
 

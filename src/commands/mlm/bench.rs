@@ -27,7 +27,7 @@ const MASK: u32 = 4;
 const FIRST_ORDINARY: u32 = 5;
 
 pub fn run(args: MlmBenchArgs) -> Result<ExitCode> {
-    if let Some(threads) = args.threads {
+    if let Some(threads) = args.threads.count {
         // candle's CPU kernels size their pools from this variable (read once, on first use).
         std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
     }

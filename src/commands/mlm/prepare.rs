@@ -16,10 +16,10 @@ pub fn run(a: MlmPrepareArgs) -> Result<ExitCode> {
         seq_len: a.seq_len,
         held_out: a.held_out,
         seed: a.seed,
-        max_doc_bytes: a.max_doc_bytes,
+        max_doc_bytes: a.max_doc_bytes.bytes,
         out: a.out.clone(),
         overwrite: a.overwrite.allowed,
-        quiet: a.quiet,
+        quiet: a.quiet.on,
         canary: a.canary.settings(),
     })?;
     let secs = started.elapsed().as_secs_f64();

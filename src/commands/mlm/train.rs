@@ -43,9 +43,9 @@ pub fn settings(a: &MlmTrainArgs) -> MlmTrainSettings {
         patience: a.patience,
         checkpoint_every: a.checkpoint_every,
         seed: a.seed,
-        max_doc_bytes: a.max_doc_bytes,
+        max_doc_bytes: a.max_doc_bytes.bytes,
         canary: a.canary.settings(),
-        quiet: a.quiet,
+        quiet: a.quiet.on,
     }
 }
 
