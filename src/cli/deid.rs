@@ -3,12 +3,11 @@
 
 use super::shared::Overwrite;
 use super::shared::Threads;
-use super::shared::{langs, InputArgs, Langs, OutputArgs};
+use super::shared::{langs, InputArgs, Langs, LanguageArgs, OutputArgs};
 use crate::corpus::Format;
 use crate::deid::policy::OperatorKind;
 use crate::deid::tag::TagStyle;
 use crate::error::ValueError;
-use crate::lang::LangChoice;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -182,6 +181,7 @@ pub struct KeygenArgs {
 
 /// `anonlm eval --risk`: de-identify the gold texts in memory and count the gold entities left.
 #[derive(Args, Debug, Clone)]
+#[command(mut_arg("lang", |a| a.help("Document language for the recognizers: nl, hu, es, it, en, or auto")))]
 pub struct RiskArgs {
     /// Risk analysis: de-identify the gold documents in memory (recognizers and --policy) and
     /// count, per gold label and after each pass, the entities removed, partly left and missed.
@@ -190,15 +190,8 @@ pub struct RiskArgs {
     /// Recognition passes of the risk analysis; counts are reported after each.
     #[arg(long, default_value_t = 2, requires = "risk")]
     pub passes: usize,
-    /// Document language for the recognizers: nl, hu, es, it, en, or auto.
-    #[arg(long, default_value = "auto")]
-    pub lang: LangChoice,
-    /// Language used when auto detection finds no evidence.
-    #[arg(long, default_value = "en")]
-    pub fallback_lang: crate::lang::Lang,
-    /// Extra word lists: DIR/<lang>/<name>.txt added to the built-in list of that name.
-    #[arg(long)]
-    pub lists: Option<PathBuf>,
+    #[command(flatten)]
+    pub language: LanguageArgs,
     /// De-identification policy (built-in name or TOML file); coverage does not depend on the
     /// replacement, but later passes see the text earlier passes wrote.
     #[arg(long, default_value = "default", requires = "risk")]

@@ -48,15 +48,8 @@ pub struct InputArgs {
     /// Input format: text, jsonl, brat, conll, or auto (from the path).
     #[arg(long, default_value = "auto", value_parser = corpus_format)]
     pub format: String,
-    /// Document language: nl, hu, es, it, en, or auto (guessed per document).
-    #[arg(long, default_value = "auto")]
-    pub lang: LangChoice,
-    /// Language used when auto detection finds no evidence.
-    #[arg(long, default_value = "en")]
-    pub fallback_lang: crate::lang::Lang,
-    /// Extra word lists: DIR/<lang>/<name>.txt added to the built-in list of that name.
-    #[arg(long)]
-    pub lists: Option<PathBuf>,
+    #[command(flatten)]
+    pub language: LanguageArgs,
     /// Label map (built-in name such as meddocan, or a TOML file) for scheme labels in the input.
     #[arg(long)]
     pub label_map: Option<String>,
@@ -144,6 +137,20 @@ pub struct MaxDocBytes {
     /// Largest document (or line) accepted, in bytes.
     #[arg(id = "max_doc_bytes", long = "max-doc-bytes", value_name = "MAX_DOC_BYTES", default_value_t = 16 << 20)]
     pub bytes: usize,
+}
+
+/// The language flags of the recognizers (corpus commands and `eval --risk` / `--names`).
+#[derive(Args, Debug, Clone)]
+pub struct LanguageArgs {
+    /// Document language: nl, hu, es, it, en, or auto (guessed per document).
+    #[arg(long, default_value = "auto")]
+    pub lang: LangChoice,
+    /// Language used when auto detection finds no evidence.
+    #[arg(long, default_value = "en")]
+    pub fallback_lang: Lang,
+    /// Extra word lists: DIR/<lang>/<name>.txt added to the built-in list of that name.
+    #[arg(long)]
+    pub lists: Option<PathBuf>,
 }
 
 /// `--overwrite`, the one definition every command that writes an output flattens in; a

@@ -43,9 +43,9 @@ pub fn corpus_input(args: &InputArgs) -> CorpusInput {
 /// The recognizer settings of the input flags (and ANONLM_MODELS).
 pub fn recognizer_settings(args: &InputArgs) -> RecognizerSettings {
     RecognizerSettings {
-        lang: args.lang,
-        fallback_lang: args.fallback_lang,
-        lists: args.lists.clone(),
+        lang: args.language.lang,
+        fallback_lang: args.language.fallback_lang,
+        lists: args.language.lists.clone(),
         model: args.model.clone(),
         models: models_dir(args),
         builtin_models: !args.no_builtin_models,

@@ -14,9 +14,7 @@ fn input_args(args: &EvalArgs) -> InputArgs {
     InputArgs {
         input: args.gold.clone(),
         format: args.format.clone(),
-        lang: r.lang,
-        fallback_lang: r.fallback_lang,
-        lists: r.lists.clone(),
+        language: r.language.clone(),
         label_map: args.label_map.clone(),
         model: r.model.clone(),
         models: r.models.clone(),
@@ -44,6 +42,6 @@ mod tests {
         let r = crate::cli::RiskArgs::default();
         assert!(!r.risk && r.risk_svg.is_none() && r.key_file.is_none());
         assert_eq!((r.passes, r.policy.as_str()), (2, "default"));
-        assert_eq!(r.lang, crate::lang::LangChoice::Auto);
+        assert_eq!(r.language.lang, crate::lang::LangChoice::Auto);
     }
 }
