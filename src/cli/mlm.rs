@@ -52,8 +52,8 @@ pub struct CanaryFlags {
 
 impl CanaryFlags {
     /// The stage's canary settings.
-    pub fn settings(&self) -> crate::mlm::train::canary_setup::CanarySettings {
-        crate::mlm::train::canary_setup::CanarySettings {
+    pub fn settings(&self) -> crate::canary::setup::CanarySettings {
+        crate::canary::setup::CanarySettings {
             canaries: self.canaries,
             repeats: self.canary_repeats.clone(),
             seed: self.canary_seed,

@@ -1,12 +1,12 @@
-//! `anonlm vocab harvest`: flags to [`crate::anonymize::harvest_stage::HarvestSettings`],
+//! `anonlm vocab harvest`: flags to [`crate::vocab::harvest_stage::HarvestSettings`],
 //! the stage, and its counts on stderr.
 
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::anonymize::harvest_stage::{self, HarvestSettings};
 use crate::cli::VocabHarvestArgs;
+use crate::vocab::harvest_stage::{self, HarvestSettings};
 
 pub fn run(args: VocabHarvestArgs) -> Result<ExitCode> {
     let done = harvest_stage::run(&HarvestSettings {

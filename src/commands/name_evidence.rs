@@ -1,8 +1,8 @@
 //! `--corpus`, `--ops-log`, `--names` ... of `vocab harvest` and `probe metrics` as the
 //! stages' [`NameEvidenceSettings`].
 
-use crate::anonymize::evidence::NameEvidenceSettings;
 use crate::cli::NameEvidenceArgs;
+use crate::vocab::evidence::NameEvidenceSettings;
 
 pub(crate) fn settings(args: &NameEvidenceArgs) -> NameEvidenceSettings {
     NameEvidenceSettings {

@@ -2,8 +2,8 @@
 //! check a vocabulary (merges, loading, removed strings, listed names). No token strings are
 //! printed unless `--show`.
 
-use crate::anonymize::{self, CheckOptions, CheckReport, RewriteOptions};
 use crate::cli::{VocabCheckArgs, VocabCommand, VocabRewriteArgs};
+use crate::vocab::{self, CheckOptions, CheckReport, RewriteOptions};
 use anyhow::{Context, Result};
 use std::process::ExitCode;
 
@@ -19,16 +19,15 @@ fn rewrite(args: VocabRewriteArgs) -> Result<ExitCode> {
     let ordinary = args
         .reference
         .as_deref()
-        .map(|corpus| anonymize::evidence::ordinary_uses(&args.model, corpus, "auto", None))
+        .map(|corpus| vocab::evidence::ordinary_uses(&args.model, corpus, "auto", None))
         .transpose()
         .context("reading --reference")?;
     let opts = RewriteOptions {
         overwrite: args.overwrite.allowed,
         ordinary,
     };
-    let report =
-        anonymize::rewrite_model(&args.model, &args.tokens, &args.out, &args.map, &opts)
-            .with_context(|| format!("rewriting the vocabulary of {}", args.model.display()))?;
+    let report = vocab::rewrite_model(&args.model, &args.tokens, &args.out, &args.map, &opts)
+        .with_context(|| format!("rewriting the vocabulary of {}", args.model.display()))?;
     eprintln!(
         "vocab rewrite ({}): {} reviewed, {} renamed as confirmed, {} derived from them{}, {} merges removed",
         report.kind,
@@ -66,17 +65,17 @@ fn check(args: VocabCheckArgs) -> Result<ExitCode> {
     let names = args
         .names
         .iter()
-        .map(|s| anonymize::load_name_list(s))
+        .map(|s| vocab::load_name_list(s))
         .collect::<Result<Vec<_>, _>>()
         .context("reading --names")?;
     let removed = args
         .removed
         .as_deref()
-        .map(anonymize::read_map)
+        .map(vocab::read_map)
         .transpose()
         .context("reading --removed")?;
     let encoding = match (&args.original, &args.reference) {
-        (Some(original), Some(corpus)) => Some(anonymize::EncodingReference {
+        (Some(original), Some(corpus)) => Some(vocab::EncodingReference {
             original: original.clone(),
             texts: crate::eval::job::read_all(corpus, "auto", None, None)
                 .with_context(|| format!("reading --reference {}", corpus.display()))?
@@ -93,7 +92,7 @@ fn check(args: VocabCheckArgs) -> Result<ExitCode> {
         show: args.show,
         encoding,
     };
-    let report = anonymize::check_model(&args.model, &opts)
+    let report = vocab::check_model(&args.model, &opts)
         .with_context(|| format!("checking {}", args.model.display()))?;
     if args.json {
         let mut text = serde_json::to_string_pretty(&report)?;

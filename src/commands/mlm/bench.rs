@@ -5,9 +5,9 @@
 use crate::cli::{BenchSection, MlmBenchArgs};
 use crate::mlm::config::{Arch, MlmConfig};
 use crate::mlm::device::select_device;
-use crate::mlm::init::seeded_var_builder;
 use crate::mlm::model::MaskedLm;
 use crate::mlm::runtime::visit_log_probs;
+use crate::neural::init::seeded_var_builder;
 use anyhow::Result;
 use candle_core::{DType, Device};
 use candle_nn::VarMap;
