@@ -10,7 +10,7 @@
 # Usage: scripts/build_cuda.sh [--toolkit-only | CARGO_ARGS...]
 #   no arguments: cargo build --release --features cuda; otherwise `cargo CARGO_ARGS...` in the
 #   same environment, e.g. `scripts/build_cuda.sh test --release --features cuda --test
-#   cuda_device --no-run` for the GPU test binary.
+#   it --no-run` for the GPU test binary.
 #   CUDA_VERSION_PINS  CUDA 13.0 by default: PTX from a newer nvcc is refused by older drivers, so
 #                      match the oldest driver you will run on (driver 580 runs CUDA 13.0).
 #   CUDA_COMPUTE_CAP   target GPU (default 90: H100/H200); the fused kernels are compiled for it.

@@ -4,7 +4,7 @@
 # the binaries).
 #
 # Usage: scripts/gpu_run.sh BIN_DIR DEMO_DIR OUT_DIR [all|checks|bench]
-#   BIN_DIR   holds `anonlm` and `cuda_device` (the test binary of tests/cuda_device.rs), both
+#   BIN_DIR   holds `anonlm` and `it` (the integration-test binary; its `cuda_device::` tests), both
 #             built with --features cuda
 #   DEMO_DIR  the output folder of `anonlm release --demo` run on a CPU (its input/ is reused, and
 #             its report is the CPU decision to compare with)
@@ -58,7 +58,7 @@ cat "$out/machine.txt"
 
 checks() {
 # 1. The same logits and top-5 on GPU and CPU; fill and score agree; GPU training lowers the loss.
-step cuda_device env CARGO_BIN_EXE_anonlm="$bin/anonlm" "$bin/cuda_device" --ignored --test-threads 1 --nocapture
+step cuda_device env CARGO_BIN_EXE_anonlm="$bin/anonlm" "$bin/it" cuda_device:: --ignored --test-threads 1 --nocapture
 
 # 2. The whole release chain with training, probes and the audit on the GPU, on the demo's
 #    notes; its decision beside the CPU run's.

@@ -4,6 +4,7 @@
 use super::shared::corpus_format;
 use super::shared::finite_f64;
 use super::shared::Overwrite;
+use crate::vocab::evidence::NameEvidenceSettings;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -47,6 +48,22 @@ pub struct NameEvidenceArgs {
     /// Score from which a token is judged name-like (and proposed for removal by harvest).
     #[arg(long, default_value_t = 2.0, value_parser = finite_f64)]
     pub threshold: f64,
+}
+
+impl NameEvidenceArgs {
+    /// These flags as the stages' evidence settings.
+    pub fn settings(&self) -> NameEvidenceSettings {
+        NameEvidenceSettings {
+            corpus: self.corpus.clone(),
+            format: self.format.clone(),
+            ops_log: self.ops_log.clone(),
+            labels: self.labels.clone(),
+            reference: self.reference.clone(),
+            names: self.names.clone(),
+            no_builtin_lists: self.no_builtin_lists,
+            threshold: self.threshold,
+        }
+    }
 }
 
 #[derive(Args, Debug)]

@@ -16,7 +16,7 @@ pub fn run(args: ProbeMetricsArgs) -> Result<ExitCode> {
         probe: args.probe.clone(),
         model: args.model.clone(),
         review: args.review.clone(),
-        evidence: super::name_evidence::settings(&args.evidence),
+        evidence: args.evidence.settings(),
         reference_probe: args.reference_probe.clone(),
         top_k: args.top_k,
         out: args.out.clone(),

@@ -1,18 +1,51 @@
-//! `anonlm vocab rewrite | check` (harvest lives in `harvest.rs`): rename reviewed name tokens of a model's vocabulary, and
-//! check a vocabulary (merges, loading, removed strings, listed names). No token strings are
-//! printed unless `--show`.
+//! `anonlm vocab harvest | rewrite | check`: propose name-like tokens for review, rename reviewed
+//! name tokens of a model's vocabulary, and check a vocabulary (merges, loading, removed
+//! strings, listed names). No token strings are printed unless `--show`.
 
-use crate::cli::{VocabCheckArgs, VocabCommand, VocabRewriteArgs};
+use crate::cli::{VocabCheckArgs, VocabCommand, VocabHarvestArgs, VocabRewriteArgs};
+use crate::vocab::harvest_stage::{self, HarvestSettings};
 use crate::vocab::{self, CheckOptions, CheckReport, RewriteOptions};
 use anyhow::{Context, Result};
 use std::process::ExitCode;
 
 pub fn run(cmd: VocabCommand) -> Result<ExitCode> {
     match cmd {
-        VocabCommand::Harvest(a) => super::harvest::run(a),
+        VocabCommand::Harvest(a) => harvest(a),
         VocabCommand::Rewrite(a) => rewrite(a),
         VocabCommand::Check(a) => check(a),
     }
+}
+
+fn harvest(args: VocabHarvestArgs) -> Result<ExitCode> {
+    let done = harvest_stage::run(&HarvestSettings {
+        probe: args.probe.clone(),
+        model: args.model.clone(),
+        out: args.out.clone(),
+        evidence: args.evidence.settings(),
+        all_tokens: args.all_tokens,
+        gold: args.gold.clone(),
+        summary: args.summary.clone(),
+        overwrite: args.overwrite.allowed,
+    })?;
+    let s = &done.summary;
+    eprintln!(
+        "vocab harvest: {} slots, {} predictions, {} distinct tokens; {} proposed for removal; review file {}",
+        s["slots"],
+        s["predictions"],
+        s["tokens"],
+        s["proposed_remove"],
+        args.out.display()
+    );
+    if let (Some(gold), Some(g)) = (&args.gold, s.get("gold")) {
+        eprintln!(
+            "against the gold names of {}: {} name tokens among the harvested; precision {:.3}, recall {:.3}",
+            gold.display(),
+            g["gold_name_tokens"],
+            g["precision"].as_f64().unwrap_or(f64::NAN),
+            g["recall"].as_f64().unwrap_or(f64::NAN)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn rewrite(args: VocabRewriteArgs) -> Result<ExitCode> {

@@ -1,10 +1,6 @@
 //! Calendar arithmetic on a proleptic Gregorian calendar: days from a civil date and back,
 //! leap years, month lengths, weekdays.
 
-use super::*;
-
-// Calendar arithmetic.
-
 /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
 pub fn days_from_civil(y: i32, m: u32, d: u32) -> i64 {
     let y = i64::from(y) - i64::from(m <= 2);

@@ -2,8 +2,6 @@
 
 use super::*;
 
-// Parsing.
-
 #[derive(Debug)]
 pub(super) enum Tok<'a> {
     Num(&'a str),

@@ -3,8 +3,6 @@
 
 use super::*;
 
-// Rendering.
-
 impl DateFormat {
     /// The language whose month and weekday names this format uses.
     pub fn lang(&self) -> Lang {
