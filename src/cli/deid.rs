@@ -3,7 +3,7 @@
 
 use super::shared::Overwrite;
 use super::shared::Threads;
-use super::shared::{langs, InputArgs, Langs, LanguageArgs, OutputArgs};
+use super::shared::{langs, InputArgs, Langs, LanguageArgs, OutputArgs, TaggerArgs};
 use crate::corpus::Format;
 use crate::deid::policy::OperatorKind;
 use crate::deid::tag::TagStyle;
@@ -199,17 +199,8 @@ pub struct RiskArgs {
     /// Key file, for a policy that needs one (keyed surrogates, pseudonyms, date shifts).
     #[arg(long, requires = "risk")]
     pub key_file: Option<PathBuf>,
-    /// A trained NER model directory, joined with the rules as in `deid --model`.
-    #[arg(long)]
-    pub model: Option<PathBuf>,
-    /// A directory of per-language models (`DIR/<lang>/`), as in `deid --models`; default:
-    /// the ANONLM_MODELS environment variable.
-    #[arg(long, conflicts_with = "model")]
-    pub models: Option<PathBuf>,
-    /// Rules and lists only for languages without a --models model, as in `deid
-    /// --no-builtin-models`.
-    #[arg(long, conflicts_with = "model")]
-    pub no_builtin_models: bool,
+    #[command(flatten)]
+    pub taggers: TaggerArgs,
     /// Write what is left by gold label after the last pass as an SVG heat-map table.
     #[arg(long, requires = "risk")]
     pub risk_svg: Option<PathBuf>,

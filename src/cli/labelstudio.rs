@@ -9,7 +9,7 @@ use std::path::PathBuf;
 pub enum LabelStudioCommand {
     /// Documents as a Label Studio task list (JSON): the text, the document id and metadata in
     /// `data`, the recognized spans (or the input's own) as predictions to correct.
-    Export(LabelStudioExportArgs),
+    Export(Box<LabelStudioExportArgs>),
     /// A Label Studio JSON export back to Document JSONL: the latest annotation of each task
     /// that was not cancelled, every span checked against the text.
     Import(LabelStudioImportArgs),

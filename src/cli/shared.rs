@@ -53,6 +53,23 @@ pub struct InputArgs {
     /// Label map (built-in name such as meddocan, or a TOML file) for scheme labels in the input.
     #[arg(long)]
     pub label_map: Option<String>,
+    #[command(flatten)]
+    pub taggers: TaggerArgs,
+    /// Only the spans of the --model, not the rules' (to score the model alone). A model
+    /// trained with rule-hit features still runs the built-in recognizers as its input.
+    #[arg(long, requires = "model")]
+    pub no_rules: bool,
+    #[command(flatten)]
+    pub max_doc_bytes: MaxDocBytes,
+    #[command(flatten)]
+    pub threads: Threads,
+    #[command(flatten)]
+    pub quiet: Quiet,
+}
+
+/// The learned taggers joined with the rules (`recognize`, `deid`, `eval --risk|--names`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct TaggerArgs {
     /// A trained NER model directory (`anonlm ner train`): its spans are joined with the rules'
     /// (union, overlaps resolved so every flagged character stays covered).
     #[arg(long)]
@@ -67,16 +84,6 @@ pub struct InputArgs {
     /// that ship with anonlm (`models/<lang>/`; today English, trained on CC BY corpora).
     #[arg(long, conflicts_with = "model")]
     pub no_builtin_models: bool,
-    /// Only the spans of the --model, not the rules' (to score the model alone). A model
-    /// trained with rule-hit features still runs the built-in recognizers as its input.
-    #[arg(long, requires = "model")]
-    pub no_rules: bool,
-    #[command(flatten)]
-    pub max_doc_bytes: MaxDocBytes,
-    #[command(flatten)]
-    pub threads: Threads,
-    #[command(flatten)]
-    pub quiet: Quiet,
 }
 
 /// Where results go.

@@ -1,7 +1,7 @@
 //! Flag plumbing shared by the corpus commands: recognizer settings from the input flags (and
 //! ANONLM_MODELS), the worker pool, small atomic writes.
 
-use crate::cli::InputArgs;
+use crate::cli::{InputArgs, TaggerArgs};
 use crate::corpus::source::CorpusInput;
 use crate::fsio::Inputs;
 use crate::recognize::settings::RecognizerSettings;
@@ -19,7 +19,7 @@ pub fn init_threads(threads: Option<usize>) {
 }
 
 /// `--models DIR`, else a non-empty ANONLM_MODELS (ignored when --model names one model).
-fn models_dir(args: &InputArgs) -> Option<std::path::PathBuf> {
+fn models_dir(args: &TaggerArgs) -> Option<std::path::PathBuf> {
     if args.model.is_some() {
         return None;
     }
@@ -46,9 +46,9 @@ pub fn recognizer_settings(args: &InputArgs) -> RecognizerSettings {
         lang: args.language.lang,
         fallback_lang: args.language.fallback_lang,
         lists: args.language.lists.clone(),
-        model: args.model.clone(),
-        models: models_dir(args),
-        builtin_models: !args.no_builtin_models,
+        model: args.taggers.model.clone(),
+        models: models_dir(&args.taggers),
+        builtin_models: !args.taggers.no_builtin_models,
         no_rules: args.no_rules,
     }
 }

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 pub fn settings(args: &EvalArgs) -> Result<EvalSettings> {
     let r = &args.risk;
     anyhow::ensure!(
-        args.names || r.risk || (r.language.lists.is_none() && r.model.is_none()),
+        args.names || r.risk || (r.language.lists.is_none() && r.taggers.model.is_none()),
         "--lists and --model need --risk or --names (they configure the recognizers those run)"
     );
     Ok(EvalSettings {

@@ -16,9 +16,7 @@ fn input_args(args: &EvalArgs) -> InputArgs {
         format: args.format.clone(),
         language: r.language.clone(),
         label_map: args.label_map.clone(),
-        model: r.model.clone(),
-        models: r.models.clone(),
-        no_builtin_models: r.no_builtin_models,
+        taggers: r.taggers.clone(),
         no_rules: false,
         max_doc_bytes: MaxDocBytes {
             bytes: args

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 pub fn run(cmd: LabelStudioCommand) -> Result<ExitCode> {
     match cmd {
-        LabelStudioCommand::Export(a) => run_export(a),
+        LabelStudioCommand::Export(a) => run_export(*a),
         LabelStudioCommand::Import(a) => run_import(a),
     }
 }

@@ -29,9 +29,11 @@ use std::process::ExitCode;
 pub fn prefers_serial_candle(cli: &Cli) -> bool {
     match &cli.command {
         Command::Ner(_) => true,
-        Command::Recognize(a) => a.input.model.is_some() || a.input.models.is_some(),
-        Command::Deid(a) => a.input.model.is_some() || a.input.models.is_some(),
-        Command::Eval(a) => a.risk.model.is_some() || a.risk.models.is_some(),
+        Command::Recognize(a) => {
+            a.input.taggers.model.is_some() || a.input.taggers.models.is_some()
+        }
+        Command::Deid(a) => a.input.taggers.model.is_some() || a.input.taggers.models.is_some(),
+        Command::Eval(a) => a.risk.taggers.model.is_some() || a.risk.taggers.models.is_some(),
         Command::LabelStudio(_) => true,
         _ => false,
     }
