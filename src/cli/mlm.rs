@@ -43,7 +43,7 @@ pub struct CanaryFlags {
     #[arg(long)]
     pub canary_file: Option<PathBuf>,
     /// Language of the built-in canary templates: nl, hu, es, it, en, or auto (from the corpus).
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_parser = ["auto", "nl", "hu", "es", "it", "en"])]
     pub canary_lang: String,
     /// Canary templates file instead of the built-in ones (format: see testsets/canaries/).
     #[arg(long)]
@@ -122,7 +122,7 @@ pub struct MlmTrainArgs {
     pub config: String,
     /// Architecture of a new model: bert or roberta (default: from the tokenizer's special tokens).
     #[arg(long)]
-    pub arch: Option<String>,
+    pub arch: Option<crate::mlm::Arch>,
     /// Continued pretraining: start from this model dir or hub id (local cache).
     #[arg(long)]
     pub init: Option<String>,

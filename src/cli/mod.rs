@@ -180,6 +180,33 @@ mod tests {
             &["deid", "in", "--out", "o", "--operator", "hide"],
             &["deid", "in", "--out", "o", "--tag-style", "stars"],
             &[
+                "mlm", "train", "--corpus", "c", "--out", "o", "--arch", "gpt",
+            ],
+            &[
+                "mlm",
+                "train",
+                "--corpus",
+                "c",
+                "--out",
+                "o",
+                "--canary-lang",
+                "xx",
+            ],
+            &[
+                "tokenizer",
+                "train",
+                "--corpus",
+                "c",
+                "--kind",
+                "wordpiece",
+                "--vocab-size",
+                "100",
+                "--out",
+                "o",
+                "--format",
+                "brat",
+            ],
+            &[
                 "mlm",
                 "prepare",
                 "--corpus",
@@ -196,6 +223,12 @@ mod tests {
             let e = Cli::try_parse_from(std::iter::once("anonlm").chain(args.iter().copied()))
                 .unwrap_err();
             assert_eq!(e.exit_code(), 2, "{args:?}: {e}");
+            // The value is refused, not a missing flag or another error.
+            use clap::error::ErrorKind::{InvalidValue, ValueValidation};
+            assert!(
+                matches!(e.kind(), InvalidValue | ValueValidation),
+                "{args:?}: {e}"
+            );
         }
         let cli = Cli::try_parse_from(["anonlm", "synth", "--lang", "all", "--out", "o"]).unwrap();
         let Command::Synth(a) = cli.command else {

@@ -37,7 +37,7 @@ pub struct TokenizerTrainArgs {
     #[arg(long)]
     pub lowercase: bool,
     /// Corpus format: auto (from the path), text or jsonl.
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_parser = ["auto", "text", "jsonl"])]
     pub format: String,
     #[command(flatten)]
     pub overwrite: Overwrite,

@@ -42,6 +42,19 @@ pub enum Arch {
     Roberta,
 }
 
+impl std::str::FromStr for Arch {
+    type Err = crate::error::ValueError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "bert" => Ok(Arch::Bert),
+            "roberta" => Ok(Arch::Roberta),
+            _ => Err(crate::error::ValueError::new(
+                "unknown architecture (expected bert or roberta)",
+            )),
+        }
+    }
+}
+
 impl Arch {
     /// Tensor-name prefix of the encoder.
     pub fn prefix(self) -> &'static str {

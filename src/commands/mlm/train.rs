@@ -24,7 +24,7 @@ pub fn settings(a: &MlmTrainArgs) -> MlmTrainSettings {
         format: a.format.clone(),
         tokenizer: a.tokenizer.clone(),
         config: a.config.clone(),
-        arch: a.arch.clone(),
+        arch: a.arch,
         init: a.init.clone(),
         out: a.out.clone(),
         overwrite: a.overwrite.allowed,

@@ -42,7 +42,7 @@ pub struct MlmTrainSettings {
     pub tokenizer: Option<PathBuf>,
     /// A preset (`tiny`, `small`, `base`) or a config.json file.
     pub config: String,
-    pub arch: Option<String>,
+    pub arch: Option<Arch>,
     /// A model dir or hub id to continue from.
     pub init: Option<String>,
     pub out: PathBuf,
@@ -161,7 +161,7 @@ pub fn run(args: &MlmTrainSettings) -> StageResult<TrainSummary> {
             (loaded.config, loaded.varmap, loaded.model)
         }
         None => {
-            let config = new_config(&args.config, &tok, args.arch.as_deref())?;
+            let config = new_config(&args.config, &tok, args.arch)?;
             let varmap = VarMap::new();
             let model = MaskedLm::new(
                 &config,
@@ -359,11 +359,9 @@ fn guard_output(out: &Path, args: &MlmTrainSettings, init: Option<&Path>) -> Sta
 }
 
 /// A new config from a preset name or a config.json file, sized to the tokenizer.
-fn new_config(spec: &str, tok: &ModelTokenizer, arch: Option<&str>) -> StageResult<MlmConfig> {
+fn new_config(spec: &str, tok: &ModelTokenizer, arch: Option<Arch>) -> StageResult<MlmConfig> {
     let arch = match arch {
-        Some("bert") => Arch::Bert,
-        Some("roberta") => Arch::Roberta,
-        Some(_) => return Err(ValueError::new("unknown --arch (expected bert or roberta)").into()),
+        Some(arch) => arch,
         None if tok.specials.style == SpecialStyle::Bert => Arch::Bert,
         None => Arch::Roberta,
     };
