@@ -1,8 +1,8 @@
 //! The one sentence splitter (our own: the rule is two lines, and the abbreviations come from
 //! the built-in title lists). A sentence ends at a line break, and after `.`, `!` or `?` when
-//! the next non-space character is an upper-case letter, unless the word before the mark has
-//! at most three letters (`Dr.`, `Sta.`, `C/ ... nº.`, an initial `J.`) or is a dotted title of
-//! the built-in lists (`Prof.`, `Dott.`). The taggers cut their token sequences here (with a
+//! the next non-space character is an upper-case letter, unless the word token before the mark
+//! (in the same sentence) has at most three characters (`Dr.`, `Sta.`, `C/ ... nº.`, an initial
+//! `J.`, a bracket) or is a dotted title of the built-in lists (`Prof.`, `Dott.`). The taggers cut their token sequences here (with a
 //! length cap), the name probes take the sentence around a slot, the audit its examples.
 
 use std::collections::HashSet;
@@ -64,37 +64,49 @@ struct Cut {
 /// Every sentence cut of `text`, in order.
 fn cuts(text: &str, abbreviations: &Abbreviations) -> Vec<Cut> {
     let mut out = Vec::new();
-    // Start of the alphanumeric run that ends at the current character, if any.
+    // Start of the alphanumeric run being read, and the last word token (an alphanumeric run
+    // or one other character, as `text::words` cuts them) of the sentence so far.
     let mut run_start: Option<usize> = None;
+    let mut last: Option<(usize, usize)> = None;
     for (i, c) in text.char_indices() {
         if c.is_alphanumeric() {
             run_start.get_or_insert(i);
             continue;
         }
-        let word = run_start.take().map_or("", |s| &text[s..i]);
+        if let Some(s) = run_start.take() {
+            last = Some((s, i));
+        }
         match c {
-            '\n' => out.push(Cut {
-                end: i,
-                next: i + 1,
-            }),
+            '\n' => {
+                out.push(Cut {
+                    end: i,
+                    next: i + 1,
+                });
+                last = None;
+            }
             '.' | '!' | '?' => {
                 let upper_next = text[i + 1..]
                     .chars()
                     .find(|n| !n.is_whitespace())
                     .is_some_and(char::is_uppercase);
+                let word = last.map_or("", |(s, e)| &text[s..e]);
                 let abbreviated = if c == '.' {
                     abbreviations.keeps_going(word)
                 } else {
                     word.chars().count() <= 3
                 };
-                if upper_next && !abbreviated {
+                if upper_next && !word.is_empty() && !abbreviated {
                     out.push(Cut {
                         end: i + 1,
                         next: i + 1,
                     });
+                    last = None;
+                } else {
+                    last = Some((i, i + 1));
                 }
             }
-            _ => {}
+            c if c.is_whitespace() => {}
+            c => last = Some((i, i + c.len_utf8())),
         }
     }
     out
@@ -254,6 +266,10 @@ mod tests {
         assert_eq!(token_sentences(t2, &toks2, 100), vec![0..3, 3..5]);
         assert_eq!(token_sentences(t2, &toks2, 2), vec![0..2, 2..3, 3..5]);
         assert!(token_sentences("", &[], 10).is_empty());
+        // The word token before the mark counts even across a space; a bracket is short.
+        let t4 = "Ingresa ahora ! Alta (ver) . Fin";
+        let toks4 = tokenize(t4);
+        assert_eq!(token_sentences(t4, &toks4, 100), vec![0..3, 3..toks4.len()]);
         // A title from the lists keeps the name with its sentence.
         let t3 = "Visita del Prof. Bianchi oggi";
         let toks3 = tokenize(t3);
