@@ -1,9 +1,11 @@
 //! The one sentence splitter (our own: the rule is two lines, and the abbreviations come from
 //! the built-in title lists). A sentence ends at a line break, and after `.`, `!` or `?` when
-//! the next non-space character is an upper-case letter, unless the word token before the mark
+//! the next word does not start in lower case (an upper-case letter, or after a space also a
+//! digit, a quote or a bracketed tag like `[NAME]`), unless the word token before the mark
 //! (in the same sentence) has at most three characters (`Dr.`, `Sta.`, `C/ ... nº.`, an initial
-//! `J.`, a bracket) or is a dotted title of the built-in lists (`Prof.`, `Dott.`). The taggers cut their token sequences here (with a
-//! length cap), the name probes take the sentence around a slot, the audit its examples.
+//! `J.`, a bracket) or is a dotted title of the built-in lists (`Prof.`, `Dott.`). The taggers
+//! cut their token sequences here (with a length cap), the name probes take the sentence around
+//! a slot, the audit its examples.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -85,10 +87,7 @@ fn cuts(text: &str, abbreviations: &Abbreviations) -> Vec<Cut> {
                 last = None;
             }
             '.' | '!' | '?' => {
-                let upper_next = text[i + 1..]
-                    .chars()
-                    .find(|n| !n.is_whitespace())
-                    .is_some_and(char::is_uppercase);
+                let upper_next = next_word_opens_a_sentence(&text[i + 1..]);
                 let word = last.map_or("", |(s, e)| &text[s..e]);
                 let abbreviated = if c == '.' {
                     abbreviations.keeps_going(word)
@@ -110,6 +109,20 @@ fn cuts(text: &str, abbreviations: &Abbreviations) -> Vec<Cut> {
         }
     }
     out
+}
+
+/// Whether the text after a mark can open a sentence: it starts with an upper-case letter, or,
+/// after a space, with anything but a lower-case letter (a digit, a bracketed tag such as
+/// `[NAME]` in de-identified text, a quote). `2.5` and `mg. daarna` go on.
+fn next_word_opens_a_sentence(rest: &str) -> bool {
+    let mut chars = rest.chars();
+    match chars.next() {
+        Some(c) if c.is_uppercase() => true,
+        Some(c) if c.is_whitespace() => chars
+            .find(|n| !n.is_whitespace())
+            .is_some_and(|n| !n.is_lowercase()),
+        _ => false,
+    }
 }
 
 /// Splits the tokens of `text` into sentences at the cuts of the built-in rule, with no sentence
@@ -204,7 +217,7 @@ mod tests {
     fn splits_at_line_breaks_and_sentence_ends() {
         let ab = Abbreviations::builtin();
         let text =
-            "Naam: [NAME]\nBeste [NAME],\n\nHij kwam. Zij bleef! Waarom? Dosis 2.5 mg. daarna";
+            "Naam: [NAME]\nBeste [NAME],\n\nHij kwam. Zij bleef! Waarom? Dosis 2.5 mg. daarna gezien. [NAME] belde. 12 mei terug";
         assert_eq!(
             pieces(text, ab),
             vec![
@@ -213,7 +226,9 @@ mod tests {
                 "Hij kwam.",
                 "Zij bleef!",
                 "Waarom?",
-                "Dosis 2.5 mg. daarna"
+                "Dosis 2.5 mg. daarna gezien.",
+                "[NAME] belde.",
+                "12 mei terug"
             ]
         );
     }
