@@ -1,7 +1,7 @@
 //! The one sentence splitter (our own: the rule is two lines, and the abbreviations come from
 //! the built-in title lists). A sentence ends at a line break, and after `.`, `!` or `?` when
-//! the next word does not start in lower case (an upper-case letter, or after a space also a
-//! digit, a quote or a bracketed tag like `[NAME]`), unless the word token before the mark
+//! the next word opens a sentence (an upper-case letter, or after a space also a digit, a
+//! bracketed tag like `[NAME]`, `¿` or `¡`), unless the word token before the mark
 //! (in the same sentence) has at most three characters (`Dr.`, `Sta.`, `C/ ... nº.`, an initial
 //! `J.`, a bracket) or is a dotted title of the built-in lists (`Prof.`, `Dott.`). The taggers
 //! cut their token sequences here (with a length cap), the name probes take the sentence around
@@ -112,15 +112,15 @@ fn cuts(text: &str, abbreviations: &Abbreviations) -> Vec<Cut> {
 }
 
 /// Whether the text after a mark can open a sentence: it starts with an upper-case letter, or,
-/// after a space, with anything but a lower-case letter (a digit, a bracketed tag such as
-/// `[NAME]` in de-identified text, a quote). `2.5` and `mg. daarna` go on.
+/// after a space, with a digit, a bracketed tag such as `[NAME]` in de-identified text, or a
+/// Spanish `¿` or `¡`. `2.5`, `mg. daarna` and `@user` in a post go on.
 fn next_word_opens_a_sentence(rest: &str) -> bool {
     let mut chars = rest.chars();
     match chars.next() {
         Some(c) if c.is_uppercase() => true,
-        Some(c) if c.is_whitespace() => chars
-            .find(|n| !n.is_whitespace())
-            .is_some_and(|n| !n.is_lowercase()),
+        Some(c) if c.is_whitespace() => chars.find(|n| !n.is_whitespace()).is_some_and(|n| {
+            n.is_uppercase() || n.is_ascii_digit() || matches!(n, '[' | '¿' | '¡')
+        }),
         _ => false,
     }
 }
