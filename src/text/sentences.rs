@@ -5,7 +5,9 @@
 //! (in the same sentence) has at most three characters (`Dr.`, `Sta.`, `C/ ... nº.`, an initial
 //! `J.`, a bracket) or is a dotted title of the built-in lists (`Prof.`, `Dott.`). The taggers
 //! cut their token sequences here (with a length cap), the name probes take the sentence around
-//! a slot, the audit its examples.
+//! a slot, the audit its examples. Probes and audit examples cut running text with the looser
+//! rule of `text_cuts` (any mark before a space, titles and initials aside), so that their
+//! sentences stay within a model's positions.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -111,6 +113,43 @@ fn cuts(text: &str, abbreviations: &Abbreviations) -> Vec<Cut> {
     out
 }
 
+/// The cuts of running text for probes and audit examples: a line break, or `.`, `!` or `?`
+/// before a space, except after a dotted title of the lists or a one-letter initial. Probe and
+/// audit sentences must stay short enough for a model's positions, so this rule does not ask
+/// for an upper-case word after the mark as the taggers' rule does.
+fn text_cuts(text: &str, abbreviations: &Abbreviations) -> Vec<Cut> {
+    let mut out = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    let mut word_start = 0;
+    while let Some((i, c)) = chars.next() {
+        let next_is_space = chars.peek().is_some_and(|(_, n)| n.is_whitespace());
+        match c {
+            '\n' => out.push(Cut {
+                end: i,
+                next: i + 1,
+            }),
+            '.' | '!' | '?' if next_is_space => {
+                let word = &text[word_start..i + 1];
+                let mut w = word.chars();
+                let initial = matches!((w.next(), w.next(), w.next()),
+                    (Some(c), Some('.'), None) if c.is_alphabetic());
+                let title = abbreviations.words.contains(&word.to_lowercase());
+                if c != '.' || !(initial || title) {
+                    out.push(Cut {
+                        end: i + 1,
+                        next: i + 1,
+                    });
+                }
+            }
+            _ => {}
+        }
+        if c.is_whitespace() {
+            word_start = i + c.len_utf8();
+        }
+    }
+    out
+}
+
 /// Whether the text after a mark can open a sentence: it starts with an upper-case letter, or,
 /// after a space, with a digit, a bracketed tag such as `[NAME]` in de-identified text, or a
 /// Spanish `¿` or `¡`. `2.5`, `mg. daarna` and `@user` in a post go on.
@@ -160,7 +199,7 @@ pub fn sentence_around(
     abbreviations: &Abbreviations,
 ) -> (usize, usize) {
     let (s, e) = slot;
-    let all = cuts(text, abbreviations);
+    let all = text_cuts(text, abbreviations);
     let outside = |c: &&Cut| !(c.end > s && c.end < e);
     let start = all
         .iter()
@@ -193,7 +232,7 @@ pub fn split_sentences(text: &str, abbreviations: &Abbreviations) -> Vec<(usize,
             out.push((a + lead, a + lead + trimmed.len()));
         }
     };
-    for c in cuts(text, abbreviations) {
+    for c in text_cuts(text, abbreviations) {
         push(start, c.end);
         start = c.next;
     }
@@ -226,7 +265,8 @@ mod tests {
                 "Hij kwam.",
                 "Zij bleef!",
                 "Waarom?",
-                "Dosis 2.5 mg. daarna gezien.",
+                "Dosis 2.5 mg.",
+                "daarna gezien.",
                 "[NAME] belde.",
                 "12 mei terug"
             ]
