@@ -1,14 +1,9 @@
 //! `anonlm report render` and `anonlm report diff` through the binary: renders a report JSON to
 //! Markdown and HTML, diffs two reports as text and JSON, refuses another schema with exit 2.
 
-use crate::util::{anonlm, tempdir};
+use crate::util::{anonlm, tempdir, write_json};
 use serde_json::Value;
 use std::fs;
-use std::path::Path;
-
-fn write_json(path: &Path, v: &Value) {
-    fs::write(path, serde_json::to_string_pretty(v).unwrap()).unwrap();
-}
 
 fn example() -> Value {
     serde_json::to_value(anonlm::report::fixture::example()).unwrap()

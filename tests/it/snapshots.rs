@@ -4,7 +4,7 @@
 //! change, review and accept them with `INSTA_UPDATE=always cargo test --test it snapshots::`
 //! (CI, where `CI` is set, fails on a mismatch and writes nothing).
 
-use crate::util::{anonlm, read_json, synth, tempdir};
+use crate::util::{anonlm, read_json, synth, tempdir, write_json};
 use serde_json::Value;
 use std::fs;
 
@@ -75,8 +75,7 @@ fn help_of_every_command() {
 fn rendered_report_markdown() {
     let dir = tempdir();
     let d = dir.path();
-    let report = serde_json::to_string_pretty(&anonlm::report::fixture::example()).unwrap();
-    fs::write(d.join("report.json"), report).unwrap();
+    write_json(&d.join("report.json"), &anonlm::report::fixture::example());
     anonlm()
         .current_dir(d)
         .args([

@@ -77,3 +77,8 @@ pub fn tokenizer(corpus: &Path, kind: &str, vocab: usize, out: &Path) -> PathBuf
         .success();
     out.to_path_buf()
 }
+
+/// Writes `v` as pretty-printed JSON (a test's input file).
+pub fn write_json(path: &std::path::Path, v: &impl serde::Serialize) {
+    std::fs::write(path, serde_json::to_string_pretty(v).unwrap()).unwrap();
+}
