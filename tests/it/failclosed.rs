@@ -3,7 +3,7 @@
 //! 2 naming the file or flag; no error or ops log quotes a value read from the input; a closed
 //! stdout ends a run quietly.
 
-use crate::util::{anonlm, fails, synth, tempdir};
+use crate::util::{anonlm, fails, mlm_train, synth, tempdir, tokenizer};
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -453,44 +453,11 @@ fn models_with_non_finite_weights_are_refused() {
     let dir = tempdir();
     let d = dir.path();
     let notes = synth(&d.join("nl-30.jsonl"), "nl", 30, 4);
-    anonlm()
-        .args([
-            "tokenizer",
-            "train",
-            "--kind",
-            "wordpiece",
-            "--vocab-size",
-            "400",
-            "-q",
-            "--corpus",
-        ])
-        .arg(&notes)
-        .arg("--out")
-        .arg(d.join("tok"))
-        .assert()
-        .success();
-    anonlm()
-        .args([
-            "mlm",
-            "train",
-            "--config",
-            "tiny",
-            "--steps",
-            "2",
-            "--batch",
-            "4",
-            "--seq-len",
-            "32",
-            "-q",
-        ])
-        .arg("--corpus")
-        .arg(&notes)
-        .arg("--tokenizer")
-        .arg(d.join("tok"))
-        .arg("--out")
-        .arg(d.join("mlm"))
-        .assert()
-        .success();
+    let tok = tokenizer(&notes, "wordpiece", 400, &d.join("tok"));
+    #[rustfmt::skip]
+    mlm_train(&notes, &tok, &d.join("mlm"), &[
+        "--config", "tiny", "--steps", "2", "--batch", "4", "--seq-len", "32", "-q",
+    ]);
     let fill = |model: &Path| {
         let mut c = anonlm();
         c.args(["mlm", "fill", "--model"])

@@ -2,7 +2,7 @@
 //! finds the planted word, and on generated clinical notes the held-out loss falls well below
 //! the unigram baseline. (Release build recommended: the two trainings take one to two minutes.)
 
-use crate::util::{anonlm, synth, tempdir, tokenizer};
+use crate::util::{anonlm, mlm_train, synth, tempdir, tokenizer};
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
@@ -37,17 +37,8 @@ fn repetitive_corpus(lines: usize) -> String {
 }
 
 fn train(corpus: &Path, tok: &Path, out: &Path, args: &[&str]) {
-    anonlm()
-        .args(["mlm", "train", "--config", "tiny", "-q", "--patience", "0"])
-        .args(args)
-        .arg("--corpus")
-        .arg(corpus)
-        .arg("--tokenizer")
-        .arg(tok)
-        .arg("--out")
-        .arg(out)
-        .assert()
-        .success();
+    let base = ["--config", "tiny", "-q", "--patience", "0"];
+    mlm_train(corpus, tok, out, &[&base[..], args].concat());
 }
 
 /// The summary line that ends the training log.

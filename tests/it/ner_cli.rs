@@ -3,7 +3,7 @@
 //! the same weights, the model joins the rules without losing what they found, and a broken
 //! model directory stops the run (fail closed) without writing output.
 
-use crate::util::{anonlm, synth, tempdir};
+use crate::util::{anonlm, mlm_train, synth, tempdir, tokenizer};
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
@@ -263,17 +263,12 @@ fn a_transformer_tagger_fine_tunes_an_anonlm_mlm_and_tags_long_notes() {
     let d = dir.path();
     synth(&d.join("train.jsonl"), "es", 60, 1);
     synth(&d.join("dev.jsonl"), "es", 15, 2);
+    let tok = tokenizer(&d.join("train.jsonl"), "wordpiece", 700, &d.join("tok"));
     #[rustfmt::skip]
-    let steps: [&[&str]; 2] = [
-        &["tokenizer", "train", "--kind", "wordpiece", "--vocab-size", "700", "-q",
-          "--corpus", "train.jsonl", "--out", "tok"],
-        &["mlm", "train", "--config", "tiny", "--steps", "100", "--batch", "8", "--seq-len",
-          "64", "--lr", "3e-3", "--eval-every", "50", "--held-out", "0.1", "--seed", "9", "-q",
-          "--corpus", "train.jsonl", "--tokenizer", "tok", "--out", "mlm"],
-    ];
-    for args in steps {
-        anonlm().current_dir(d).args(args).assert().success();
-    }
+    mlm_train(&d.join("train.jsonl"), &tok, &d.join("mlm"), &[
+        "--config", "tiny", "--steps", "100", "--batch", "8", "--seq-len", "64", "--lr", "3e-3",
+        "--eval-every", "50", "--held-out", "0.1", "--seed", "9", "-q",
+    ]);
     let tune = |out: &str, epochs: &str| -> String {
         #[rustfmt::skip]
         let args = [

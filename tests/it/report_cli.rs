@@ -1,7 +1,7 @@
 //! `anonlm report render` and `anonlm report diff` through the binary: renders a report JSON to
 //! Markdown and HTML, diffs two reports as text and JSON, refuses another schema with exit 2.
 
-use crate::util::{anonlm, tempdir, write_json};
+use crate::util::{anonlm, report_render, tempdir, write_json};
 use serde_json::Value;
 use std::fs;
 
@@ -14,18 +14,7 @@ fn render_writes_markdown_and_html_and_refuses_to_overwrite() {
     let dir = tempdir();
     let d = dir.path();
     write_json(&d.join("report.json"), &example());
-    anonlm()
-        .current_dir(d)
-        .args([
-            "report",
-            "render",
-            "--report",
-            "report.json",
-            "--out",
-            "out",
-        ])
-        .assert()
-        .success();
+    report_render(d).assert().success();
     let md = fs::read_to_string(d.join("out/report.md")).unwrap();
     let html = fs::read_to_string(d.join("out/report.html")).unwrap();
     assert!(md.contains("## Decision: FAIL"));
@@ -39,33 +28,10 @@ fn render_writes_markdown_and_html_and_refuses_to_overwrite() {
     }
     // The residual share beside the decision.
     assert!(md.contains("| residual PII (1.08% of gold entities left) | FAIL | 1 |"));
-    let o = anonlm()
-        .current_dir(d)
-        .args([
-            "report",
-            "render",
-            "--report",
-            "report.json",
-            "--out",
-            "out",
-        ])
-        .output()
-        .unwrap();
+    let o = report_render(d).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--overwrite"));
-    anonlm()
-        .current_dir(d)
-        .args([
-            "report",
-            "render",
-            "--report",
-            "report.json",
-            "--out",
-            "out",
-        ])
-        .arg("--overwrite")
-        .assert()
-        .success();
+    report_render(d).arg("--overwrite").assert().success();
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! change, review and accept them with `INSTA_UPDATE=always cargo test --test it snapshots::`
 //! (CI, where `CI` is set, fails on a mismatch and writes nothing).
 
-use crate::util::{anonlm, read_json, synth, tempdir, write_json};
+use crate::util::{anonlm, read_json, report_render, synth, tempdir, write_json};
 use serde_json::Value;
 use std::fs;
 
@@ -76,18 +76,7 @@ fn rendered_report_markdown() {
     let dir = tempdir();
     let d = dir.path();
     write_json(&d.join("report.json"), &anonlm::report::fixture::example());
-    anonlm()
-        .current_dir(d)
-        .args([
-            "report",
-            "render",
-            "--report",
-            "report.json",
-            "--out",
-            "out",
-        ])
-        .assert()
-        .success();
+    report_render(d).assert().success();
     let md = fs::read_to_string(d.join("out/report.md")).unwrap();
     insta::assert_snapshot!("report_md", md);
 }

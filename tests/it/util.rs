@@ -1,5 +1,6 @@
 //! What the integration tests share: the binary under test, the check of a usage error, temp
-//! dirs, JSON readers, the synthetic notes and tokenizers several modules build, and the
+//! dirs (and the directories of fixtures a module builds once), JSON readers, the synthetic
+//! notes, tokenizers and tiny models several modules build, the report render, and the
 //! library's one helper for the shared data sets (absent data skips with a note, or fails when
 //! `ANONLM_REQUIRE_DATA` is set).
 
@@ -67,12 +68,41 @@ pub fn synth(out: &Path, lang: &str, docs: usize, seed: u64) -> PathBuf {
 /// `anonlm tokenizer train` of a `kind` tokenizer (wordpiece, bpe, unigram) of `vocab`
 /// entries on `corpus` into `out`; returns `out`.
 pub fn tokenizer(corpus: &Path, kind: &str, vocab: usize, out: &Path) -> PathBuf {
-    anonlm()
-        .args(["tokenizer", "train", "--kind", kind, "-q"])
+    tokenizer_command(corpus, kind, vocab, out)
+        .assert()
+        .success();
+    out.to_path_buf()
+}
+
+/// The command [`tokenizer`] runs, not yet run (for a test that sets its environment).
+pub fn tokenizer_command(corpus: &Path, kind: &str, vocab: usize, out: &Path) -> Command {
+    let mut cmd = anonlm();
+    cmd.args(["tokenizer", "train", "--kind", kind, "-q"])
         .args(["--vocab-size", &vocab.to_string(), "--corpus"])
         .arg(corpus)
         .arg("--out")
-        .arg(out)
+        .arg(out);
+    cmd
+}
+
+/// `anonlm mlm train` with `flags` (config, steps, batch, ...) on `corpus` and the tokenizer
+/// `tok` into `out`, not yet run; see [`mlm_train`].
+pub fn mlm_train_command(corpus: &Path, tok: &Path, out: &Path, flags: &[&str]) -> Command {
+    let mut cmd = anonlm();
+    cmd.args(["mlm", "train"])
+        .args(flags)
+        .arg("--corpus")
+        .arg(corpus)
+        .arg("--tokenizer")
+        .arg(tok)
+        .arg("--out")
+        .arg(out);
+    cmd
+}
+
+/// Trains a model as [`mlm_train_command`] says and expects success; returns `out`.
+pub fn mlm_train(corpus: &Path, tok: &Path, out: &Path, flags: &[&str]) -> PathBuf {
+    mlm_train_command(corpus, tok, out, flags)
         .assert()
         .success();
     out.to_path_buf()
@@ -81,4 +111,30 @@ pub fn tokenizer(corpus: &Path, kind: &str, vocab: usize, out: &Path) -> PathBuf
 /// Writes `v` as pretty-printed JSON (a test's input file).
 pub fn write_json(path: &std::path::Path, v: &impl serde::Serialize) {
     std::fs::write(path, serde_json::to_string_pretty(v).unwrap()).unwrap();
+}
+
+/// `anonlm report render` of `dir/report.json` into `dir/out`, run in `dir`, not yet run.
+pub fn report_render(dir: &Path) -> Command {
+    let mut cmd = anonlm();
+    cmd.current_dir(dir).args([
+        "report",
+        "render",
+        "--report",
+        "report.json",
+        "--out",
+        "out",
+    ]);
+    cmd
+}
+
+/// A directory for a fixture that a module builds once and shares between its tests through a
+/// `static` (statics are never dropped, so a `TempDir` there would never be removed): a fresh
+/// directory named after `name` under the build's `CARGO_TARGET_TMPDIR`, left for `cargo
+/// clean`.
+pub fn fixture_dir(name: &str) -> PathBuf {
+    tempfile::Builder::new()
+        .prefix(name)
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
+        .keep()
 }

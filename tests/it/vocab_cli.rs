@@ -4,7 +4,7 @@
 //! text without names, names no longer single tokens, checks pass, map protected, no names
 //! printed without `--show`).
 
-use crate::util::{anonlm, tempdir};
+use crate::util::{anonlm, mlm_train, tempdir, tokenizer};
 use anonlm::vocab::{write_review, Decision, ReviewRow};
 use candle_core::{Device, Tensor};
 use serde_json::Value;
@@ -50,30 +50,13 @@ fn corpus(path: &Path) {
 
 /// A tokenizer of `kind` and a model trained 2 steps on it, in `dir/<kind>`.
 fn model_dir(dir: &Path, corpus: &Path, kind: &str, vocab: usize) -> PathBuf {
-    let tok = dir.join(format!("tok_{kind}"));
-    anonlm()
-        .args(["tokenizer", "train", "--kind", kind, "-q", "--vocab-size"])
-        .arg(vocab.to_string())
-        .arg("--corpus")
-        .arg(corpus)
-        .arg("--out")
-        .arg(&tok)
-        .assert()
-        .success();
-    let model = dir.join(format!("model_{kind}"));
-    anonlm()
-        .args([
-            "mlm", "train", "--config", "tiny", "--steps", "2", "--batch", "2",
-        ])
-        .args(["--seq-len", "32", "--held-out", "0.1", "-q", "--corpus"])
-        .arg(corpus)
-        .arg("--tokenizer")
-        .arg(&tok)
-        .arg("--out")
-        .arg(&model)
-        .assert()
-        .success();
-    model
+    let tok = tokenizer(corpus, kind, vocab, &dir.join(format!("tok_{kind}")));
+    #[rustfmt::skip]
+    let flags = [
+        "--config", "tiny", "--steps", "2", "--batch", "2", "--seq-len", "32", "--held-out",
+        "0.1", "-q",
+    ];
+    mlm_train(corpus, &tok, &dir.join(format!("model_{kind}")), &flags)
 }
 
 fn vocab_of(model: &Path) -> Vec<(u32, String)> {
