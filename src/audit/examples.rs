@@ -21,8 +21,13 @@ pub type TokenOffsets<'a> = &'a dyn Fn(&str) -> Result<Vec<(usize, usize)>, Valu
 
 /// How documents are cut into scored examples.
 pub enum Cut<'a> {
-    /// Sentences, as a probe or a person would quote them.
-    Sentences,
+    /// Sentences, as a probe or a person would quote them; one longer than `room` tokens (the
+    /// model's positions less the two specials) is scored in pieces of `room` tokens, so a
+    /// long list without full stops neither stops the audit nor goes unscored.
+    Sentences {
+        room: usize,
+        offsets: TokenOffsets<'a>,
+    },
     /// Each document's part of every block `mlm train` packed it into: the model saw exactly
     /// that stretch at those positions, so memorized text is scored in the context it was
     /// learned in. Documents are packed in the order given, `room` tokens a block (the
@@ -138,16 +143,20 @@ fn cut_all(docs: &Packed<'_>, cut: &Cut<'_>) -> Result<Vec<Example>, ValueError>
         text: text.trim().to_string(),
     };
     match cut {
-        Cut::Sentences => {
+        Cut::Sentences { room, offsets } => {
             let abbreviations = Abbreviations::builtin();
-            Ok(docs
-                .iter()
-                .flat_map(|(d, _)| {
-                    split_sentences(&d.text, abbreviations)
-                        .into_iter()
-                        .map(|(s, e)| example(d, &d.text[s..e]))
-                })
-                .collect())
+            let mut out = Vec::new();
+            for (d, _) in docs {
+                let failed = |e: ValueError| {
+                    ValueError::from(format!("document {}: {e}", crate::corpus::show_id(&d.id)))
+                };
+                for (s, e) in split_sentences(&d.text, abbreviations) {
+                    for (a, b) in fitting_pieces(&d.text[s..e], *room, *offsets).map_err(failed)? {
+                        out.push(example(d, &d.text[s + a..s + b]));
+                    }
+                }
+            }
+            Ok(out)
         }
         Cut::Blocks { room, offsets } => {
             let spans = docs
@@ -179,6 +188,37 @@ fn cut_all(docs: &Packed<'_>, cut: &Cut<'_>) -> Result<Vec<Example>, ValueError>
             Ok(out)
         }
     }
+}
+
+/// `text` whole when its own encoding has at most `room` tokens, else consecutive pieces of it
+/// (byte ranges, each cut at token edges) whose own encodings have at most `room` tokens each.
+/// Each piece is encoded alone, as it will be scored: a word at its start may encode to more
+/// tokens than inside the sentence, so a piece that grew is shortened until it fits.
+fn fitting_pieces(
+    text: &str,
+    room: usize,
+    offsets: TokenOffsets<'_>,
+) -> Result<Vec<(usize, usize)>, ValueError> {
+    let room = room.max(1);
+    let tokens = offsets(text)?;
+    if tokens.len() <= room {
+        return Ok(vec![(0, text.len())]);
+    }
+    let mut out = Vec::new();
+    let mut first = 0;
+    while first < tokens.len() {
+        let mut last = (first + room).min(tokens.len());
+        loop {
+            let (a, b) = (tokens[first].0, tokens[last - 1].1);
+            if last == first + 1 || offsets(&text[a..b])?.len() <= room {
+                out.push((a, b));
+                break;
+            }
+            last -= 1;
+        }
+        first = last;
+    }
+    Ok(out)
 }
 
 /// Token ranges of each document inside the blocks `mlm train` packs documents of these
@@ -239,6 +279,30 @@ pub fn per_document(examples: &[Example], scores: &[f64]) -> Vec<f64> {
 mod tests {
     use super::*;
 
+    /// One token per word: offsets of whitespace-separated words.
+    fn word_offsets(t: &str) -> Result<Vec<(usize, usize)>, ValueError> {
+        let mut out = Vec::new();
+        let mut start = None;
+        for (i, c) in t.char_indices().chain([(t.len(), ' ')]) {
+            match (c.is_whitespace(), start) {
+                (false, None) => start = Some(i),
+                (true, Some(s)) => {
+                    out.push((s, i));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+
+    fn sentences(room: usize) -> Cut<'static> {
+        Cut::Sentences {
+            room,
+            offsets: &word_offsets,
+        }
+    }
+
     fn doc(id: &str, text: &str) -> Document {
         Document {
             id: id.into(),
@@ -257,16 +321,41 @@ mod tests {
             min_words: 5,
             seed: 3,
         };
-        let e = from_sets(&docs[..10], &docs[10..], &Cut::Sentences, &sampling(8)).unwrap();
+        let e = from_sets(&docs[..10], &docs[10..], &sentences(100), &sampling(8)).unwrap();
         assert_eq!((e.members.len(), e.non_members.len()), (8, 8));
         assert!(e
             .members
             .iter()
             .all(|x| x.text.split_whitespace().count() >= 5));
-        let again = from_sets(&docs[..10], &docs[10..], &Cut::Sentences, &sampling(8)).unwrap();
+        let again = from_sets(&docs[..10], &docs[10..], &sentences(100), &sampling(8)).unwrap();
         assert_eq!(e.members, again.members);
-        let all = from_sets(&docs[..10], &docs[10..], &Cut::Sentences, &sampling(100)).unwrap();
+        let all = from_sets(&docs[..10], &docs[10..], &sentences(100), &sampling(100)).unwrap();
         assert_eq!(all.members.len(), 20);
+    }
+
+    #[test]
+    fn sentences_longer_than_the_model_are_scored_in_pieces() {
+        let docs = [doc(
+            "a",
+            "Lijst zonder punten een twee drie vier vijf zes zeven. Kort daarna klaar.",
+        )];
+        let s = Sampling {
+            max_per_set: 100,
+            min_words: 1,
+            seed: 0,
+        };
+        let e = from_sets(&docs, &docs, &sentences(4), &s).unwrap();
+        let mut texts: Vec<&str> = e.members.iter().map(|x| x.text.as_str()).collect();
+        texts.sort();
+        assert_eq!(
+            texts,
+            [
+                "Kort daarna klaar.",
+                "Lijst zonder punten een",
+                "twee drie vier vijf",
+                "zes zeven."
+            ]
+        );
     }
 
     #[test]
@@ -287,26 +376,10 @@ mod tests {
 
     #[test]
     fn blocks_cut_documents_at_the_packed_token_boundaries() {
-        // One token per word: offsets of whitespace-separated words.
-        let offsets = |t: &str| -> Result<Vec<(usize, usize)>, ValueError> {
-            let mut out = Vec::new();
-            let mut start = None;
-            for (i, c) in t.char_indices().chain([(t.len(), ' ')]) {
-                match (c.is_whitespace(), start) {
-                    (false, None) => start = Some(i),
-                    (true, Some(s)) => {
-                        out.push((s, i));
-                        start = None;
-                    }
-                    _ => {}
-                }
-            }
-            Ok(out)
-        };
         let docs = [doc("a", "w1 w2 w3 w4 w5 w6"), doc("b", "v1 v2 v3")];
         let cut = Cut::Blocks {
             room: 4,
-            offsets: &offsets,
+            offsets: &word_offsets,
         };
         let s = Sampling {
             max_per_set: 100,

@@ -66,7 +66,7 @@ pub enum Unit {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Examples {
-    /// Sentences.
+    /// Sentences (one longer than the model's positions is scored in pieces that fit).
     #[default]
     Sentences,
     /// Each document's part of the training blocks (`mlm train`'s packing replayed from the

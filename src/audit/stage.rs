@@ -195,7 +195,10 @@ fn load_examples(spec: &AuditSpec, model: &MlmRuntime) -> StageResult<Examples> 
             .map_err(|e| crate::error::ValueError::new(e.to_string()))
     };
     let cut = match d.examples {
-        ExampleKind::Sentences => Cut::Sentences,
+        ExampleKind::Sentences => Cut::Sentences {
+            room: model.max_tokens().saturating_sub(2).max(1),
+            offsets: &offsets,
+        },
         ExampleKind::Blocks => {
             let seq_len = d
                 .block_tokens

@@ -1,13 +1,12 @@
 //! The one sentence splitter (our own: the rule is two lines, and the abbreviations come from
 //! the built-in title lists). A sentence ends at a line break, and after `.`, `!` or `?` when
 //! the next word opens a sentence (an upper-case letter, or after a space also a digit, a
-//! bracketed tag like `[NAME]`, `¿` or `¡`), unless the word token before the mark
-//! (in the same sentence) has at most three characters (`Dr.`, `Sta.`, `C/ ... nº.`, an initial
-//! `J.`, a bracket) or is a dotted title of the built-in lists (`Prof.`, `Dott.`). The taggers
-//! cut their token sequences here (with a length cap), the name probes take the sentence around
-//! a slot, the audit its examples. Probes and audit examples cut running text with the looser
-//! rule of `text_cuts` (any mark before a space, titles and initials aside), so that their
-//! sentences stay within a model's positions.
+//! bracketed tag like `[NAME]`, `¿` or `¡`), unless the mark is a `.` after an abbreviation: a
+//! word of at most three characters with a letter in it (`Dr.`, `Sta.`, `nº.`, an initial `J.`)
+//! or a dotted title of the built-in lists (`Prof.`, `Dott.`). A de-identified tag (`[NAME].`),
+//! a number or a bracket before the mark ends the sentence. The taggers cut their token
+//! sequences here (with a length cap), the name probes take the sentence around a slot, the
+//! audit its examples (cut to the model's positions there).
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -52,9 +51,10 @@ impl Abbreviations {
         }
     }
 
-    /// Whether the alphanumeric run `word` before a `.` keeps the sentence going.
+    /// Whether the word token `word` before a `.` is an abbreviation, so the sentence goes on.
     fn keeps_going(&self, word: &str) -> bool {
-        word.chars().count() <= 3 || self.words.contains(&format!("{}.", word.to_lowercase()))
+        let short_word = word.chars().count() <= 3 && word.chars().any(char::is_alphabetic);
+        short_word || self.words.contains(&format!("{}.", word.to_lowercase()))
     }
 }
 
@@ -91,11 +91,7 @@ fn cuts(text: &str, abbreviations: &Abbreviations) -> Vec<Cut> {
             '.' | '!' | '?' => {
                 let upper_next = next_word_opens_a_sentence(&text[i + 1..]);
                 let word = last.map_or("", |(s, e)| &text[s..e]);
-                let abbreviated = if c == '.' {
-                    abbreviations.keeps_going(word)
-                } else {
-                    word.chars().count() <= 3
-                };
+                let abbreviated = c == '.' && abbreviations.keeps_going(word);
                 if upper_next && !word.is_empty() && !abbreviated {
                     out.push(Cut {
                         end: i + 1,
@@ -108,43 +104,6 @@ fn cuts(text: &str, abbreviations: &Abbreviations) -> Vec<Cut> {
             }
             c if c.is_whitespace() => {}
             c => last = Some((i, i + c.len_utf8())),
-        }
-    }
-    out
-}
-
-/// The cuts of running text for probes and audit examples: a line break, or `.`, `!` or `?`
-/// before a space, except after a dotted title of the lists or a one-letter initial. Probe and
-/// audit sentences must stay short enough for a model's positions, so this rule does not ask
-/// for an upper-case word after the mark as the taggers' rule does.
-fn text_cuts(text: &str, abbreviations: &Abbreviations) -> Vec<Cut> {
-    let mut out = Vec::new();
-    let mut chars = text.char_indices().peekable();
-    let mut word_start = 0;
-    while let Some((i, c)) = chars.next() {
-        let next_is_space = chars.peek().is_some_and(|(_, n)| n.is_whitespace());
-        match c {
-            '\n' => out.push(Cut {
-                end: i,
-                next: i + 1,
-            }),
-            '.' | '!' | '?' if next_is_space => {
-                let word = &text[word_start..i + 1];
-                let mut w = word.chars();
-                let initial = matches!((w.next(), w.next(), w.next()),
-                    (Some(c), Some('.'), None) if c.is_alphabetic());
-                let title = abbreviations.words.contains(&word.to_lowercase());
-                if c != '.' || !(initial || title) {
-                    out.push(Cut {
-                        end: i + 1,
-                        next: i + 1,
-                    });
-                }
-            }
-            _ => {}
-        }
-        if c.is_whitespace() {
-            word_start = i + c.len_utf8();
         }
     }
     out
@@ -199,7 +158,7 @@ pub fn sentence_around(
     abbreviations: &Abbreviations,
 ) -> (usize, usize) {
     let (s, e) = slot;
-    let all = text_cuts(text, abbreviations);
+    let all = cuts(text, abbreviations);
     let outside = |c: &&Cut| !(c.end > s && c.end < e);
     let start = all
         .iter()
@@ -232,7 +191,7 @@ pub fn split_sentences(text: &str, abbreviations: &Abbreviations) -> Vec<(usize,
             out.push((a + lead, a + lead + trimmed.len()));
         }
     };
-    for c in text_cuts(text, abbreviations) {
+    for c in cuts(text, abbreviations) {
         push(start, c.end);
         start = c.next;
     }
@@ -265,8 +224,7 @@ mod tests {
                 "Hij kwam.",
                 "Zij bleef!",
                 "Waarom?",
-                "Dosis 2.5 mg.",
-                "daarna gezien.",
+                "Dosis 2.5 mg. daarna gezien.",
                 "[NAME] belde.",
                 "12 mei terug"
             ]
@@ -321,10 +279,25 @@ mod tests {
         assert_eq!(token_sentences(t2, &toks2, 100), vec![0..3, 3..5]);
         assert_eq!(token_sentences(t2, &toks2, 2), vec![0..2, 2..3, 3..5]);
         assert!(token_sentences("", &[], 10).is_empty());
-        // The word token before the mark counts even across a space; a bracket is short.
+        // The word token before the mark counts even across a space; a bracket, a number or
+        // a de-identified tag before it ends the sentence, a short word does not.
         let t4 = "Ingresa ahora ! Alta (ver) . Fin";
         let toks4 = tokenize(t4);
-        assert_eq!(token_sentences(t4, &toks4, 100), vec![0..3, 3..toks4.len()]);
+        assert_eq!(token_sentences(t4, &toks4, 100), vec![0..3, 3..8, 8..9]);
+        let t5 = "Visto por [NAME]. Fiebre de 38. Dolor en pie. Sin más";
+        let toks5 = tokenize(t5);
+        let s5: Vec<String> = token_sentences(t5, &toks5, 100)
+            .into_iter()
+            .map(|r| words(t5, r, &toks5))
+            .collect();
+        assert_eq!(
+            s5,
+            [
+                "Visto por [ NAME ] .",
+                "Fiebre de 38 .",
+                "Dolor en pie . Sin más"
+            ]
+        );
         // A title from the lists keeps the name with its sentence.
         let t3 = "Visita del Prof. Bianchi oggi";
         let toks3 = tokenize(t3);
