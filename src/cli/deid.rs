@@ -3,6 +3,7 @@
 
 use super::shared::Overwrite;
 use super::shared::Threads;
+use super::shared::{corpus_format, eval_format};
 use super::shared::{langs, InputArgs, Langs, LanguageArgs, OutputArgs, TaggerArgs};
 use crate::corpus::Format;
 use crate::deid::policy::OperatorKind;
@@ -107,10 +108,12 @@ pub struct EvalArgs {
     /// Predicted spans (output of `recognize`).
     #[arg(long)]
     pub pred: Option<PathBuf>,
-    /// Format of gold (and pred unless --pred-format): text, jsonl, brat, conll, auto.
-    #[arg(long, default_value = "auto")]
+    /// Format of gold (and pred unless --pred-format): text, jsonl, brat, conll, auto; with
+    /// --names also kind, tsv, conllup, nerkor.
+    #[arg(long, default_value = "auto", value_parser = eval_format)]
     pub format: String,
-    #[arg(long)]
+    /// Format of --pred, when it differs from the gold's: text, jsonl, brat, conll, auto.
+    #[arg(long, value_parser = corpus_format)]
     pub pred_format: Option<String>,
     /// Label map for the gold labels (built-in name or TOML file).
     #[arg(long)]

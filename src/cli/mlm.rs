@@ -6,6 +6,8 @@ use super::shared::DeviceArgs;
 use super::shared::Overwrite;
 use super::shared::{finite_f64, positive_usize};
 use super::shared::{MaxDocBytes, Quiet, Threads};
+use crate::error::ValueError;
+use crate::mlm::config::MlmConfig;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -118,7 +120,7 @@ pub struct MlmTrainArgs {
     #[arg(long)]
     pub tokenizer: Option<PathBuf>,
     /// Model size preset (tiny, small, base) or a config.json file; ignored with --init.
-    #[arg(long, default_value = "tiny")]
+    #[arg(long, default_value = "tiny", value_parser = model_config)]
     pub config: String,
     /// Architecture of a new model: bert or roberta (default: from the tokenizer's special tokens).
     #[arg(long)]
@@ -298,4 +300,16 @@ pub struct MlmBenchArgs {
     /// Also write the JSON here.
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+/// Checks `mlm train --config` as clap parses it: a preset name, or a file that exists (read
+/// and checked against the tokenizer later).
+fn model_config(s: &str) -> Result<String, ValueError> {
+    if MlmConfig::PRESETS.contains(&s) || std::path::Path::new(s).is_file() {
+        return Ok(s.to_string());
+    }
+    Err(ValueError::new(format!(
+        "neither a preset ({}) nor a config.json file",
+        MlmConfig::PRESETS.join(", ")
+    )))
 }

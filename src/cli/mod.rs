@@ -218,6 +218,22 @@ mod tests {
                 "--format",
                 "x",
             ],
+            &[
+                "mlm", "fill", "--model", "m", "--input", "i", "--device", "gpu",
+            ],
+            &[
+                "mlm", "train", "--corpus", "c", "--out", "o", "--config", "huge",
+            ],
+            &["eval", "--gold", "g", "--format", "xml"],
+            &[
+                "eval",
+                "--gold",
+                "g",
+                "--pred",
+                "p",
+                "--pred-format",
+                "conllup",
+            ],
         ];
         for args in cases {
             let e = Cli::try_parse_from(std::iter::once("anonlm").chain(args.iter().copied()))

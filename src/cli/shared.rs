@@ -107,9 +107,33 @@ pub struct DeviceArgs {
         id = "device",
         long = "device",
         value_name = "DEVICE",
-        default_value = "cpu"
+        default_value = "cpu",
+        value_parser = device_spec
     )]
     pub spec: String,
+}
+
+/// Checks a `--device` as clap parses it (`cpu`, `cuda`, `cuda:N`; opened later, so a build
+/// without CUDA still says how to get it), kept in lower case as the stages take it.
+fn device_spec(s: &str) -> Result<String, crate::mlm::device::DeviceError> {
+    crate::mlm::device::parse_device(s)?;
+    Ok(s.trim().to_ascii_lowercase())
+}
+
+/// Checks an `eval --format` as clap parses it: `auto`, a corpus [`Format`] (spans) or a NER
+/// gold format (`eval --names`: conll, kind, conllup, ...); which of them a mode takes is
+/// checked by the mode.
+pub fn eval_format(s: &str) -> Result<String, ValueError> {
+    let gold = s.parse::<crate::eval::ner_gold::GoldFormat>();
+    if gold.is_err() {
+        corpus_format(s).map_err(|_| {
+            ValueError::new(format!(
+                "unknown format {s:?} (expected auto, a corpus format: text, jsonl, brat, \
+                 conll; or with --names a gold format: conll, kind, tsv, conllup, nerkor)"
+            ))
+        })?;
+    }
+    Ok(s.to_string())
 }
 
 /// Checks a corpus `--format` as clap parses it: `auto` (resolved from the path later) or a

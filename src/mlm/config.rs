@@ -127,6 +127,9 @@ pub struct MlmConfig {
 }
 
 impl MlmConfig {
+    /// The names [`MlmConfig::preset`] knows.
+    pub const PRESETS: [&'static str; 3] = ["tiny", "small", "base"];
+
     /// A preset by name: `tiny` (hidden 64, 2 layers, 2 heads), `small` (256, 4, 4) or
     /// `base` (768, 12, 12). `vocab_size` and `pad_token_id` come from the tokenizer.
     pub fn preset(

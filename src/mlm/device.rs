@@ -17,21 +17,30 @@ pub enum DeviceError {
     },
 }
 
-/// Parses `cpu`, `cuda`, `cuda:N` and opens the device.
-pub fn select_device(spec: &str) -> Result<Device, DeviceError> {
+/// Parses `cpu` (`None`), `cuda` or `cuda:N` (the CUDA ordinal), in any case, without opening
+/// anything: the command line checks a `--device` with it as it parses.
+pub fn parse_device(spec: &str) -> Result<Option<usize>, DeviceError> {
     let spec = spec.trim().to_ascii_lowercase();
     if spec == "cpu" {
-        return Ok(Device::Cpu);
+        return Ok(None);
     }
-    let ordinal = match spec.strip_prefix("cuda") {
-        Some("") => 0,
+    match spec.strip_prefix("cuda") {
+        Some("") => Ok(Some(0)),
         Some(rest) => rest
             .strip_prefix(':')
             .and_then(|n| n.parse::<usize>().ok())
-            .ok_or_else(|| DeviceError::Unknown(spec.clone()))?,
-        None => return Err(DeviceError::Unknown(spec)),
-    };
-    open_cuda(ordinal)
+            .map(Some)
+            .ok_or(DeviceError::Unknown(spec)),
+        None => Err(DeviceError::Unknown(spec)),
+    }
+}
+
+/// Parses `cpu`, `cuda`, `cuda:N` and opens the device.
+pub fn select_device(spec: &str) -> Result<Device, DeviceError> {
+    match parse_device(spec)? {
+        None => Ok(Device::Cpu),
+        Some(ordinal) => open_cuda(ordinal),
+    }
 }
 
 #[cfg(feature = "cuda")]
@@ -51,6 +60,8 @@ mod tests {
     #[test]
     fn cpu_opens_and_bad_names_are_refused() {
         assert!(matches!(select_device("CPU"), Ok(Device::Cpu)));
+        assert_eq!(parse_device(" Cuda:3 ").unwrap(), Some(3));
+        assert_eq!(parse_device("cuda").unwrap(), Some(0));
         assert!(matches!(select_device("gpu"), Err(DeviceError::Unknown(_))));
         assert!(matches!(
             select_device("cuda:x"),

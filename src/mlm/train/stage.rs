@@ -366,7 +366,7 @@ fn new_config(spec: &str, tok: &ModelTokenizer, arch: Option<Arch>) -> StageResu
         None => Arch::Roberta,
     };
     let vocab = tok.vocab_size();
-    if matches!(spec, "tiny" | "small" | "base") {
+    if MlmConfig::PRESETS.contains(&spec) {
         return Ok(MlmConfig::preset(spec, arch, vocab, tok.specials.pad)?);
     }
     let path = Path::new(spec);
