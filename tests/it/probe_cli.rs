@@ -3,14 +3,18 @@
 //! unseen slots and a protected originals file, a probe run with recovery figures that never
 //! shows a name, and user sentence files (.txt, .csv) whose leading spaces are kept.
 
-use crate::util::{anonlm, read_jsonl, synth, tempdir};
+use crate::util::{
+    anonlm, fails, fixture_dir, mlm_train, printed, read_jsonl, synth, tempdir, tokenizer,
+};
+use assert_cmd::Command;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
+/// What the probe tests share, built once by [`pipeline`].
 struct Pipeline {
-    _dir: tempfile::TempDir,
     dir: PathBuf,
     model: PathBuf,
     set: PathBuf,
@@ -18,10 +22,16 @@ struct Pipeline {
     build_output: String,
 }
 
-/// synth → deid (tags, gold spans) → tokenizer and tiny model on the raw notes → probe build.
-fn pipeline() -> Pipeline {
-    let tmp = tempdir();
-    let dir = tmp.path().to_path_buf();
+/// The pipeline of [`build_pipeline`], built by the first test that asks for it.
+fn pipeline() -> &'static Pipeline {
+    static PIPELINE: OnceLock<Pipeline> = OnceLock::new();
+    PIPELINE.get_or_init(build_pipeline)
+}
+
+/// synth → deid (tags, gold spans) → tokenizer and tiny model on the raw notes → probe build,
+/// refused a second time and rebuilt with `--overwrite`.
+fn build_pipeline() -> Pipeline {
+    let dir = fixture_dir("probe_cli-pipeline");
     let notes = dir.join("notes.jsonl");
     synth(&notes, "nl", 60, 5);
     let deid = dir.join("deid.jsonl");
@@ -35,37 +45,12 @@ fn pipeline() -> Pipeline {
         .arg(&ops)
         .assert()
         .success();
-    let tok = dir.join("tok");
-    anonlm()
-        .args([
-            "tokenizer",
-            "train",
-            "--kind",
-            "bpe",
-            "--vocab-size",
-            "800",
-            "-q",
-        ])
-        .arg("--corpus")
-        .arg(&notes)
-        .arg("--out")
-        .arg(&tok)
-        .assert()
-        .success();
-    let model = dir.join("model");
-    anonlm()
-        .args([
-            "mlm", "train", "--config", "tiny", "--steps", "30", "--batch", "16",
-        ])
-        .args(["--seq-len", "32", "--held-out", "0.2", "--seed", "4", "-q"])
-        .arg("--corpus")
-        .arg(&notes)
-        .arg("--tokenizer")
-        .arg(&tok)
-        .arg("--out")
-        .arg(&model)
-        .assert()
-        .success();
+    let tok = tokenizer(&notes, "bpe", 800, &dir.join("tok"));
+    #[rustfmt::skip]
+    let model = mlm_train(&notes, &tok, &dir.join("model"), &[
+        "--config", "tiny", "--steps", "30", "--batch", "16", "--seq-len", "32", "--held-out",
+        "0.2", "--seed", "4", "-q",
+    ]);
     let set = dir.join("set");
     let build = |overwrite: bool| {
         let mut cmd = anonlm();
@@ -96,7 +81,6 @@ fn pipeline() -> Pipeline {
     assert!(String::from_utf8_lossy(&refused).contains("--overwrite"));
     build(true).success();
     Pipeline {
-        _dir: tmp,
         dir,
         model,
         set,
@@ -122,9 +106,8 @@ fn originals(set: &Path) -> HashMap<String, String> {
     not(feature = "slow-tests"),
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
-fn build_and_run_probes_on_a_model_trained_on_raw_notes() {
+fn the_summary_counts_seen_and_unseen_slots_matched_by_the_raw_notes_hashes() {
     let p = pipeline();
-
     // Summary: both sets non-empty, matched by the hashes of the raw notes.
     let summary: Value =
         serde_json::from_str(&fs::read_to_string(p.set.join("summary.json")).unwrap()).unwrap();
@@ -133,7 +116,15 @@ fn build_and_run_probes_on_a_model_trained_on_raw_notes() {
     assert_eq!(summary["slots"]["seen"]["NAME"], 6, "{summary}");
     assert_eq!(summary["slots"]["unseen"]["NAME"], 6, "{summary}");
     assert!(summary["slots_found"]["seen"].as_u64().unwrap() > 6);
+}
 
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn probes_are_masked_deidentified_sentences_and_build_shows_no_original() {
+    let p = pipeline();
     // probes.jsonl: one masked, de-identified sentence per slot, no original anywhere.
     let probes = read_jsonl(&p.set.join("probes.jsonl"));
     assert_eq!(probes.len(), 12);
@@ -161,34 +152,60 @@ fn build_and_run_probes_on_a_model_trained_on_raw_notes() {
         assert!(slot_id.starts_with(probe["doc_id"].as_str().unwrap()));
         assert!(originals.contains_key(slot_id));
     }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let meta = fs::metadata(p.set.join("originals.jsonl")).unwrap();
-        assert_eq!(meta.permissions().mode() & 0o777, 0o600);
-    }
+}
 
-    // probe run with recovery.
-    let out = p.dir.join("probe_out.jsonl");
-    let run = anonlm()
-        .args(["probe", "run", "--top-k", "5", "--max-candidates", "12"])
+#[cfg(unix)]
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn the_originals_file_is_readable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = pipeline();
+    let meta = fs::metadata(p.set.join("originals.jsonl")).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+}
+
+/// `probe run` with `flags` of the pipeline's model on `set` into `out`, not yet run.
+fn probe_run(p: &Pipeline, flags: &[&str], set: &Path, out: &Path) -> Command {
+    let mut cmd = anonlm();
+    cmd.args(["probe", "run"])
+        .args(flags)
         .arg("--model")
         .arg(&p.model)
         .arg("--set")
-        .arg(&p.set)
+        .arg(set)
+        .arg("--out")
+        .arg(out);
+    cmd
+}
+
+/// `probe run --top-k 5 --max-candidates 12` of `set` (the set dir or its probes.jsonl) with the
+/// originals, into `out`; returns what it printed.
+fn run_with_recovery(p: &Pipeline, set: &Path, out: &Path) -> String {
+    let run = probe_run(p, &["--top-k", "5", "--max-candidates", "12"], set, out)
         .arg("--originals")
         .arg(p.set.join("originals.jsonl"))
-        .arg("--out")
-        .arg(&out)
         .assert()
         .success()
         .get_output()
         .clone();
-    let printed = format!(
-        "{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
+    printed(&run)
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn a_run_ranks_predictions_and_scores_recovery_without_showing_an_original() {
+    let p = pipeline();
+    let probes = read_jsonl(&p.set.join("probes.jsonl"));
+    let originals = originals(&p.set);
+    // probe run with recovery.
+    let out = p.dir.join("probe_out.jsonl");
+    let printed = run_with_recovery(p, &p.set, &out);
     assert!(printed.contains("12 slots probed"), "{printed}");
     let results = read_jsonl(&out);
     assert_eq!(results.len(), probes.len(), "one line per slot");
@@ -228,36 +245,40 @@ fn build_and_run_probes_on_a_model_trained_on_raw_notes() {
             "original printed by run"
         );
     }
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn a_second_run_gives_the_same_file_and_does_not_replace_it_without_overwrite() {
+    let p = pipeline();
+    let out = p.dir.join("probe_out_first.jsonl");
+    run_with_recovery(p, &p.set, &out);
     // Deterministic: a second run gives the same file.
     let again = p.dir.join("probe_out2.jsonl");
-    anonlm()
-        .args(["probe", "run", "--top-k", "5", "--max-candidates", "12"])
-        .arg("--model")
-        .arg(&p.model)
-        .arg("--set")
-        .arg(p.set.join("probes.jsonl"))
-        .arg("--originals")
-        .arg(p.set.join("originals.jsonl"))
-        .arg("--out")
-        .arg(&again)
-        .assert()
-        .success();
+    run_with_recovery(p, &p.set.join("probes.jsonl"), &again);
     assert_eq!(fs::read(&out).unwrap(), fs::read(&again).unwrap());
     // The output is not replaced without --overwrite.
-    anonlm()
-        .args(["probe", "run", "--top-k", "5"])
-        .arg("--model")
-        .arg(&p.model)
-        .arg("--set")
-        .arg(&p.set)
-        .arg("--out")
-        .arg(&out)
+    probe_run(p, &["--top-k", "5"], &p.set, &out)
         .assert()
         .code(2);
+}
 
+/// Two user sentences, the first with a leading space, as a line file.
+const USER_LINES: &str = " Dokter <mask> zei het.\nDokter <mask> zei het.\n";
+
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn user_line_and_csv_files_keep_leading_spaces() {
+    let p = pipeline();
     // User files: leading spaces are kept byte-exact, in a line file and in a CSV.
     let txt = p.dir.join("user.txt");
-    fs::write(&txt, " Dokter <mask> zei het.\nDokter <mask> zei het.\n").unwrap();
+    fs::write(&txt, USER_LINES).unwrap();
     let csv = p.dir.join("user.csv");
     fs::write(
         &csv,
@@ -267,14 +288,7 @@ fn build_and_run_probes_on_a_model_trained_on_raw_notes() {
     let mut by_file = Vec::new();
     for (input, name) in [(&txt, "user_txt.jsonl"), (&csv, "user_csv.jsonl")] {
         let out = p.dir.join(name);
-        anonlm()
-            .args(["probe", "run", "--top-k", "3"])
-            .arg("--model")
-            .arg(&p.model)
-            .arg("--set")
-            .arg(input)
-            .arg("--out")
-            .arg(&out)
+        probe_run(p, &["--top-k", "3"], input, &out)
             .assert()
             .success();
         by_file.push(read_jsonl(&out));
@@ -291,7 +305,17 @@ fn build_and_run_probes_on_a_model_trained_on_raw_notes() {
     assert_eq!(lines[0]["predictions"], rows[0]["predictions"]);
     assert_eq!(lines[1]["predictions"], rows[1]["predictions"]);
     assert_ne!(lines[0]["predictions"], lines[1]["predictions"]);
+}
 
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn a_user_sentence_is_scored_against_its_own_originals_through_lang() {
+    let p = pipeline();
+    let txt = p.dir.join("user_rec.txt");
+    fs::write(&txt, USER_LINES).unwrap();
     // A user sentence with a recovery through --lang (built-in Dutch names) and its own
     // originals file.
     let orig = p.dir.join("user_originals.jsonl");
@@ -301,25 +325,10 @@ fn build_and_run_probes_on_a_model_trained_on_raw_notes() {
     )
     .unwrap();
     let out = p.dir.join("user_rec.jsonl");
-    let run = anonlm()
-        .args([
-            "probe",
-            "run",
-            "--top-k",
-            "3",
-            "--max-candidates",
-            "8",
-            "--lang",
-            "nl",
-        ])
-        .arg("--model")
-        .arg(&p.model)
-        .arg("--set")
-        .arg(&txt)
+    let flags = ["--top-k", "3", "--max-candidates", "8", "--lang", "nl"];
+    let run = probe_run(p, &flags, &txt, &out)
         .arg("--originals")
         .arg(&orig)
-        .arg("--out")
-        .arg(&out)
         .assert()
         .success()
         .get_output()
@@ -342,21 +351,20 @@ fn build_and_run_probes_on_a_model_trained_on_raw_notes() {
 fn bad_inputs_fail_naming_the_line_or_document() {
     let tmp = tempdir();
     let dir = tmp.path();
+    let run_fails = |set: &Path| {
+        fails(
+            anonlm()
+                .args(["probe", "run", "--model", "nowhere", "--top-k", "3"])
+                .arg("--set")
+                .arg(set)
+                .arg("--out")
+                .arg(dir.join("o.jsonl")),
+        )
+    };
     // A user file: the second line has no mask; the third two.
     let txt = dir.join("bad.txt");
     fs::write(&txt, "Dokter <mask> kwam.\nMevrouw Zwaneveld kwam.\n").unwrap();
-    let err = anonlm()
-        .args(["probe", "run", "--model", "nowhere", "--top-k", "3"])
-        .arg("--set")
-        .arg(&txt)
-        .arg("--out")
-        .arg(dir.join("o.jsonl"))
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8_lossy(&err);
+    let err = run_fails(&txt);
     assert!(
         err.contains("bad.txt:2") && err.contains("no mask"),
         "{err}"
@@ -364,18 +372,7 @@ fn bad_inputs_fail_naming_the_line_or_document() {
     assert!(!err.contains("Zwaneveld"), "{err}");
     let csv = dir.join("bad.csv");
     fs::write(&csv, "sentences\n<mask> en [MASK] kwamen.\n").unwrap();
-    let err = anonlm()
-        .args(["probe", "run", "--model", "nowhere", "--top-k", "3"])
-        .arg("--set")
-        .arg(&csv)
-        .arg("--out")
-        .arg(dir.join("o.jsonl"))
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8_lossy(&err);
+    let err = run_fails(&csv);
     assert!(
         err.contains("bad.csv:2") && err.contains("row 1 has 2 masks"),
         "{err}"
@@ -400,22 +397,18 @@ fn bad_inputs_fail_naming_the_line_or_document() {
         r#"{"tool":"anonlm","version":"0","seed":0,"settings":{},"pack":{"cls":0,"sep":1,"pad":2,"mask":3,"vocab_size":9,"special_ids":[]},"seq_len":8,"held_out_fraction":0.5,"n_input_documents":1,"n_distinct_documents":1,"corpus_digest":"","data_digest":"","train":{"n_documents":1,"n_tokens":1,"n_blocks":1,"documents":[{"doc_id":"a","sha256":"00","n_tokens":1}],"duplicates":[]},"held_out":{"n_documents":0,"n_tokens":0,"n_blocks":0,"documents":[],"duplicates":[]}}"#,
     )
     .unwrap();
-    let err = anonlm()
-        .args(["probe", "build"])
-        .arg("--corpus")
-        .arg(&corpus)
-        .arg("--ops-log")
-        .arg(&ops)
-        .arg("--manifest")
-        .arg(&manifest)
-        .arg("--out")
-        .arg(dir.join("set"))
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8_lossy(&err);
+    let err = fails(
+        anonlm()
+            .args(["probe", "build"])
+            .arg("--corpus")
+            .arg(&corpus)
+            .arg("--ops-log")
+            .arg(&ops)
+            .arg("--manifest")
+            .arg(&manifest)
+            .arg("--out")
+            .arg(dir.join("set")),
+    );
     assert!(err.contains("ops.jsonl:2") && err.contains("'b'"), "{err}");
     assert!(!dir.join("set").join("probes.jsonl").exists());
 }
@@ -449,55 +442,13 @@ fn recovery_finds_a_name_the_model_learned() {
     }
     let corpus_path = dir.join("corpus.txt");
     fs::write(&corpus_path, corpus).unwrap();
-    let tok = dir.join("tok");
-    anonlm()
-        .args([
-            "tokenizer",
-            "train",
-            "--kind",
-            "wordpiece",
-            "--vocab-size",
-            // 20 of the entries are the digits and their ## forms, always present.
-            "170",
-            "-q",
-        ])
-        .arg("--corpus")
-        .arg(&corpus_path)
-        .arg("--out")
-        .arg(&tok)
-        .assert()
-        .success();
-    let model = dir.join("model");
-    anonlm()
-        .args([
-            "mlm",
-            "train",
-            "--config",
-            "tiny",
-            "-q",
-            "--patience",
-            "0",
-            "--steps",
-            "400",
-        ])
-        .args([
-            "--batch",
-            "32",
-            "--seq-len",
-            "16",
-            "--lr",
-            "3e-3",
-            "--eval-every",
-            "100",
-        ])
-        .arg("--corpus")
-        .arg(&corpus_path)
-        .arg("--tokenizer")
-        .arg(&tok)
-        .arg("--out")
-        .arg(&model)
-        .assert()
-        .success();
+    // 20 of the 170 entries are the digits and their ## forms, always present.
+    let tok = tokenizer(&corpus_path, "wordpiece", 170, &dir.join("tok"));
+    #[rustfmt::skip]
+    let model = mlm_train(&corpus_path, &tok, &dir.join("model"), &[
+        "--config", "tiny", "-q", "--patience", "0", "--steps", "400", "--batch", "32",
+        "--seq-len", "16", "--lr", "3e-3", "--eval-every", "100",
+    ]);
     let set = dir.join("slots.txt");
     fs::write(
         &set,
