@@ -2,61 +2,66 @@
 //! from `anonlm synth`, its Hugging Face layout and manifest, a real fall of the loss, resume of
 //! a finished run, fill-mask and scores, and clear errors.
 
-use crate::util::{anonlm, read_jsonl, synth, tempdir};
+use crate::util::{
+    anonlm, fixture_dir, mlm_train_command, read_jsonl, shared, synth, tempdir, tokenizer,
+};
 use assert_cmd::Command;
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// The training run of these tests: a tiny model, 120 steps, evaluations every 10.
 fn train_command(notes: &Path, tok: &Path, model: &Path) -> Command {
-    let mut cmd = anonlm();
-    cmd.args([
-        "mlm", "train", "--config", "tiny", "--steps", "120", "--batch", "8",
-    ])
-    .args(["--seq-len", "64", "--lr", "3e-3", "--eval-every", "10"])
-    .args([
-        "--checkpoint-every",
-        "50",
-        "--held-out",
-        "0.1",
-        "--seed",
-        "9",
+    #[rustfmt::skip]
+    let flags = [
+        "--config", "tiny", "--steps", "120", "--batch", "8", "--seq-len", "64", "--lr", "3e-3",
+        "--eval-every", "10", "--checkpoint-every", "50", "--held-out", "0.1", "--seed", "9",
         "-q",
-    ])
-    .arg("--corpus")
-    .arg(notes)
-    .arg("--tokenizer")
-    .arg(tok)
-    .arg("--out")
-    .arg(model);
-    cmd
+    ];
+    mlm_train_command(notes, tok, model, &flags)
 }
 
-/// Notes, a WordPiece tokenizer and a tiny BERT trained for 120 steps, in `dir`.
-fn trained(dir: &Path) -> (PathBuf, PathBuf) {
-    let notes = dir.join("notes.jsonl");
-    synth(&notes, "nl", 60, 3);
-    let tok = dir.join("tok");
-    anonlm()
-        .args([
-            "tokenizer",
-            "train",
-            "--kind",
-            "wordpiece",
-            "--vocab-size",
-            "600",
-            "-q",
-        ])
-        .arg("--corpus")
-        .arg(&notes)
-        .arg("--out")
-        .arg(&tok)
-        .assert()
-        .success();
-    let model = dir.join("model");
-    train_command(&notes, &tok, &model).assert().success();
-    (notes, model)
+/// What the tests of the trained model share, built once by [`trained`].
+struct Trained {
+    dir: PathBuf,
+    notes: PathBuf,
+    /// `dir/model`, trained on `notes` with the tokenizer `dir/tok`, then resumed once.
+    model: PathBuf,
+    /// The training log before the resume.
+    log_before_resume: Vec<Value>,
+    /// The weights before the resume.
+    weights_before_resume: Vec<u8>,
+    /// stderr of the resumed run.
+    resume_stderr: String,
+}
+
+/// Notes, a WordPiece tokenizer and a tiny BERT trained for 120 steps, in a directory built by
+/// the first test that asks for it; the finished run is then resumed (see [`Trained`]).
+fn trained() -> &'static Trained {
+    static TRAINED: OnceLock<Result<Trained, String>> = OnceLock::new();
+    shared(&TRAINED, || {
+        let dir = fixture_dir("mlm_cli-trained");
+        let notes = dir.join("notes.jsonl");
+        synth(&notes, "nl", 60, 3);
+        let tok = tokenizer(&notes, "wordpiece", 600, &dir.join("tok"));
+        let model = dir.join("model");
+        train_command(&notes, &tok, &model).assert().success();
+        let log_before_resume = read_jsonl(&model.join("train_log.jsonl"));
+        let weights_before_resume = fs::read(model.join("model.safetensors")).unwrap();
+        let out = train_command(&notes, &model.join("..").join("tok"), &model)
+            .assert()
+            .success();
+        let resume_stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        Trained {
+            dir,
+            notes,
+            model,
+            log_before_resume,
+            weights_before_resume,
+            resume_stderr,
+        }
+    })
 }
 
 #[test]
@@ -64,21 +69,26 @@ fn trained(dir: &Path) -> (PathBuf, PathBuf) {
     not(feature = "slow-tests"),
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
-fn train_fill_and_score_a_tiny_model() {
-    let dir = tempdir();
-    let (notes, model) = trained(dir.path());
-
+fn one_seed_gives_the_same_weights_byte_for_byte() {
+    let t = trained();
     // The same seed gives the same weights, byte for byte (initialization included).
-    let again = dir.path().join("again");
-    train_command(&notes, &dir.path().join("tok"), &again)
+    let again = t.dir.join("again");
+    train_command(&t.notes, &t.dir.join("tok"), &again)
         .assert()
         .success();
     assert!(
-        fs::read(model.join("model.safetensors")).unwrap()
-            == fs::read(again.join("model.safetensors")).unwrap(),
+        t.weights_before_resume == fs::read(again.join("model.safetensors")).unwrap(),
         "two runs with one seed differ"
     );
+}
 
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn the_model_dir_has_the_hugging_face_layout_manifest_and_log() {
+    let model = &trained().model;
     // The Hugging Face layout plus manifest, log and checkpoint.
     for f in [
         "config.json",
@@ -93,7 +103,16 @@ fn train_fill_and_score_a_tiny_model() {
     let config: Value =
         serde_json::from_str(&fs::read_to_string(model.join("config.json")).unwrap()).unwrap();
     assert_eq!(config["architectures"][0], "BertForMaskedLM");
+}
 
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn the_manifest_lists_every_document_by_hash_without_text() {
+    let t = trained();
+    let (notes, model) = (&t.notes, &t.model);
     // Every document is listed once, in training or held out, by hash; no text.
     let manifest_text = fs::read_to_string(model.join("manifest.json")).unwrap();
     let manifest: Value = serde_json::from_str(&manifest_text).unwrap();
@@ -104,7 +123,7 @@ fn train_fill_and_score_a_tiny_model() {
     assert_eq!(listed("train") + listed("held_out"), 60);
     assert!(listed("held_out") >= 1);
     let first_note: Value =
-        serde_json::from_str(fs::read_to_string(&notes).unwrap().lines().next().unwrap()).unwrap();
+        serde_json::from_str(fs::read_to_string(notes).unwrap().lines().next().unwrap()).unwrap();
     let words: Vec<&str> = first_note["text"]
         .as_str()
         .unwrap()
@@ -116,9 +135,17 @@ fn train_fill_and_score_a_tiny_model() {
         words.iter().all(|w| !manifest_text.contains(w)),
         "document text in the manifest"
     );
+}
 
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn the_loss_falls_and_held_out_evaluations_are_logged() {
+    let t = trained();
     // The loss really falls: from about ln(vocab) at step 1 to clearly less by the end.
-    let log = read_jsonl(&model.join("train_log.jsonl"));
+    let log = &t.log_before_resume;
     let steps: Vec<f64> = log
         .iter()
         .filter(|l| l["type"] == "step")
@@ -134,13 +161,18 @@ fn train_fill_and_score_a_tiny_model() {
         .map(|l| l["held_out_loss"].as_f64().unwrap())
         .collect();
     assert_eq!(evals.len(), 12);
+}
 
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn a_finished_run_resumes_to_nothing_new() {
+    let t = trained();
+    let model = &t.model;
     // A finished run resumes to nothing new: the log keeps 120 steps, the weights stay.
-    let weights = fs::read(model.join("model.safetensors")).unwrap();
-    let out = train_command(&notes, &model.join("..").join("tok"), &model)
-        .assert()
-        .success();
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    let stderr = &t.resume_stderr;
     assert!(stderr.contains("resumed"), "{stderr}");
     assert_eq!(
         read_jsonl(&model.join("train_log.jsonl"))
@@ -149,12 +181,23 @@ fn train_fill_and_score_a_tiny_model() {
             .count(),
         120
     );
-    assert_eq!(fs::read(model.join("model.safetensors")).unwrap(), weights);
+    assert_eq!(
+        fs::read(model.join("model.safetensors")).unwrap(),
+        t.weights_before_resume
+    );
+}
 
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn fill_mask_takes_either_mask_spelling_and_sorts_k_predictions() {
+    let t = trained();
     // Fill-mask: either mask spelling, k sorted predictions with probabilities.
     let out = anonlm()
         .args(["mlm", "fill", "--top-k", "4", "--json", "--model"])
-        .arg(&model)
+        .arg(&t.model)
         .args([
             "De patiënt werd gezien door <mask>.",
             "Controle over twee [MASK].",
@@ -175,19 +218,27 @@ fn train_fill_and_score_a_tiny_model() {
             probs.iter().all(|p| *p > 0.0 && *p <= 1.0) && probs.iter().sum::<f64>() <= 1.0 + 1e-6
         );
     }
+}
 
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn scores_keep_line_ids_and_the_loss_score_is_deterministic() {
+    let t = trained();
     // Scores: a file in, JSONL out, ids kept; the loss score is deterministic for a seed.
-    let sentences = dir.path().join("s.txt");
+    let sentences = t.dir.join("s.txt");
     fs::write(
         &sentences,
         "De patiënt is opgenomen.\n\nControle over twee weken.\n",
     )
     .unwrap();
     let score = |method: &str, name: &str| {
-        let out = dir.path().join(name);
+        let out = t.dir.join(name);
         anonlm()
             .args(["mlm", "score", "--method", method, "--model"])
-            .arg(&model)
+            .arg(&t.model)
             .arg("--input")
             .arg(&sentences)
             .arg("--out")
@@ -211,13 +262,12 @@ fn train_fill_and_score_a_tiny_model() {
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
 fn bad_requests_fail_with_clear_errors() {
-    let dir = tempdir();
-    let (_, model) = trained(dir.path());
+    let t = trained();
     let err = |args: &[&str]| {
         let out = anonlm().args(args).assert().code(2);
         String::from_utf8_lossy(&out.get_output().stderr).to_string()
     };
-    let m = model.to_str().unwrap();
+    let m = t.model.to_str().unwrap();
     let e = err(&["mlm", "fill", "--model", m, "no mask in this sentence"]);
     assert!(
         e.contains("no mask token") && !e.contains("no mask in this"),
@@ -231,7 +281,7 @@ fn bad_requests_fail_with_clear_errors() {
         "mlm",
         "fill",
         "--model",
-        dir.path().join("tok").to_str().unwrap(),
+        t.dir.join("tok").to_str().unwrap(),
         "a <mask>",
     ]);
     assert!(e.contains("config.json"), "{e}");
@@ -266,23 +316,8 @@ fn prepared_shards_train_the_same_model_as_the_corpus() {
         lines.push(doc.to_string());
     }
     fs::write(&notes, lines.join("\n") + "\n").unwrap();
-    for (name, size) in [("tok", "500"), ("other", "400")] {
-        anonlm()
-            .args([
-                "tokenizer",
-                "train",
-                "--kind",
-                "wordpiece",
-                "-q",
-                "--vocab-size",
-                size,
-            ])
-            .arg("--corpus")
-            .arg(&notes)
-            .arg("--out")
-            .arg(d.join(name))
-            .assert()
-            .success();
+    for (name, size) in [("tok", 500), ("other", 400)] {
+        tokenizer(&notes, "wordpiece", size, &d.join(name));
     }
     let prepare = || {
         let mut cmd = anonlm();

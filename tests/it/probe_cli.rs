@@ -4,7 +4,7 @@
 //! shows a name, and user sentence files (.txt, .csv) whose leading spaces are kept.
 
 use crate::util::{
-    anonlm, fails, fixture_dir, mlm_train, printed, read_jsonl, synth, tempdir, tokenizer,
+    anonlm, fails, fixture_dir, mlm_train, printed, read_jsonl, shared, synth, tempdir, tokenizer,
 };
 use assert_cmd::Command;
 use serde_json::Value;
@@ -24,8 +24,8 @@ struct Pipeline {
 
 /// The pipeline of [`build_pipeline`], built by the first test that asks for it.
 fn pipeline() -> &'static Pipeline {
-    static PIPELINE: OnceLock<Pipeline> = OnceLock::new();
-    PIPELINE.get_or_init(build_pipeline)
+    static PIPELINE: OnceLock<Result<Pipeline, String>> = OnceLock::new();
+    shared(&PIPELINE, build_pipeline)
 }
 
 /// synth → deid (tags, gold spans) → tokenizer and tiny model on the raw notes → probe build,

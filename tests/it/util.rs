@@ -138,3 +138,24 @@ pub fn fixture_dir(name: &str) -> PathBuf {
         .unwrap()
         .keep()
 }
+
+/// The fixture in `cell`, built by `build` for the first test that asks for it. A build that
+/// panics is not tried again: every test that asks fails with its message, so a broken fixture
+/// costs one build, not one per test.
+pub fn shared<T: Send + Sync>(
+    cell: &'static std::sync::OnceLock<Result<T, String>>,
+    build: impl FnOnce() -> T,
+) -> &'static T {
+    let built = cell.get_or_init(|| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(build)).map_err(|e| {
+            e.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default()
+        })
+    });
+    match built {
+        Ok(fixture) => fixture,
+        Err(message) => panic!("the shared fixture failed to build: {message}"),
+    }
+}
