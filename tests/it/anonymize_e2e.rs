@@ -2,11 +2,12 @@
 //! model trained without de-identification, probes at the name slots, harvest, rewrite, and the
 //! same probes again (no harvested token, no recovery), `vocab check`, ordinary text unchanged.
 
-use crate::util::{anonlm, read_jsonl, tempdir};
+use crate::util::{anonlm, fails, fixture_dir, mlm_train, read_jsonl, shared, tokenizer};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// Planted surnames: frequent enough to become tokens. Two are on no built-in list, so the
 /// corpus evidence has to find them.
@@ -92,14 +93,38 @@ fn encode(dir: &Path, text: &str) -> Vec<u32> {
     tok.encode_ids(text).unwrap()
 }
 
-#[test]
-#[cfg_attr(
-    not(feature = "slow-tests"),
-    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
-)]
-fn harvest_and_rewrite_remove_planted_names_from_a_model() {
-    let dir = tempdir();
-    let d = dir.path();
+/// The chain the tests look at, run once by [`anonymized`]: notes with planted names,
+/// de-identified with tags; a tokenizer and a tiny model trained on the raw notes; a probe set
+/// and its run (`before.jsonl`); the harvest's review; the rewritten model and its run
+/// (`after.jsonl`).
+struct Anonymized {
+    dir: PathBuf,
+    tok: PathBuf,
+    model: PathBuf,
+    /// What `probe build` printed.
+    built: String,
+    before: Vec<Value>,
+    review: PathBuf,
+    /// The tokens the review marks `remove`.
+    removed: Vec<String>,
+    /// What `vocab harvest` printed.
+    harvest_log: String,
+    released: PathBuf,
+    map: PathBuf,
+    /// What `vocab rewrite` printed.
+    rewrite_log: String,
+    after: Vec<Value>,
+}
+
+/// Runs the chain of [`Anonymized`] for the first test that asks for it.
+fn anonymized() -> &'static Anonymized {
+    static CHAIN: OnceLock<Result<Anonymized, String>> = OnceLock::new();
+    shared(&CHAIN, run_chain)
+}
+
+fn run_chain() -> Anonymized {
+    let dir = fixture_dir("anonymize_e2e-chain");
+    let d = dir.as_path();
     let raw = d.join("raw.jsonl");
     fs::write(&raw, notes(300)).unwrap();
     let deid = d.join("deid.jsonl");
@@ -116,47 +141,14 @@ fn harvest_and_rewrite_remove_planted_names_from_a_model() {
         ],
         &[("--out", &deid), ("--ops-log", &ops), ("", &raw)],
     );
-    let tok = d.join("tok");
-    run_ok(
-        &[
-            "tokenizer",
-            "train",
-            "--kind",
-            "wordpiece",
-            "--vocab-size",
-            // 20 of the entries are the digits and their ## forms, always present.
-            "220",
-            "-q",
-        ],
-        &[("--corpus", &raw), ("--out", &tok)],
-    );
-    for name in PLANTED {
-        assert_eq!(encode(&tok, name).len(), 3, "{name} is not one token");
-    }
+    // 20 of the 220 entries are the digits and their ## forms, always present.
+    let tok = tokenizer(&raw, "wordpiece", 220, &d.join("tok"));
     // Trained on the raw notes: the names are in the model.
-    let model = d.join("model");
-    run_ok(
-        &[
-            "mlm",
-            "train",
-            "--config",
-            "tiny",
-            "--steps",
-            "800",
-            "--batch",
-            "32",
-            "--seq-len",
-            "16",
-            "--lr",
-            "3e-3",
-            "--eval-every",
-            "100",
-            "--held-out",
-            "0.2",
-            "-q",
-        ],
-        &[("--corpus", &raw), ("--tokenizer", &tok), ("--out", &model)],
-    );
+    #[rustfmt::skip]
+    let model = mlm_train(&raw, &tok, &d.join("model"), &[
+        "--config", "tiny", "--steps", "800", "--batch", "32", "--seq-len", "16", "--lr", "3e-3",
+        "--eval-every", "100", "--held-out", "0.2", "-q",
+    ]);
     let probes = d.join("probes");
     let built = run_ok(
         &["probe", "build"],
@@ -168,7 +160,6 @@ fn harvest_and_rewrite_remove_planted_names_from_a_model() {
             ("--out", &probes),
         ],
     );
-    assert!(built.contains("0 hash mismatches"), "{built}");
     let originals = probes.join("originals.jsonl");
     let candidates = d.join("candidates.txt");
     fs::write(
@@ -190,23 +181,9 @@ fn harvest_and_rewrite_remove_planted_names_from_a_model() {
         read_jsonl(out)
     };
     let before = probe(&model, &d.join("before.jsonl"));
-    let sets: HashSet<&str> = before.iter().map(|l| l["set"].as_str().unwrap()).collect();
-    assert_eq!(sets, HashSet::from(["seen", "unseen"]));
-    let texts = predicted_texts(&before);
-    let top1_planted = before
-        .iter()
-        .filter(|l| PLANTED.contains(&l["predictions"][0]["text"].as_str().unwrap().trim()))
-        .count();
-    assert!(
-        top1_planted * 3 > before.len(),
-        "planted names first at {top1_planted} of {} slots",
-        before.len()
-    );
-    assert!(before.iter().any(|l| l["recovery"]["in_top_k"] == true));
-
-    // Harvest with the corpus evidence: every planted name is proposed, nothing of the template.
+    // Harvest with the corpus evidence.
     let review = d.join("review.tsv");
-    let log = run_ok(
+    let harvest_log = run_ok(
         &["vocab", "harvest"],
         &[
             ("--model", &model),
@@ -223,20 +200,10 @@ fn harvest_and_rewrite_remove_planted_names_from_a_model() {
         .filter(|l| l.ends_with("\tremove"))
         .map(|l| l.split('\t').next().unwrap().to_string())
         .collect();
-    for name in PLANTED {
-        assert!(removed.iter().any(|t| t == name), "{name} not proposed");
-    }
-    for word in ["dokter", "De", "patiënt", "Controle", "."] {
-        assert!(!removed.iter().any(|t| t == word), "{word} proposed");
-    }
-    for name in PLANTED {
-        assert!(!log.contains(name), "a name in the harvest's output");
-    }
-
-    // Rewrite, then the same probes: no harvested token, no recovery.
+    // Rewrite, then the same probes.
     let released = d.join("released");
     let map = d.join("map.json");
-    let log = run_ok(
+    let rewrite_log = run_ok(
         &["vocab", "rewrite"],
         &[
             ("--model", &model),
@@ -245,13 +212,114 @@ fn harvest_and_rewrite_remove_planted_names_from_a_model() {
             ("--map", &map),
         ],
     );
-    for name in PLANTED {
-        assert!(!log.contains(name), "a name in the rewrite's output");
-    }
     let after = probe(&released, &d.join("after.jsonl"));
-    assert_eq!(after.len(), before.len());
-    for slot in predicted_texts(&after) {
-        for t in &removed {
+    Anonymized {
+        dir,
+        tok,
+        model,
+        built,
+        before,
+        review,
+        removed,
+        harvest_log,
+        released,
+        map,
+        rewrite_log,
+        after,
+    }
+}
+
+/// How many slots of the run before the rewrite have a planted name as their first prediction.
+fn top1_planted(before: &[Value]) -> usize {
+    before
+        .iter()
+        .filter(|l| PLANTED.contains(&l["predictions"][0]["text"].as_str().unwrap().trim()))
+        .count()
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn the_planted_names_are_single_tokens() {
+    let a = anonymized();
+    for name in PLANTED {
+        assert_eq!(encode(&a.tok, name).len(), 3, "{name} is not one token");
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn the_probe_set_matches_every_note_by_hash() {
+    let built = &anonymized().built;
+    assert!(built.contains("0 hash mismatches"), "{built}");
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn a_model_trained_on_raw_notes_predicts_and_recovers_the_planted_names() {
+    let before = &anonymized().before;
+    let sets: HashSet<&str> = before.iter().map(|l| l["set"].as_str().unwrap()).collect();
+    assert_eq!(sets, HashSet::from(["seen", "unseen"]));
+    let texts = predicted_texts(before);
+    let top1_planted = top1_planted(before);
+    assert!(
+        top1_planted * 3 > before.len(),
+        "planted names first at {top1_planted} of {} slots",
+        before.len()
+    );
+    assert!(before.iter().any(|l| l["recovery"]["in_top_k"] == true));
+    assert!(texts.iter().any(|s| PLANTED.iter().any(|n| s.contains(*n))));
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn harvest_proposes_every_planted_name_and_nothing_of_the_template() {
+    let a = anonymized();
+    // Harvest with the corpus evidence: every planted name is proposed, nothing of the template.
+    let removed = &a.removed;
+    for name in PLANTED {
+        assert!(removed.iter().any(|t| t == name), "{name} not proposed");
+    }
+    for word in ["dokter", "De", "patiënt", "Controle", "."] {
+        assert!(!removed.iter().any(|t| t == word), "{word} proposed");
+    }
+    for name in PLANTED {
+        assert!(
+            !a.harvest_log.contains(name),
+            "a name in the harvest's output"
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn after_the_rewrite_no_harvested_token_is_predicted_or_recovered() {
+    let a = anonymized();
+    for name in PLANTED {
+        assert!(
+            !a.rewrite_log.contains(name),
+            "a name in the rewrite's output"
+        );
+    }
+    // The same probes after the rewrite: no harvested token, no recovery.
+    let after = &a.after;
+    assert_eq!(after.len(), a.before.len());
+    for slot in predicted_texts(after) {
+        for t in &a.removed {
             assert!(
                 !slot.contains(t.trim_start_matches("##")),
                 "{t} still predicted"
@@ -259,27 +327,45 @@ fn harvest_and_rewrite_remove_planted_names_from_a_model() {
         }
     }
     assert!(after.iter().all(|l| l["recovery"]["in_top_k"] == false));
-    assert!(texts.iter().any(|s| PLANTED.iter().any(|n| s.contains(*n))));
+}
 
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn probe_metrics_fail_the_gate_before_the_rewrite_and_pass_it_after() {
+    let a = anonymized();
     check_metrics(
-        d,
-        &model,
-        &released,
-        &review,
-        &removed,
-        &before,
-        top1_planted,
+        &a.dir,
+        &a.model,
+        &a.released,
+        &a.review,
+        &a.removed,
+        &a.before,
+        top1_planted(&a.before),
     );
+}
 
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn the_rewritten_model_passes_vocab_check_and_encodes_plain_text_as_before() {
+    let a = anonymized();
     run_ok(
         &["vocab", "check"],
-        &[("--model", &released), ("--removed", &map)],
+        &[("--model", &a.released), ("--removed", &a.map)],
     );
     // Ordinary text encodes as before; the names no longer come out whole.
     let plain = "De patiënt werd gezien op de polikliniek. Medicatie werd niet gewijzigd.";
-    assert_eq!(encode(&model, plain), encode(&released, plain));
+    assert_eq!(encode(&a.model, plain), encode(&a.released, plain));
     for name in PLANTED {
-        assert!(encode(&released, name).len() > 3, "{name} still one token");
+        assert!(
+            encode(&a.released, name).len() > 3,
+            "{name} still one token"
+        );
     }
 }
 
@@ -382,17 +468,13 @@ fn check_metrics(
     assert!(m["judgement"]["decided_automatically"].as_u64().unwrap() > 0);
 
     // A run judged against the wrong model is refused, naming the file and slot.
-    let err = anonlm()
-        .args(["probe", "metrics", "--model"])
-        .arg(released)
-        .arg("--probe")
-        .arg(d.join("before.jsonl"))
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8_lossy(&err);
+    let err = fails(
+        anonlm()
+            .args(["probe", "metrics", "--model"])
+            .arg(released)
+            .arg("--probe")
+            .arg(d.join("before.jsonl")),
+    );
     assert!(
         err.contains("before.jsonl") && err.contains("another model"),
         "{err}"
