@@ -4,21 +4,26 @@
 //! sets of different kinds are INVALID by the blind baseline; the report holds no text; bad
 //! specs exit 2.
 
-use crate::util::{anonlm, synth, tempdir};
+use crate::util::{
+    anonlm, fixture_dir, mlm_train, mlm_train_command, shared, synth, tempdir, tokenizer,
+};
 use serde_json::Value;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 fn ok(args: &[&str], dir: &Path) {
     anonlm().current_dir(dir).args(args).assert().success();
 }
 
-/// Runs an audit in `dir`; returns the exit code and report.json.
+/// Runs an audit in `dir` of `spec` (written to `dir/<out>.toml`, so that tests sharing `dir`
+/// do not overwrite each other's spec); returns the exit code and report.json.
 fn audit(dir: &Path, spec: &str, out: &str) -> (Option<i32>, Value) {
-    fs::write(dir.join("spec.toml"), spec).unwrap();
+    let spec_file = format!("{out}.toml");
+    fs::write(dir.join(&spec_file), spec).unwrap();
     let o = anonlm()
         .current_dir(dir)
-        .args(["audit", "--spec", "spec.toml", "--out", out])
+        .args(["audit", "--spec", &spec_file, "--out", out])
         .output()
         .unwrap();
     let text = fs::read_to_string(dir.join(out).join("report.json"))
@@ -76,22 +81,7 @@ fn random_word_documents(prefix: &str, docs: usize, seed: u64) -> String {
 fn members_others_and_tokenizer(d: &Path) {
     fs::write(d.join("members.jsonl"), random_word_documents("m", 8, 1)).unwrap();
     fs::write(d.join("others.jsonl"), random_word_documents("n", 8, 2)).unwrap();
-    ok(
-        &[
-            "tokenizer",
-            "train",
-            "--kind",
-            "wordpiece",
-            "--vocab-size",
-            "300",
-            "-q",
-            "--corpus",
-            "members.jsonl",
-            "--out",
-            "tok",
-        ],
-        d,
-    );
+    tokenizer(&d.join("members.jsonl"), "wordpiece", 300, &d.join("tok"));
 }
 
 /// `d/config.json`: a tiny BERT without dropout, to learn its few documents by heart.
@@ -118,37 +108,15 @@ fn a_model_overfit_on_its_members_fails() {
     members_others_and_tokenizer(d);
     // A tiny BERT without dropout, 200 passes over its 8 documents: it learns them by heart.
     write_memorizing_config(d);
-    anonlm()
+    #[rustfmt::skip]
+    let flags = [
+        "--config", "config.json", "--steps", "400", "--batch", "16", "--seq-len", "32", "--lr",
+        "5e-3", "--held-out", "0", "--eval-every", "0", "-q",
+    ];
+    let (members, tok, model) = (d.join("members.jsonl"), d.join("tok"), d.join("model"));
+    // The config is named relative to `d`.
+    mlm_train_command(&members, &tok, &model, &flags)
         .current_dir(d)
-        .args([
-            "mlm",
-            "train",
-            "--config",
-            "config.json",
-            "--steps",
-            "400",
-            "--batch",
-            "16",
-        ])
-        .args([
-            "--seq-len",
-            "32",
-            "--lr",
-            "5e-3",
-            "--held-out",
-            "0",
-            "--eval-every",
-            "0",
-            "-q",
-        ])
-        .args([
-            "--corpus",
-            "members.jsonl",
-            "--tokenizer",
-            "tok",
-            "--out",
-            "model",
-        ])
         .assert()
         .success();
     // Scored in the blocks the model was trained on.
@@ -272,54 +240,56 @@ const NULL_SPEC: &str =
 /// The validity margin of the null model's audits (see where they run).
 const NULL_MARGIN: &str = "[thresholds]\nmin_gain_over_unigram = 0.05\n";
 
+/// The audits' data and models, built by the first test that asks for it: Dutch notes `a.jsonl`
+/// and `b.jsonl` (members and non-members of one kind), Spanish notes `es.jsonl`, and a
+/// tokenizer and two tiny models trained on other Dutch notes: `model` until it models them, and
+/// `untrained`, a handful of steps.
+fn null_models() -> &'static Path {
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    shared::<PathBuf>(&DIR, || {
+        let d = fixture_dir("audit_cli-null-models");
+        synth(&d.join("a.jsonl"), "nl", 60, 21);
+        synth(&d.join("b.jsonl"), "nl", 60, 25);
+        synth(&d.join("es.jsonl"), "es", 40, 23);
+        synth(&d.join("other.jsonl"), "nl", 60, 24);
+        let tok = tokenizer(&d.join("other.jsonl"), "wordpiece", 300, &d.join("tok"));
+        // A model trained on other notes until it models them: it saw neither a.jsonl nor b.jsonl.
+        let train = |steps: &str, out: &str| {
+            #[rustfmt::skip]
+            let flags = [
+                "--config", "tiny", "--steps", steps, "--batch", "64", "--seq-len", "16", "--lr",
+                "3e-3", "--held-out", "0.1", "--eval-every", "0", "-q",
+            ];
+            mlm_train(&d.join("other.jsonl"), &tok, &d.join(out), &flags);
+        };
+        train(NULL_MODEL_STEPS, "model");
+        train("5", "untrained");
+        d
+    })
+}
+
+/// The null model's audit of `a.jsonl` against `b.jsonl` (out dir `null`), run once: its exit
+/// code and report.
+fn null_audit() -> &'static (Option<i32>, Value) {
+    static AUDIT: OnceLock<Result<(Option<i32>, Value), String>> = OnceLock::new();
+    shared(&AUDIT, || {
+        audit(
+            null_models(),
+            &format!("{NULL_SPEC}max_per_set = 400\n{NULL_MARGIN}"),
+            "null",
+        )
+    })
+}
+
 #[test]
 #[cfg_attr(
     not(feature = "slow-tests"),
     ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
 )]
-fn one_kind_of_text_passes_other_kinds_are_invalid_and_bad_specs_exit_2() {
-    let dir = tempdir();
-    let d = dir.path();
-    synth(&d.join("a.jsonl"), "nl", 60, 21);
-    synth(&d.join("b.jsonl"), "nl", 60, 25);
-    synth(&d.join("es.jsonl"), "es", 40, 23);
-    synth(&d.join("other.jsonl"), "nl", 60, 24);
-    anonlm()
-        .current_dir(d)
-        .args([
-            "tokenizer",
-            "train",
-            "--kind",
-            "wordpiece",
-            "--vocab-size",
-            "300",
-            "-q",
-        ])
-        .args(["--corpus", "other.jsonl", "--out", "tok"])
-        .assert()
-        .success();
-    // A model trained on other notes until it models them: it saw neither a.jsonl nor b.jsonl.
-    let train = |steps: &str, out: &str| {
-        anonlm()
-            .current_dir(d)
-            .args(["mlm", "train", "--config", "tiny", "--steps", steps])
-            .args(["--batch", "64", "--seq-len", "16", "--lr", "3e-3"])
-            .args(["--held-out", "0.1", "--eval-every", "0", "-q"])
-            .args([
-                "--corpus",
-                "other.jsonl",
-                "--tokenizer",
-                "tok",
-                "--out",
-                out,
-            ])
-            .assert()
-            .success();
-    };
-    train(NULL_MODEL_STEPS, "model");
+fn a_model_that_learned_nothing_makes_the_audit_invalid() {
+    let d = null_models();
     // A handful of steps: the model learned nothing, so attacks on it are at chance by
     // construction and a PASS would prove nothing.
-    train("5", "untrained");
     let (code, r) = audit(
         d,
         "[model]\ndir = \"untrained\"\n[data]\nmembers = \"a.jsonl\"\nnon_members = \"b.jsonl\"\nmax_per_set = 400\n",
@@ -335,18 +305,21 @@ fn one_kind_of_text_passes_other_kinds_are_invalid_and_bad_specs_exit_2() {
         "{:#}",
         r["decision"]
     );
+}
 
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn members_and_non_members_of_one_kind_pass_with_every_interval_at_chance() {
     // Members and non-members drawn alike, a model that learned the kind of text but saw
     // neither: PASS, and every interval covers 0.5. Kept short, this model ends about 10% below
     // the unigram baseline (measured: 4.75 against 5.25), so the spec sets the validity margin
     // to 5% rather than the default 20%.
-    let (code, r) = audit(
-        d,
-        &format!("{NULL_SPEC}max_per_set = 400\n{NULL_MARGIN}"),
-        "null",
-    );
+    let (code, r) = null_audit();
     assert_eq!(r["decision"]["outcome"], "PASS", "{:#}", r["decision"]);
-    assert_eq!(code, Some(0));
+    assert_eq!(*code, Some(0));
     for name in [
         "blind_baseline",
         "masked_token_loss",
@@ -355,18 +328,28 @@ fn one_kind_of_text_passes_other_kinds_are_invalid_and_bad_specs_exit_2() {
         // No attack finds the members likelier: the interval reaches 0.5 from above or covers
         // it (a model that learned the notes may score the two sets a little differently, in
         // either direction: measured 0.457 [0.415, 0.499] for the loss attack).
-        let (value, lower, upper) = auc(&r, name);
+        let (value, lower, upper) = auc(r, name);
         assert!(
             lower < 0.5 && upper > 0.45 && value < 0.55,
             "{name}: {value} [{lower}, {upper}]"
         );
         // Sentences are clustered by document: the interval says how many documents there were.
         assert_eq!(
-            attack(&r, name)["metrics"]["clusters"],
+            attack(r, name)["metrics"]["clusters"],
             serde_json::json!([60, 60])
         );
     }
+}
 
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn another_seed_moves_every_metric_inside_its_interval() {
+    let d = null_models();
+    // The audit compared against, in `null`.
+    null_audit();
     // The same audit with another sampling and masking seed: `report diff` finds every change
     // inside the intervals.
     let (_, again) = audit(
@@ -398,7 +381,15 @@ fn one_kind_of_text_passes_other_kinds_are_invalid_and_bad_specs_exit_2() {
         "{diff:#}"
     );
     assert!(metrics.iter().all(|m| m["change"] != "outside"), "{diff:#}");
+}
 
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn members_and_non_members_of_different_kinds_are_invalid_by_the_blind_baseline() {
+    let d = null_models();
     // Dutch members, Spanish non-members: the blind baseline tells them apart.
     let (code, r) = audit(
         d,
@@ -413,7 +404,15 @@ fn one_kind_of_text_passes_other_kinds_are_invalid_and_bad_specs_exit_2() {
             .unwrap()
             > 0.9
     );
+}
 
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: trains a model or starts Spark; cargo test --release --features slow-tests"
+)]
+fn a_spec_with_an_unknown_key_exits_2_naming_the_file_and_line_not_the_key() {
+    let d = null_models();
     // A spec naming an unknown key fails with exit 2, naming the file, the line and the keys
     // expected, not the key as written (a key is input too).
     fs::write(
