@@ -3,9 +3,8 @@
 #   scripts/train_name_models.sh DATA_DIR OUT_DIR [extra `anonlm ner train` flags]
 # writes OUT_DIR/<lang>/ (a BiLSTM-CRF with rule-hit features, `anonlm ner train`). Labels map
 # through the built-in `conll_ner` label map (PER -> NAME, LOC -> LOCATION, ORG ->
-# LOCATION/ORGANIZATION, MISC ignored). NerKor's CoNLL-U Plus files and GUM's mention files
-# (English) are first flattened to `word<TAB>tag` files in a private temporary directory (0700,
-# removed at exit).
+# LOCATION/ORGANIZATION, MISC ignored). NerKor's CoNLL-U Plus files are first flattened to
+# `word<TAB>tag` files in a private temporary directory (0700, removed at exit).
 # Environment: ANONLM (binary, default target/release/anonlm), LANGS (default "nl es hu it en"),
 # MAX_MINUTES (per language, default 16, so all five fit in 90 minutes on 2 cores),
 # CASE_COPIES_LANGS (default "en"): languages whose training data also holds a lower-cased copy
@@ -75,48 +74,6 @@ cat_conllup() {
     done
 }
 
-# Flattens GUM files (`word<TAB>type`, IO tags over every mention: pronouns and common nouns
-# too, nested mentions folded into the outer one) into one CoNLL file of names only: a run of
-# one type (person, place, organization; the rest are O) is tagged PER/LOC/ORG only when,
-# after a leading determiner or title (the, his, Mr., Professor), it is all capitalised words
-# (joined by of/de/and/&/the) and does not open with a pronoun; a lone capitalised word that
-# opens the sentence and is written in lower case elsewhere in GUM is a common noun. Other
-# mentions ("the mayor of Paris", "they") become O.
-cat_gum() {
-    local out=$1; shift
-    awk -F'\t' '
-        pass == 1 { if ($1 ~ /^[a-z]/) lower[$1] = 1; next }
-        function typ(t) { return t == "person" ? "PER" : t == "place" ? "LOC" : t == "organization" ? "ORG" : "O" }
-        function flush(   i, j, k, s, e, ok, t) {
-            if (n == 0) return
-            for (i = 1; i <= n; i++) out[i] = "O"
-            for (i = 1; i <= n; i = j + 1) {
-                j = i
-                if ((t = ty[i]) == "O") continue
-                while (j < n && ty[j + 1] == t) j++
-                s = i; e = j
-                while (s <= e && ((w[s] in det) || (w[s] in title))) s++
-                ok = s <= e && w[s] ~ /^[A-Z]/ && w[e] ~ /^[A-Z0-9]/ && !(w[s] in pron)
-                for (k = s; ok && k <= e; k++) if (w[k] !~ /^[A-Z0-9]/ && !(w[k] in conn)) ok = 0
-                if (ok && s == 1 && e == 1 && (tolower(w[1]) in lower)) ok = 0
-                if (ok) { out[s] = "B-" t; for (k = s + 1; k <= e; k++) out[k] = "I-" t }
-            }
-            for (i = 1; i <= n; i++) print w[i] "\t" out[i]
-            print ""
-            n = 0
-        }
-        BEGIN {
-            split("I We You He She They It Me Us Him Her Them My Our Your His Their Its The A An This That These Those There Here What Who", a, " "); for (x in a) pron[a[x]] = 1
-            split("Mr Mr. Mrs Mrs. Ms Ms. Dr Dr. Prof Prof. Professor President Senator Governor Sir", a, " "); for (x in a) title[a[x]] = 1
-            split("the a an his her their our my your its this that these those", a, " "); for (x in a) det[a[x]] = 1
-            split("of de and & the", a, " "); for (x in a) conn[a[x]] = 1
-        }
-        pass == 2 && FNR == 1 { flush() }
-        pass == 2 && NF == 0 { flush(); next }
-        pass == 2 { n++; w[n] = $1; ty[n] = typ($NF) }
-        END { flush() }' pass=1 "$@" pass=2 "$@" > "$out"
-}
-
 for lang in $LANGS; do
     train="$TMP/$lang.train.conll" dev="$TMP/$lang.dev.conll"
     case $lang in
@@ -127,10 +84,6 @@ for lang in $LANGS; do
             mapfile -t de < <(find "$DATA/hu/nerkor/devel" -name '*.conllup' | sort)
             cat_conllup "$train" "${tr[@]}"; cat_conllup "$dev" "${de[@]}" ;;
         en) cat_columns "$train" "$DATA/en/wnut17/train.conll" "$DATA"/en/btc/*.conll "$DATA/en/wikigold/wikigold.conll"
-            # GUM's Wikinews parts (news, interviews; texts CC BY 2.5). Its WikiVoyage part
-            # (CC BY-SA 3.0) is left out so the model stays CC BY 4.0.
-            cat_gum "$TMP/gum.conll" "$DATA"/en/gum/{news,interview}/*.tsv
-            cat "$TMP/gum.conll" >> "$train"
             cat_columns "$dev" "$DATA/en/wnut17/dev.conll" ;;
         *) echo "$0: unknown language $lang" >&2; exit 2 ;;
     esac
