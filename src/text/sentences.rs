@@ -2,9 +2,9 @@
 //! the built-in title lists). A sentence ends at a line break, and after `.`, `!` or `?` when
 //! the next word opens a sentence (an upper-case letter, or after a space also a digit, a
 //! bracketed tag like `[NAME]`, `¿` or `¡`), unless the mark is a `.` after an abbreviation: a
-//! word of at most three characters with a letter in it (`Dr.`, `Sta.`, `nº.`, an initial `J.`)
-//! or a dotted title of the built-in lists (`Prof.`, `Dott.`). A de-identified tag (`[NAME].`),
-//! a number or a bracket before the mark ends the sentence. The taggers cut their token
+//! word of one or two characters with a letter in it (`Dr.`, `nº.`, an initial `J.`), of three
+//! starting upper case (`Sta.`), or a dotted title of the built-in lists (`Prof.`, `Dott.`).
+//! A de-identified tag (`[NAME].`), a number or a bracket before the mark ends the sentence. The taggers cut their token
 //! sequences here (with a length cap), the name probes take the sentence around a slot. The
 //! audit's examples keep a looser rule for now (`audit_cuts`, which says why).
 
@@ -51,9 +51,17 @@ impl Abbreviations {
         }
     }
 
-    /// Whether the word token `word` before a `.` is an abbreviation, so the sentence goes on.
+    /// Whether the word token `word` before a `.` is an abbreviation, so the sentence goes on:
+    /// a listed title, a word of one or two characters with a letter (`J.`, `dr.`, `mg.`,
+    /// `nº.`), or of three starting upper case (`Sta.`, `Sra.`). A lower-case word of three
+    /// letters is a word (`mee.`, `van.`, `hoy.`, `him.` end sentences).
     fn keeps_going(&self, word: &str) -> bool {
-        let short_word = word.chars().count() <= 3 && word.chars().any(char::is_alphabetic);
+        let letters = word.chars().any(char::is_alphabetic);
+        let short_word = match word.chars().count() {
+            1 | 2 => letters,
+            3 => word.chars().next().is_some_and(char::is_uppercase),
+            _ => false,
+        };
         short_word || self.words.contains(&format!("{}.", word.to_lowercase()))
     }
 }
@@ -326,7 +334,7 @@ mod tests {
         let t4 = "Ingresa ahora ! Alta (ver) . Fin";
         let toks4 = tokenize(t4);
         assert_eq!(token_sentences(t4, &toks4, 100), vec![0..3, 3..8, 8..9]);
-        let t5 = "Visto por [NAME]. Fiebre de 38. Dolor en pie. Sin más";
+        let t5 = "Visto por [NAME]. Fiebre de 38. Dolor en pie. Sin más. Hoy sí";
         let toks5 = tokenize(t5);
         let s5: Vec<String> = token_sentences(t5, &toks5, 100)
             .into_iter()
@@ -337,7 +345,9 @@ mod tests {
             [
                 "Visto por [ NAME ] .",
                 "Fiebre de 38 .",
-                "Dolor en pie . Sin más"
+                "Dolor en pie .",
+                "Sin más .",
+                "Hoy sí"
             ]
         );
         // A title from the lists keeps the name with its sentence.
