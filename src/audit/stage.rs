@@ -196,7 +196,7 @@ fn load_examples(spec: &AuditSpec, model: &MlmRuntime) -> StageResult<Examples> 
     };
     let cut = match d.examples {
         ExampleKind::Sentences => Cut::Sentences {
-            room: model.max_tokens().saturating_sub(2).max(1),
+            room: model.max_tokens().saturating_sub(2),
             offsets: &offsets,
         },
         ExampleKind::Blocks => {

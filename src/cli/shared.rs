@@ -124,8 +124,7 @@ fn device_spec(s: &str) -> Result<String, crate::mlm::device::DeviceError> {
 /// gold format (`eval --names`: conll, kind, conllup, ...); which of them a mode takes is
 /// checked by the mode.
 pub fn eval_format(s: &str) -> Result<String, ValueError> {
-    let gold = s.parse::<crate::eval::ner_gold::GoldFormat>();
-    if gold.is_err() {
+    if s.parse::<crate::eval::ner_gold::GoldFormat>().is_err() {
         corpus_format(s).map_err(|_| {
             ValueError::new(format!(
                 "unknown format {s:?} (expected auto, a corpus format: text, jsonl, brat, \

@@ -4,9 +4,10 @@
 //! bracketed tag like `[NAME]`, `¿` or `¡`), unless the mark is a `.` after an abbreviation: a
 //! word of one or two characters with a letter in it (`Dr.`, `nº.`, an initial `J.`), of three
 //! starting upper case (`Sta.`), or a dotted title of the built-in lists (`Prof.`, `Dott.`).
-//! A de-identified tag (`[NAME].`), a number or a bracket before the mark ends the sentence. The taggers cut their token
-//! sequences here (with a length cap), the name probes take the sentence around a slot. The
-//! audit's examples keep a looser rule for now (`audit_cuts`, which says why).
+//! A de-identified tag (`[NAME].`), a number or a bracket before the mark ends the sentence.
+//! The taggers cut their token sequences here (with a length cap), the name probes take the
+//! sentence around a slot. The audit's examples keep a looser rule for now (`audit_cuts`,
+//! which says why).
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -229,7 +230,7 @@ pub fn sentence_around(
 
 /// All sentences of `text` as the audit cuts its examples ([`audit_cuts`]), as byte ranges
 /// without surrounding whitespace (blank ones left out).
-pub fn split_sentences(text: &str, abbreviations: &Abbreviations) -> Vec<(usize, usize)> {
+pub fn audit_sentences(text: &str, abbreviations: &Abbreviations) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut push = |a: usize, b: usize| {
@@ -254,7 +255,7 @@ mod tests {
     use crate::text::words::tokenize;
 
     fn pieces<'a>(text: &'a str, ab: &Abbreviations) -> Vec<&'a str> {
-        split_sentences(text, ab)
+        audit_sentences(text, ab)
             .into_iter()
             .map(|(a, b)| &text[a..b])
             .collect()
