@@ -5,10 +5,38 @@ use crate::error::ValueError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
+use strum::{IntoStaticStr, VariantArray};
+
+/// Copies a variant list into a fixed-size array, so `ALL` stays a by-value `const` array
+/// while the variants are listed only in the enum.
+const fn to_array<T: Copy, const N: usize>(variants: &[T]) -> [T; N] {
+    assert!(variants.len() == N);
+    let mut out = [variants[0]; N];
+    let mut i = 1;
+    while i < N {
+        out[i] = variants[i];
+        i += 1;
+    }
+    out
+}
 
 /// Top-level PHI category.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    VariantArray,
+    IntoStaticStr,
+)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
 pub enum Category {
     Name,
     Profession,
@@ -21,28 +49,13 @@ pub enum Category {
 }
 
 impl Category {
-    pub const ALL: [Category; 8] = [
-        Category::Name,
-        Category::Profession,
-        Category::Location,
-        Category::Age,
-        Category::Date,
-        Category::Contact,
-        Category::Id,
-        Category::Other,
-    ];
+    /// Every category, in declaration order.
+    pub const ALL: [Category; <Category as VariantArray>::VARIANTS.len()] =
+        to_array(<Category as VariantArray>::VARIANTS);
 
+    /// The canonical text form (`NAME`, `PROFESSION`), the same as the serde name.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Category::Name => "NAME",
-            Category::Profession => "PROFESSION",
-            Category::Location => "LOCATION",
-            Category::Age => "AGE",
-            Category::Date => "DATE",
-            Category::Contact => "CONTACT",
-            Category::Id => "ID",
-            Category::Other => "OTHER",
-        }
+        self.into()
     }
 
     /// Subtypes allowed under this category.
@@ -99,8 +112,22 @@ impl FromStr for Category {
 }
 
 /// PHI subcategory. `Other` is shared by NAME, LOCATION and OTHER.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    VariantArray,
+    IntoStaticStr,
+)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
 pub enum Subtype {
     Patient,
     Doctor,
@@ -138,82 +165,13 @@ pub enum Subtype {
 }
 
 impl Subtype {
-    pub const ALL: [Subtype; 33] = {
-        use Subtype::*;
-        [
-            Patient,
-            Doctor,
-            Relative,
-            Username,
-            Other,
-            Profession,
-            Hospital,
-            Department,
-            Room,
-            Organization,
-            Street,
-            City,
-            State,
-            Country,
-            Zip,
-            Age,
-            Date,
-            Birthdate,
-            Phone,
-            Fax,
-            Email,
-            Url,
-            Ipaddr,
-            Ssn,
-            Medicalrecord,
-            Healthplan,
-            Account,
-            License,
-            Vehicle,
-            Device,
-            Bioid,
-            Idnum,
-            Sex,
-        ]
-    };
+    /// Every subtype, in declaration order.
+    pub const ALL: [Subtype; <Subtype as VariantArray>::VARIANTS.len()] =
+        to_array(<Subtype as VariantArray>::VARIANTS);
 
+    /// The canonical text form (`PATIENT`, `MEDICALRECORD`), the same as the serde name.
     pub fn as_str(self) -> &'static str {
-        use Subtype::*;
-        match self {
-            Patient => "PATIENT",
-            Doctor => "DOCTOR",
-            Relative => "RELATIVE",
-            Username => "USERNAME",
-            Other => "OTHER",
-            Profession => "PROFESSION",
-            Hospital => "HOSPITAL",
-            Department => "DEPARTMENT",
-            Room => "ROOM",
-            Organization => "ORGANIZATION",
-            Street => "STREET",
-            City => "CITY",
-            State => "STATE",
-            Country => "COUNTRY",
-            Zip => "ZIP",
-            Age => "AGE",
-            Date => "DATE",
-            Birthdate => "BIRTHDATE",
-            Phone => "PHONE",
-            Fax => "FAX",
-            Email => "EMAIL",
-            Url => "URL",
-            Ipaddr => "IPADDR",
-            Ssn => "SSN",
-            Medicalrecord => "MEDICALRECORD",
-            Healthplan => "HEALTHPLAN",
-            Account => "ACCOUNT",
-            License => "LICENSE",
-            Vehicle => "VEHICLE",
-            Device => "DEVICE",
-            Bioid => "BIOID",
-            Idnum => "IDNUM",
-            Sex => "SEX",
-        }
+        self.into()
     }
 }
 
@@ -298,6 +256,107 @@ impl fmt::Display for Label {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The serde name of a unit variant: the JSON string it serializes to.
+    fn serde_name<T: Serialize>(v: T) -> String {
+        match serde_json::to_value(v).unwrap() {
+            serde_json::Value::String(s) => s,
+            other => panic!("not a string: {other}"),
+        }
+    }
+
+    #[test]
+    fn every_category_text_form_round_trips_and_matches_serde() {
+        assert_eq!(Category::ALL.len(), 8);
+        for c in Category::ALL {
+            let s = c.as_str();
+            assert_eq!(s.parse::<Category>().unwrap(), c, "{s}");
+            assert_eq!(
+                s.to_ascii_lowercase().parse::<Category>().unwrap(),
+                c,
+                "{s}"
+            );
+            assert_eq!(format!(" {s} ").parse::<Category>().unwrap(), c, "{s}");
+            assert_eq!(serde_name(c), s);
+            assert_eq!(c.to_string(), s);
+            let back: Category = serde_json::from_value(serde_json::json!(s)).unwrap();
+            assert_eq!(back, c);
+        }
+        assert!("NAMES".parse::<Category>().is_err());
+    }
+
+    #[test]
+    fn every_subtype_text_form_round_trips_and_matches_serde() {
+        assert_eq!(Subtype::ALL.len(), 33);
+        for t in Subtype::ALL {
+            let s = t.as_str();
+            assert_eq!(s.parse::<Subtype>().unwrap(), t, "{s}");
+            assert_eq!(s.to_ascii_lowercase().parse::<Subtype>().unwrap(), t, "{s}");
+            assert_eq!(format!(" {s} ").parse::<Subtype>().unwrap(), t, "{s}");
+            assert_eq!(serde_name(t), s);
+            assert_eq!(t.to_string(), s);
+            let back: Subtype = serde_json::from_value(serde_json::json!(s)).unwrap();
+            assert_eq!(back, t);
+        }
+        assert!("MEDICAL_RECORD".parse::<Subtype>().is_err());
+    }
+
+    #[test]
+    fn text_forms_are_the_canonical_i2b2_spellings() {
+        let cats: Vec<&str> = Category::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(
+            cats,
+            [
+                "NAME",
+                "PROFESSION",
+                "LOCATION",
+                "AGE",
+                "DATE",
+                "CONTACT",
+                "ID",
+                "OTHER"
+            ]
+        );
+        let subs: Vec<&str> = Subtype::ALL.iter().map(|t| t.as_str()).collect();
+        assert_eq!(
+            subs,
+            [
+                "PATIENT",
+                "DOCTOR",
+                "RELATIVE",
+                "USERNAME",
+                "OTHER",
+                "PROFESSION",
+                "HOSPITAL",
+                "DEPARTMENT",
+                "ROOM",
+                "ORGANIZATION",
+                "STREET",
+                "CITY",
+                "STATE",
+                "COUNTRY",
+                "ZIP",
+                "AGE",
+                "DATE",
+                "BIRTHDATE",
+                "PHONE",
+                "FAX",
+                "EMAIL",
+                "URL",
+                "IPADDR",
+                "SSN",
+                "MEDICALRECORD",
+                "HEALTHPLAN",
+                "ACCOUNT",
+                "LICENSE",
+                "VEHICLE",
+                "DEVICE",
+                "BIOID",
+                "IDNUM",
+                "SEX",
+            ]
+        );
+    }
 
     #[test]
     fn parse_round_trips_and_rejects_wrong_pairs() {
