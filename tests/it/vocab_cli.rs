@@ -2,14 +2,17 @@
 //! tokenizer and model trained by the binary on notes full of a few surnames, a review marking
 //! them `remove`, the rewrite, and what must hold afterwards (loads, same ids and logits for
 //! text without names, names no longer single tokens, checks pass, map protected, no names
-//! printed without `--show`).
+//! printed without `--show`). Each kind's model and rewrite are built once and shared by one
+//! test per behaviour; the refused requests share the WordPiece model.
 
-use crate::util::{anonlm, mlm_train, tempdir, tokenizer};
+use crate::util::{anonlm, fixture_dir, mlm_train, shared, tempdir, tokenizer};
 use anonlm::vocab::{write_review, Decision, ReviewRow};
 use candle_core::{Device, Tensor};
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::sync::OnceLock;
 
 const SURNAMES: [&str; 5] = ["Jansen", "Bakker", "Visser", "Mulder", "Smit"];
 const FIRST: [&str; 3] = ["Pieter", "Anna", "Karel"];
@@ -78,9 +81,13 @@ fn bare(token: &str) -> &str {
         .trim_start_matches('▁')
 }
 
-fn logits(model: &Path, text: &str) -> (Vec<u32>, Vec<f32>) {
+fn ids_of(model: &Path, text: &str) -> Vec<u32> {
     let tk = anonlm::tokenizer::load_dir(model).unwrap();
-    let ids = tk.encode_ids(text).unwrap();
+    tk.encode_ids(text).unwrap()
+}
+
+fn logits(model: &Path, text: &str) -> (Vec<u32>, Vec<f32>) {
+    let ids = ids_of(model, text);
     let loaded = anonlm::mlm::load_model_dir(model, &Device::Cpu).unwrap();
     let input = Tensor::new(ids.as_slice(), &Device::Cpu)
         .unwrap()
@@ -151,11 +158,36 @@ print(json.dumps({"ids": enc["input_ids"][0].tolist(), "diff": diff,
     assert_eq!(got["renamed"], entries[0]["new"]);
 }
 
-fn rewrite_and_check(kind: &str, vocab: usize) {
-    let dir = tempdir();
-    let notes = dir.path().join("notes.txt");
+/// A model of one tokenizer kind, its vocabulary, and its rewrite: what the per-kind tests share.
+struct Rewritten {
+    kind: &'static str,
+    /// The trained model (the rewrite's input).
+    model: PathBuf,
+    /// The released (rewritten) model dir.
+    out: PathBuf,
+    /// The private map of renamed tokens.
+    map: PathBuf,
+    /// The vocabulary of `model`, by id.
+    before: Vec<(u32, String)>,
+    /// The review rows: the surnames marked remove, then one ordinary word kept.
+    rows: Vec<ReviewRow>,
+    /// stdout + stderr of `vocab rewrite`.
+    rewrite_output: String,
+    /// The map's entries.
+    entries: Vec<Value>,
+    /// Entries renamed because the review confirmed them.
+    confirmed: usize,
+    /// A `--names` file listing the surnames.
+    names: PathBuf,
+}
+
+/// Trains a `kind` tokenizer of `vocab` entries and a tiny model, marks the surnames that
+/// became single tokens `remove` (one ordinary word `keep`) and runs `vocab rewrite`.
+fn rewrite(kind: &'static str, vocab: usize) -> Rewritten {
+    let dir = fixture_dir(&format!("vocab_cli-{kind}"));
+    let notes = dir.join("notes.txt");
     corpus(&notes);
-    let model = model_dir(dir.path(), &notes, kind, vocab);
+    let model = model_dir(&dir, &notes, kind, vocab);
     let before = vocab_of(&model);
 
     // The surnames that became single tokens, marked remove; one ordinary word kept.
@@ -187,11 +219,11 @@ fn rewrite_and_check(kind: &str, vocab: usize) {
         evidence: String::new(),
         decision: Decision::Keep,
     });
-    let review = dir.path().join("review.tsv");
+    let review = dir.join("review.tsv");
     write_review(&review, &rows).unwrap();
 
-    let out = dir.path().join("released");
-    let map = dir.path().join("private").join("map.json");
+    let out = dir.join("released");
+    let map = dir.join("private").join("map.json");
     fs::create_dir_all(map.parent().unwrap()).unwrap();
     let run = anonlm()
         .args(["vocab", "rewrite", "--model"])
@@ -205,10 +237,40 @@ fn rewrite_and_check(kind: &str, vocab: usize) {
         .output()
         .unwrap();
     assert!(run.status.success(), "{}", output_text(&run));
-    no_names(&output_text(&run));
 
-    // A complete model dir, weights byte for byte, no checkpoint or log.
-    for f in [
+    let entries: Vec<Value> = serde_json::from_str(&fs::read_to_string(&map).unwrap()).unwrap();
+    let confirmed = entries
+        .iter()
+        .filter(|e| e["reason"] == "confirmed")
+        .count();
+    let names = dir.join("names.txt");
+    fs::write(
+        &names,
+        format!("# removed surnames\n{}\n", SURNAMES.join("\n")),
+    )
+    .unwrap();
+    Rewritten {
+        kind,
+        rewrite_output: output_text(&run),
+        model,
+        out,
+        map,
+        before,
+        rows,
+        entries,
+        confirmed,
+        names,
+    }
+}
+
+fn the_rewrite_prints_no_names(f: &Rewritten) {
+    no_names(&f.rewrite_output);
+}
+
+/// A complete model dir, weights byte for byte, no checkpoint or log.
+fn the_released_dir_is_complete_with_the_same_weights_and_no_training_files(f: &Rewritten) {
+    let (kind, out) = (f.kind, &f.out);
+    for file in [
         "config.json",
         "model.safetensors",
         "tokenizer.json",
@@ -216,35 +278,35 @@ fn rewrite_and_check(kind: &str, vocab: usize) {
         "special_tokens_map.json",
         "manifest.json",
     ] {
-        assert!(out.join(f).is_file(), "{kind}: {f} missing");
+        assert!(out.join(file).is_file(), "{kind}: {file} missing");
     }
     assert_eq!(
-        fs::read(model.join("model.safetensors")).unwrap(),
+        fs::read(f.model.join("model.safetensors")).unwrap(),
         fs::read(out.join("model.safetensors")).unwrap()
     );
     assert!(!out.join("checkpoint").exists() && !out.join("train_log.jsonl").exists());
+}
 
-    // The map: outside the model dir, owner-only, every confirmed token in it.
-    assert!(!map.starts_with(&out));
+/// The map: outside the model dir, owner-only, every confirmed token in it.
+fn the_map_is_outside_the_release_owner_only_and_lists_every_confirmed_token(f: &Rewritten) {
+    assert!(!f.map.starts_with(&f.out));
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = fs::metadata(&map).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o600, "{kind}: map mode {mode:o}");
+        let mode = fs::metadata(&f.map).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}: map mode {mode:o}", f.kind);
     }
-    let entries: Vec<Value> = serde_json::from_str(&fs::read_to_string(&map).unwrap()).unwrap();
-    let confirmed = entries
-        .iter()
-        .filter(|e| e["reason"] == "confirmed")
-        .count();
-    assert_eq!(confirmed, rows.len() - 1);
+    assert_eq!(f.confirmed, f.rows.len() - 1);
+}
 
-    // Same vocabulary size; renamed ids hold unk + digits with the old marker; the rest as before.
-    let after = vocab_of(&out);
-    assert_eq!(after.len(), before.len());
-    for ((id, old), (id2, new)) in before.iter().zip(&after) {
+/// Same vocabulary size; renamed ids hold unk + digits with the old marker; the rest as before.
+fn renamed_ids_hold_unk_digits_with_the_old_marker_and_the_rest_is_unchanged(f: &Rewritten) {
+    let kind = f.kind;
+    let after = vocab_of(&f.out);
+    assert_eq!(after.len(), f.before.len());
+    for ((id, old), (id2, new)) in f.before.iter().zip(&after) {
         assert_eq!(id, id2);
-        match entries.iter().find(|e| e["id"] == *id) {
+        match f.entries.iter().find(|e| e["id"] == *id) {
             Some(e) => {
                 assert_eq!(e["old"], old.as_str());
                 assert_eq!(e["new"], new.as_str());
@@ -258,30 +320,26 @@ fn rewrite_and_check(kind: &str, vocab: usize) {
             None => assert_eq!(old, new),
         }
     }
-    if kind == "bpe" {
-        // ĠJansens was built from ĠJansen: renamed as derived.
-        let (id, _) = before
-            .iter()
-            .find(|(_, t)| t == "ĠJansens")
-            .expect("the corpus makes ĠJansens a token");
-        let e = entries
-            .iter()
-            .find(|e| e["id"] == *id)
-            .expect("ĠJansens renamed");
-        assert_eq!(e["reason"], "derived");
-    }
+}
 
-    // Text without names: the same ids and the same logits.
-    let (ids_a, logits_a) = logits(&model, PLAIN);
-    let (ids_b, logits_b) = logits(&out, PLAIN);
+/// Text without names: the same ids and the same logits.
+fn text_without_names_keeps_its_ids_and_logits(f: &Rewritten) {
+    let (ids_a, logits_a) = logits(&f.model, PLAIN);
+    let (ids_b, logits_b) = logits(&f.out, PLAIN);
     assert_eq!(ids_a, ids_b);
     assert_eq!(logits_a, logits_b);
+}
 
-    transformers_loads(&model, &out, &ids_b, &entries);
+fn transformers_loads_the_release_with_the_same_ids_and_logits(f: &Rewritten) {
+    transformers_loads(&f.model, &f.out, &ids_of(&f.out, PLAIN), &f.entries);
+}
 
-    // The names no longer come out as single tokens.
-    let new_tk = anonlm::tokenizer::load_dir(&out).unwrap();
-    let renamed: Vec<u32> = entries
+/// The names no longer come out as single tokens.
+fn names_no_longer_encode_as_single_or_renamed_tokens(f: &Rewritten) {
+    let kind = f.kind;
+    let new_tk = anonlm::tokenizer::load_dir(&f.out).unwrap();
+    let renamed: Vec<u32> = f
+        .entries
         .iter()
         .map(|e| e["id"].as_u64().unwrap() as u32)
         .collect();
@@ -296,31 +354,31 @@ fn rewrite_and_check(kind: &str, vocab: usize) {
         );
         assert!(enc.get_tokens().iter().all(|t| bare(t) != n), "{kind}: {n}");
     }
+}
 
-    // The checks: the rewritten model passes, the original fails on the names.
-    let names = dir.path().join("names.txt");
-    fs::write(
-        &names,
-        format!("# removed surnames\n{}\n", SURNAMES.join("\n")),
-    )
-    .unwrap();
+/// The rewritten model passes the removed and names checks, printing no name.
+fn check_passes_on_the_rewritten_model_without_printing_names(f: &Rewritten) {
     let check = anonlm()
         .args(["vocab", "check", "--model"])
-        .arg(&out)
+        .arg(&f.out)
         .arg("--removed")
-        .arg(&map)
+        .arg(&f.map)
         .arg("--names")
-        .arg(&names)
+        .arg(&f.names)
         .output()
         .unwrap();
     assert_eq!(check.status.code(), Some(0), "{}", output_text(&check));
     no_names(&output_text(&check));
+}
 
+/// The original fails the names check: its JSON report counts every confirmed name, and the
+/// merges and load checks still pass.
+fn check_names_fails_on_the_original_and_reports_each_name_in_json(f: &Rewritten) {
     let check = anonlm()
         .args(["vocab", "check", "--json", "--model"])
-        .arg(&model)
+        .arg(&f.model)
         .arg("--names")
-        .arg(&names)
+        .arg(&f.names)
         .output()
         .unwrap();
     assert_eq!(check.status.code(), Some(1), "{}", output_text(&check));
@@ -329,67 +387,148 @@ fn rewrite_and_check(kind: &str, vocab: usize) {
     assert_eq!(report["passed"], false);
     assert_eq!(report["merges"]["passed"], true);
     assert_eq!(report["loads"]["passed"], true);
-    assert_eq!(report["names"]["matches"], confirmed);
+    assert_eq!(report["names"]["matches"], f.confirmed);
+}
 
-    // The original model also fails the removed check (its names are still there) ...
+/// The original model also fails the removed check (its names are still there).
+fn check_removed_fails_on_the_original_without_printing_names(f: &Rewritten) {
     let check = anonlm()
         .args(["vocab", "check", "--model"])
-        .arg(&model)
+        .arg(&f.model)
         .arg("--removed")
-        .arg(&map)
+        .arg(&f.map)
         .output()
         .unwrap();
     assert_eq!(check.status.code(), Some(1));
     no_names(&output_text(&check));
-    // ... and `--show` prints them (so the checks above could fail).
+}
+
+/// `--show` prints the names (so the no-name checks above could fail).
+fn check_show_prints_the_names(f: &Rewritten) {
     let shown = anonlm()
         .args(["vocab", "check", "--show", "--model"])
-        .arg(&model)
+        .arg(&f.model)
         .arg("--names")
-        .arg(&names)
+        .arg(&f.names)
         .output()
         .unwrap();
     assert!(output_text(&shown).contains("Jansen"));
 }
 
-#[test]
-fn rewrite_wordpiece() {
-    rewrite_and_check("wordpiece", 400);
-}
+/// One module per tokenizer kind: its fixture (a model with `$vocab` entries, rewritten) and
+/// one test per behaviour, each running the check of the same name on that fixture.
+macro_rules! per_kind {
+    ($kind:ident, $vocab:expr, [$($check:ident),* $(,)?]) => {
+        mod $kind {
+            use super::{rewrite, shared, OnceLock, Rewritten};
 
-#[test]
-fn rewrite_byte_level_bpe() {
-    rewrite_and_check("bpe", 600);
-}
+            pub(super) fn fixture() -> &'static Rewritten {
+                static REWRITTEN: OnceLock<Result<Rewritten, String>> = OnceLock::new();
+                shared(&REWRITTEN, || rewrite(stringify!($kind), $vocab))
+            }
 
-#[test]
-fn rewrite_unigram() {
-    rewrite_and_check("unigram", 300);
-}
-
-#[test]
-fn rewrite_refuses_bad_requests() {
-    let dir = tempdir();
-    let notes = dir.path().join("notes.txt");
-    corpus(&notes);
-    let model = model_dir(dir.path(), &notes, "wordpiece", 400);
-    let vocab = vocab_of(&model);
-    let id_of = |t: &str| vocab.iter().find(|(_, s)| s == t).unwrap().0;
-    let row = |token: &str, id: u32| ReviewRow {
-        token: token.into(),
-        id,
-        score: 1.0,
-        evidence: String::new(),
-        decision: Decision::Remove,
+            $(
+                #[test]
+                fn $check() {
+                    super::$check(fixture());
+                }
+            )*
+        }
     };
-    let review = dir.path().join("review.tsv");
-    write_review(&review, &[row("Jansen", id_of("Jansen"))]).unwrap();
-    let out = dir.path().join("released");
-    let map = dir.path().join("map.json");
-    let rewrite = |review: &Path, out: &Path, map: &Path, extra: &[&str]| {
+}
+
+macro_rules! all_kinds {
+    ($([$kind:ident, $vocab:expr]),* $(,)?) => {
+        $(
+            per_kind!($kind, $vocab, [
+                the_rewrite_prints_no_names,
+                the_released_dir_is_complete_with_the_same_weights_and_no_training_files,
+                the_map_is_outside_the_release_owner_only_and_lists_every_confirmed_token,
+                renamed_ids_hold_unk_digits_with_the_old_marker_and_the_rest_is_unchanged,
+                text_without_names_keeps_its_ids_and_logits,
+                transformers_loads_the_release_with_the_same_ids_and_logits,
+                names_no_longer_encode_as_single_or_renamed_tokens,
+                check_passes_on_the_rewritten_model_without_printing_names,
+                check_names_fails_on_the_original_and_reports_each_name_in_json,
+                check_removed_fails_on_the_original_without_printing_names,
+                check_show_prints_the_names,
+            ]);
+        )*
+    };
+}
+
+all_kinds!([wordpiece, 400], [bpe, 600], [unigram, 300]);
+
+/// Byte-level BPE: ĠJansens was built from ĠJansen, so it is renamed as derived.
+#[test]
+fn bpe_a_token_built_from_a_removed_name_is_renamed_as_derived() {
+    let f = bpe::fixture();
+    let (id, _) = f
+        .before
+        .iter()
+        .find(|(_, t)| t == "ĠJansens")
+        .expect("the corpus makes ĠJansens a token");
+    let e = f
+        .entries
+        .iter()
+        .find(|e| e["id"] == *id)
+        .expect("ĠJansens renamed");
+    assert_eq!(e["reason"], "derived");
+}
+
+/// A bad request to `vocab rewrite` of the shared WordPiece model: a fresh dir for its
+/// review, output and map.
+struct Request {
+    dir: tempfile::TempDir,
+    model: &'static Path,
+    vocab: &'static [(u32, String)],
+    /// A review removing `Jansen`.
+    review: PathBuf,
+    out: PathBuf,
+    map: PathBuf,
+}
+
+impl Request {
+    fn new() -> Request {
+        let f = wordpiece::fixture();
+        let dir = tempdir();
+        let review = dir.path().join("review.tsv");
+        let out = dir.path().join("released");
+        let map = dir.path().join("map.json");
+        let r = Request {
+            dir,
+            model: &f.model,
+            vocab: &f.before,
+            review,
+            out,
+            map,
+        };
+        write_review(&r.review, &[r.row("Jansen")]).unwrap();
+        r
+    }
+
+    fn id_of(&self, t: &str) -> u32 {
+        self.vocab.iter().find(|(_, s)| s == t).unwrap().0
+    }
+
+    fn row(&self, token: &str) -> ReviewRow {
+        self.row_with_id(token, self.id_of(token))
+    }
+
+    fn row_with_id(&self, token: &str, id: u32) -> ReviewRow {
+        ReviewRow {
+            token: token.into(),
+            id,
+            score: 1.0,
+            evidence: String::new(),
+            decision: Decision::Remove,
+        }
+    }
+
+    fn rewrite(&self, review: &Path, out: &Path, map: &Path, extra: &[&str]) -> Output {
         anonlm()
             .args(["vocab", "rewrite", "--model"])
-            .arg(&model)
+            .arg(self.model)
             .arg("--tokens")
             .arg(review)
             .arg("--out")
@@ -399,59 +538,78 @@ fn rewrite_refuses_bad_requests() {
             .args(extra)
             .output()
             .unwrap()
-    };
-    let err = |o: &std::process::Output| {
-        assert_eq!(o.status.code(), Some(2), "{}", output_text(o));
-        let text = output_text(o);
-        no_names(&text);
-        text
-    };
+    }
+}
 
-    // The map inside the released dir.
-    let inside = rewrite(&review, &out, &out.join("map.json"), &[]);
-    assert!(err(&inside).contains("inside --out"));
-    assert!(!out.exists());
-    // A special token, named by its review line.
-    let specials = dir.path().join("specials.tsv");
-    write_review(
-        &specials,
-        &[row("Jansen", id_of("Jansen")), row("[CLS]", id_of("[CLS]"))],
-    )
-    .unwrap();
-    let text = err(&rewrite(&specials, &out, &map, &[]));
+/// A refused request: exit 2, no name printed; returns what it printed.
+fn refused(o: &Output) -> String {
+    assert_eq!(o.status.code(), Some(2), "{}", output_text(o));
+    let text = output_text(o);
+    no_names(&text);
+    text
+}
+
+#[test]
+fn rewrite_refuses_a_map_inside_the_released_dir() {
+    let r = Request::new();
+    let inside = r.rewrite(&r.review, &r.out, &r.out.join("map.json"), &[]);
+    assert!(refused(&inside).contains("inside --out"));
+    assert!(!r.out.exists());
+}
+
+#[test]
+fn rewrite_refuses_a_special_token_naming_its_review_line() {
+    let r = Request::new();
+    let specials = r.dir.path().join("specials.tsv");
+    write_review(&specials, &[r.row("Jansen"), r.row("[CLS]")]).unwrap();
+    let text = refused(&r.rewrite(&specials, &r.out, &r.map, &[]));
     assert!(
         text.contains("specials.tsv:4:") && text.contains("special"),
         "{text}"
     );
-    // A review made for another model: the id holds another token.
-    let other = dir.path().join("other.tsv");
-    write_review(&other, &[row("Jansen", id_of("Jansen") + 1)]).unwrap();
-    let text = err(&rewrite(&other, &out, &map, &[]));
+    assert!(!r.out.exists() && !r.map.exists());
+}
+
+#[test]
+fn rewrite_refuses_a_review_made_for_another_model() {
+    let r = Request::new();
+    // The id holds another token.
+    let other = r.dir.path().join("other.tsv");
+    write_review(&other, &[r.row_with_id("Jansen", r.id_of("Jansen") + 1)]).unwrap();
+    let text = refused(&r.rewrite(&other, &r.out, &r.map, &[]));
     assert!(
         text.contains("other.tsv:3:") && text.contains("another model"),
         "{text}"
     );
-    assert!(!out.exists() && !map.exists());
+    assert!(!r.out.exists() && !r.map.exists());
+}
 
-    // Works once; refuses to replace without --overwrite; replaces with it.
-    let ok = rewrite(&review, &out, &map, &[]);
+/// Works once; refuses to replace without --overwrite; replaces with it.
+#[test]
+fn rewrite_replaces_an_earlier_release_only_with_overwrite() {
+    let r = Request::new();
+    let ok = r.rewrite(&r.review, &r.out, &r.map, &[]);
     assert!(ok.status.success(), "{}", output_text(&ok));
-    let first = fs::read_to_string(out.join("tokenizer.json")).unwrap();
-    err(&rewrite(&review, &out, &map, &[]));
-    let again = rewrite(&review, &out, &map, &["--overwrite"]);
+    let first = fs::read_to_string(r.out.join("tokenizer.json")).unwrap();
+    refused(&r.rewrite(&r.review, &r.out, &r.map, &[]));
+    let again = r.rewrite(&r.review, &r.out, &r.map, &["--overwrite"]);
     assert!(again.status.success(), "{}", output_text(&again));
     assert_ne!(
         first,
-        fs::read_to_string(out.join("tokenizer.json")).unwrap(),
+        fs::read_to_string(r.out.join("tokenizer.json")).unwrap(),
         "new random names"
     );
-    // Never onto the input.
-    let onto = rewrite(
-        &review,
-        &model,
-        &dir.path().join("m2.json"),
+}
+
+#[test]
+fn rewrite_never_writes_onto_its_input_model() {
+    let r = Request::new();
+    let onto = r.rewrite(
+        &r.review,
+        r.model,
+        &r.dir.path().join("m2.json"),
         &["--overwrite"],
     );
-    err(&onto);
-    assert!(model.join("train_log.jsonl").is_file());
+    refused(&onto);
+    assert!(r.model.join("train_log.jsonl").is_file());
 }
