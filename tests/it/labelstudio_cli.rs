@@ -1,13 +1,15 @@
 //! The Label Studio loop through the real binary: export synthetic notes as tasks, correct
 //! them by editing the JSON as an annotator would, import, and check the spans exactly; the
-//! bad-input contract (exit 2, task and document named, no text, no output).
+//! bad-input contract (exit 2, task and document named, no text, no output). The round trip
+//! (export, corrections, import) is built once and shared by one test per behaviour.
 
-use crate::util::{anonlm, fails, read_json, read_jsonl, tempdir};
+use crate::util::{anonlm, fails, fixture_dir, read_json, read_jsonl, shared, tempdir};
 use assert_cmd::Command;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// Runs a command expected to succeed; returns its stderr.
 fn succeeds(cmd: &mut Command) -> String {
@@ -106,49 +108,47 @@ fn export(input: &Path, out: &Path, extra: &[&str]) -> String {
     )
 }
 
-#[test]
-fn export_correct_import_round_trip() {
-    let dir = tempdir();
-    let d = dir.path();
+/// The round trip the export and import tests share, built once by [`round_trip`].
+struct RoundTrip {
+    /// The notes exported (synthetic, then the emoji note).
+    originals: Vec<Value>,
+    /// The tasks as exported, before any correction.
+    exported: Vec<Value>,
+    /// The labeling config written with the export.
+    config: PathBuf,
+    /// The export after the annotator's corrections, as Label Studio writes it.
+    ls_export: PathBuf,
+    /// Task 0's predictions, before the annotator deleted the first.
+    results0: Vec<Value>,
+    /// The word the annotator added as a profession to task 0 (code points).
+    added: (u64, u64),
+    /// `labelstudio import` of `ls_export` and its stderr.
+    train: PathBuf,
+    import_stderr: String,
+}
+
+fn round_trip() -> &'static RoundTrip {
+    static ROUND_TRIP: OnceLock<Result<RoundTrip, String>> = OnceLock::new();
+    shared(&ROUND_TRIP, build_round_trip)
+}
+
+/// Exports the notes with a config, corrects the tasks as an annotator would (task 0 edited,
+/// task 1 cancelled, task 2 left alone, task 3 accepted) and imports them.
+fn build_round_trip() -> RoundTrip {
+    let dir = fixture_dir("labelstudio_cli-round_trip");
+    let d = dir.as_path();
     let input = notes(d);
     let tasks_path = d.join("tasks.json");
-    let config_path = d.join("config.xml");
+    let config = d.join("config.xml");
     export(
         &input,
         &tasks_path,
-        &["--quiet", "--config", config_path.to_str().unwrap()],
+        &["--quiet", "--config", config.to_str().unwrap()],
     );
     let mut tasks = read_json(&tasks_path);
     let originals = read_jsonl(&input);
+    let exported = tasks.as_array().unwrap().clone();
     let list = tasks.as_array_mut().unwrap();
-    assert_eq!(list.len(), originals.len());
-    for (t, o) in list.iter().zip(&originals) {
-        assert_eq!(t["data"]["text"], o["text"]);
-        assert_eq!(t["data"]["doc_id"], o["id"]);
-        assert_eq!(t["data"]["lang"], "es");
-        let text: Vec<char> = o["text"].as_str().unwrap().chars().collect();
-        let results = t["predictions"][0]["result"].as_array().unwrap();
-        assert!(
-            !results.is_empty(),
-            "the recognizers find names in every note"
-        );
-        for r in results {
-            let v = &r["value"];
-            let (s, e) = (v["start"].as_u64().unwrap(), v["end"].as_u64().unwrap());
-            let covered: String = text[s as usize..e as usize].iter().collect();
-            assert_eq!(covered, v["text"].as_str().unwrap(), "code point offsets");
-        }
-    }
-    // The emoji note: "😀 Paciente: " is 12 code points, so the name starts at 12 (13 in
-    // UTF-16 units).
-    let emoji = &list[3];
-    let name = emoji["predictions"][0]["result"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["value"]["text"] == "Ana Ruiz Gómez")
-        .expect("the patient name is predicted");
-    assert_eq!(name["value"]["start"], 12);
 
     // The annotator's corrections, as Label Studio exports them.
     // Task 0: one prediction deleted, one span added (a word no prediction touches, labelled
@@ -183,76 +183,177 @@ fn export_correct_import_round_trip() {
     fs::write(&ls_export, serde_json::to_vec(&tasks).unwrap()).unwrap();
 
     let train = d.join("train.jsonl");
-    let stderr = succeeds(
+    let import_stderr = succeeds(
         anonlm()
             .args(["labelstudio", "import", "--out"])
             .arg(&train)
             .arg(&ls_export),
     );
+    RoundTrip {
+        originals,
+        exported,
+        config,
+        ls_export,
+        results0,
+        added: (at, end),
+        train,
+        import_stderr,
+    }
+}
+
+impl RoundTrip {
+    /// Task 0's spans after the correction: the predictions minus the first, plus the added
+    /// word.
+    fn corrected_spans(&self) -> BTreeSet<(u64, u64, String)> {
+        let mut want = result_spans(&self.results0[1..]);
+        let (at, end) = self.added;
+        want.insert((at, end, "PROFESSION/PROFESSION".to_string()));
+        want
+    }
+}
+
+#[test]
+fn export_writes_one_task_per_note_with_its_text_id_and_language() {
+    let rt = round_trip();
+    assert_eq!(rt.exported.len(), rt.originals.len());
+    for (t, o) in rt.exported.iter().zip(&rt.originals) {
+        assert_eq!(t["data"]["text"], o["text"]);
+        assert_eq!(t["data"]["doc_id"], o["id"]);
+        assert_eq!(t["data"]["lang"], "es");
+    }
+}
+
+#[test]
+fn export_predicts_spans_in_every_note_whose_text_matches_their_code_point_offsets() {
+    let rt = round_trip();
+    for (t, o) in rt.exported.iter().zip(&rt.originals) {
+        let text: Vec<char> = o["text"].as_str().unwrap().chars().collect();
+        let results = t["predictions"][0]["result"].as_array().unwrap();
+        assert!(
+            !results.is_empty(),
+            "the recognizers find names in every note"
+        );
+        for r in results {
+            let v = &r["value"];
+            let (s, e) = (v["start"].as_u64().unwrap(), v["end"].as_u64().unwrap());
+            let covered: String = text[s as usize..e as usize].iter().collect();
+            assert_eq!(covered, v["text"].as_str().unwrap(), "code point offsets");
+        }
+    }
+}
+
+#[test]
+fn export_counts_an_astral_character_as_one_code_point() {
+    let rt = round_trip();
+    // The emoji note: "😀 Paciente: " is 12 code points, so the name starts at 12 (13 in
+    // UTF-16 units).
+    let emoji = &rt.exported[3];
+    let name = emoji["predictions"][0]["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["value"]["text"] == "Ana Ruiz Gómez")
+        .expect("the patient name is predicted");
+    assert_eq!(name["value"]["start"], 12);
+}
+
+#[test]
+fn import_summary_counts_tasks_by_outcome_and_shows_no_text() {
+    let rt = round_trip();
+    let stderr = &rt.import_stderr;
     assert!(
         stderr.contains("4 tasks: 2 imported from annotations, 0 from predictions")
             && stderr.contains("1 without annotation, 1 with every annotation cancelled")
             && stderr.contains("relation 1"),
         "{stderr}"
     );
-    for o in &originals {
+    for o in &rt.originals {
         let text = o["text"].as_str().unwrap();
         for line in text.lines().filter(|l| l.len() > 8) {
             assert!(!stderr.contains(line), "summary shows text");
         }
     }
-    let docs = read_jsonl(&train);
+}
+
+#[test]
+fn import_writes_one_document_per_annotated_task() {
+    let docs = read_jsonl(&round_trip().train);
     assert_eq!(docs.len(), 2);
-    let tasks = read_json(&ls_export);
+}
+
+#[test]
+fn import_takes_the_latest_annotation_with_its_deletion_and_addition() {
+    let rt = round_trip();
+    let docs = read_jsonl(&rt.train);
     // Document 0: exactly the predictions minus the first, plus the added span.
-    assert_eq!(docs[0]["id"], originals[0]["id"]);
-    assert_eq!(docs[0]["text"], originals[0]["text"]);
+    assert_eq!(docs[0]["id"], rt.originals[0]["id"]);
+    assert_eq!(docs[0]["text"], rt.originals[0]["text"]);
     assert_eq!(docs[0]["meta"]["labelstudio_task"], 101);
-    let mut want = result_spans(&results0[1..]);
-    want.insert((at, end, "PROFESSION/PROFESSION".to_string()));
+    let want = rt.corrected_spans();
     assert_eq!(jsonl_spans(&docs[0]), want);
-    assert_eq!(want.len(), results0.len(), "one deleted, one added");
+    assert_eq!(want.len(), rt.results0.len(), "one deleted, one added");
+}
+
+#[test]
+fn import_keeps_accepted_predictions_at_their_offsets_after_an_astral_character() {
+    let rt = round_trip();
+    let docs = read_jsonl(&rt.train);
+    let tasks = read_json(&rt.ls_export);
     // Document 1 (the emoji note): the accepted predictions, offsets unchanged.
     assert_eq!(docs[1]["id"], "emoji-1");
     assert_eq!(
         jsonl_spans(&docs[1]),
         result_spans(tasks[3]["predictions"][0]["result"].as_array().unwrap())
     );
+}
+
+#[test]
+fn the_import_is_gold_that_eval_reads() {
+    let rt = round_trip();
     // The import is Document JSONL that eval reads as gold.
-    let pred = d.join("pred.jsonl");
+    let dir = tempdir();
+    let pred = dir.path().join("pred.jsonl");
     succeeds(
         anonlm()
             .args(["recognize", "--quiet", "--lang", "es", "--out"])
             .arg(&pred)
-            .arg(&train),
+            .arg(&rt.train),
     );
     succeeds(
         anonlm()
             .args(["eval", "--gold"])
-            .arg(&train)
+            .arg(&rt.train)
             .arg("--pred")
             .arg(&pred),
     );
+}
 
-    // With --include-predictions the unannotated task comes in from its prediction.
-    let train2 = d.join("train2.jsonl");
+#[test]
+fn include_predictions_imports_the_unannotated_task_from_its_prediction() {
+    let rt = round_trip();
+    let dir = tempdir();
+    let train2 = dir.path().join("train2.jsonl");
     let stderr = succeeds(
         anonlm()
             .args(["ls", "import", "--include-predictions", "--out"])
             .arg(&train2)
-            .arg(&ls_export),
+            .arg(&rt.ls_export),
     );
     assert!(stderr.contains("1 from predictions"), "{stderr}");
+    let tasks = read_json(&rt.ls_export);
     let docs2 = read_jsonl(&train2);
     assert_eq!(docs2.len(), 3);
-    assert_eq!(docs2[1]["id"], originals[2]["id"]);
+    assert_eq!(docs2[1]["id"], rt.originals[2]["id"]);
     assert_eq!(
         jsonl_spans(&docs2[1]),
         result_spans(tasks[2]["predictions"][0]["result"].as_array().unwrap())
     );
+}
 
-    // The labeling config lists the labels for the project.
-    let xml = fs::read_to_string(&config_path).unwrap();
+#[test]
+fn the_labeling_config_lists_the_project_labels() {
+    let rt = round_trip();
+    let xml = fs::read_to_string(&rt.config).unwrap();
     assert!(
         xml.contains("<Labels name=\"label\" toName=\"text\">"),
         "{xml}"
@@ -261,7 +362,7 @@ fn export_correct_import_round_trip() {
         xml.contains("<Text name=\"text\" value=\"$text\"/>"),
         "{xml}"
     );
-    for (_, _, label) in &want {
+    for (_, _, label) in &rt.corrected_spans() {
         assert!(
             xml.contains(&format!("<Label value=\"{label}\"")),
             "{label}"
