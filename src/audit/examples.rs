@@ -14,7 +14,7 @@ use crate::corpus::Document;
 use crate::mlm::train::data::sha256_hex;
 use crate::mlm::train::manifest::Manifest;
 use crate::probe::SetKind;
-use crate::text::{audit_sentences, Abbreviations};
+use crate::text::{sentences, Abbreviations};
 
 /// The byte span of each token of a text (no specials), or why it cannot be tokenized.
 pub type TokenOffsets<'a> = &'a dyn Fn(&str) -> Result<Vec<(usize, usize)>, ValueError>;
@@ -150,7 +150,7 @@ fn cut_all(docs: &Packed<'_>, cut: &Cut<'_>) -> Result<Vec<Example>, ValueError>
                 let failed = |e: ValueError| {
                     ValueError::from(format!("document {}: {e}", crate::corpus::show_id(&d.id)))
                 };
-                for (s, e) in audit_sentences(&d.text, abbreviations) {
+                for (s, e) in sentences(&d.text, abbreviations) {
                     for (a, b) in fitting_pieces(&d.text[s..e], *room, *offsets).map_err(failed)? {
                         out.push(example(d, &d.text[s + a..s + b]));
                     }

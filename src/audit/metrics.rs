@@ -1,11 +1,12 @@
 //! Metrics of a membership-inference attack from its scores on members and non-members (higher
 //! score = "member"): ROC curve, AUC with a DeLong 95% interval, TPR at fixed FPR with exact
-//! intervals, attacker advantage, and the empirical epsilon lower bound. Examples may come in
+//! and bootstrap intervals, attacker advantage, and the empirical epsilon lower bound. Examples may come in
 //! clusters (sentences of one document): the AUC interval then accounts for their correlation.
 
 use serde::{Deserialize, Deserializer, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
 
+use super::threshold_bootstrap::tpr_intervals;
 use crate::stats::{clopper_pearson, Proportion};
 
 /// A value with its 95% interval.
@@ -34,8 +35,14 @@ pub struct TprAtFpr {
     /// +∞ when only the empty prediction keeps the FPR low enough (JSON `null`).
     #[serde(deserialize_with = "null_as_infinity")]
     pub threshold: f64,
+    /// The TPR with its exact interval at this threshold (the threshold held fixed).
     pub tpr: Proportion,
     pub fpr: Proportion,
+    /// 95% bootstrap interval of the TPR with the threshold chosen again in each resample
+    /// (documents resampled whole when clustered): the interval to compare runs by. Absent from
+    /// reports written before anonlm measured it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpr_bootstrap: Option<[f64; 2]>,
     /// Whether there are enough non-members to tell the target from zero (n ≥ 1/target).
     pub resolvable: bool,
 }
@@ -112,7 +119,8 @@ pub fn attack_metrics(members: &[f64], non_members: &[f64], target_fprs: &[f64])
 
 /// As [`attack_metrics`], with `clusters` = (cluster of each member, cluster of each
 /// non-member), e.g. the document of each sentence: the AUC interval then follows
-/// Obuchowski (1997), so correlated sentences of one note do not narrow it. Clusters never
+/// Obuchowski (1997) and the TPR bootstrap resamples whole clusters, so correlated sentences
+/// of one note do not narrow either interval. Clusters never
 /// hold both members and non-members (a document is one or the other).
 pub fn attack_metrics_clustered(
     members: &[f64],
@@ -134,7 +142,7 @@ pub fn attack_metrics_clustered(
             (p.fpr * n as f64).round() as u64,
         )
     };
-    let tpr_at_fpr = target_fprs
+    let mut tpr_at_fpr: Vec<TprAtFpr> = target_fprs
         .iter()
         .map(|&target| {
             let p = curve
@@ -148,10 +156,16 @@ pub fn attack_metrics_clustered(
                 threshold: p.threshold,
                 tpr: Proportion::new(tp, m),
                 fpr: Proportion::new(fp, n),
+                tpr_bootstrap: None,
                 resolvable: n as f64 * target >= 1.0,
             }
         })
         .collect();
+    let estimates: Vec<f64> = tpr_at_fpr.iter().map(|t| tp_share(&t.tpr)).collect();
+    let intervals = tpr_intervals(members, non_members, clusters, target_fprs, &estimates);
+    for (t, interval) in tpr_at_fpr.iter_mut().zip(intervals) {
+        t.tpr_bootstrap = Some(interval);
+    }
     let best = curve
         .iter()
         .max_by(|a, b| (a.tpr - a.fpr).total_cmp(&(b.tpr - b.fpr)))
@@ -182,6 +196,10 @@ pub fn attack_metrics_clustered(
         epsilon_lower_bound: epsilon_lower_bound(&curve, m, n),
         roc: thin(&curve, 400),
     }
+}
+
+fn tp_share(p: &Proportion) -> f64 {
+    p.successes as f64 / p.trials as f64
 }
 
 /// max over thresholds of ln(TPR_lo / FPR_hi) and ln((1 − FPR_hi) / (1 − TPR_lo)), the bounds

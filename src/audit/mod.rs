@@ -9,6 +9,7 @@ pub mod metrics;
 pub mod run;
 pub mod spec;
 pub mod stage;
+pub mod threshold_bootstrap;
 
 pub use blind::blind_scores;
 pub use metrics::{

@@ -5,7 +5,7 @@
 use super::model::{CanaryEvidence, DeidSummary, ProbeEvidence, Report, VocabularySummary};
 use super::text::{
     estimate, find_tpr, num2, num3, opt_hash, opt_num3, outcome_sentence, outcome_word, percent,
-    rate, share, signed3, tpr_at, NOT_MEASURED,
+    share, signed3, tpr_at, tpr_cell, NOT_MEASURED,
 };
 use crate::audit::run::{AttackResult, Outcome};
 
@@ -363,7 +363,9 @@ fn attacks(r: &Report) -> Vec<Section> {
     head.para(
         "Each attack scores members (training examples) and non-members; higher scores mean \
          \"member\". AUC 0.5 and TPR equal to FPR are chance. Intervals are 95%: DeLong for the \
-         AUC, exact (Clopper-Pearson) for rates.",
+         AUC; for TPR at a target FPR a bootstrap that chooses the threshold again in each \
+         resample (the exact interval at the chosen threshold, narrower, is in each attack's \
+         section).",
     );
     head.push(Block::Table(Table {
         head: [
@@ -384,7 +386,7 @@ fn attacks(r: &Report) -> Vec<Section> {
             .map(|a| {
                 let m = &a.metrics;
                 let short = |target: f64| match find_tpr(&m.tpr_at_fpr, target) {
-                    Some(t) if t.resolvable => rate(&t.tpr),
+                    Some(t) if t.resolvable => tpr_cell(t),
                     Some(_) => "not resolvable".into(),
                     None => NOT_MEASURED.into(),
                 };
@@ -420,11 +422,11 @@ fn attacks(r: &Report) -> Vec<Section> {
             ("non-members", m.non_members.to_string()),
             ("AUC [95% DeLong]", estimate(&m.auc)),
             (
-                "TPR at 1% FPR [95% exact]",
+                "TPR at 1% FPR [95%]",
                 tpr_at(find_tpr(&m.tpr_at_fpr, 0.01), m.non_members),
             ),
             (
-                "TPR at 0.1% FPR [95% exact]",
+                "TPR at 0.1% FPR [95%]",
                 tpr_at(find_tpr(&m.tpr_at_fpr, 0.001), m.non_members),
             ),
             ("advantage (max TPR − FPR) [95%]", estimate(&m.advantage)),

@@ -91,7 +91,9 @@ pub fn share(p: &Proportion) -> String {
     }
 }
 
-/// TPR at a target FPR, or why it cannot be told from zero.
+/// TPR at a target FPR with its exact interval at the chosen threshold and, when measured, the
+/// bootstrap interval that also counts the threshold's choice; or why it cannot be told from
+/// zero.
 pub fn tpr_at(t: Option<&TprAtFpr>, non_members: u64) -> String {
     match t {
         None => NOT_MEASURED.into(),
@@ -100,11 +102,38 @@ pub fn tpr_at(t: Option<&TprAtFpr>, non_members: u64) -> String {
             (1.0 / t.target_fpr).ceil(),
             rate(&t.tpr)
         ),
-        Some(t) => format!(
-            "{} at FPR {}",
-            rate(&t.tpr),
-            num3(t.fpr.estimate.unwrap_or(0.0))
+        Some(t) => {
+            let at = format!(
+                "{} at FPR {}",
+                rate(&t.tpr),
+                num3(t.fpr.estimate.unwrap_or(0.0))
+            );
+            match t.tpr_bootstrap {
+                Some([lo, hi]) => format!(
+                    "{at}, exact at this threshold; [{}, {}] with the threshold chosen again \
+                     (bootstrap)",
+                    num3(lo),
+                    num3(hi)
+                ),
+                None => at,
+            }
+        }
+    }
+}
+
+/// TPR at a target FPR in a table cell: the bootstrap interval when measured (it counts the
+/// threshold's choice), else the exact one.
+pub fn tpr_cell(t: &TprAtFpr) -> String {
+    match (t.tpr.estimate, t.tpr_bootstrap) {
+        (Some(v), Some([lo, hi])) => format!(
+            "{} [{}, {}] ({}/{})",
+            num3(v),
+            num3(lo),
+            num3(hi),
+            t.tpr.successes,
+            t.tpr.trials
         ),
+        _ => rate(&t.tpr),
     }
 }
 

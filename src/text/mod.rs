@@ -4,5 +4,5 @@
 pub mod sentences;
 pub mod words;
 
-pub use sentences::{audit_sentences, sentence_around, token_sentences, Abbreviations};
+pub use sentences::{sentence_around, sentences, token_sentences, Abbreviations};
 pub use words::{alnum_runs, intersecting, tokenize, tokenize_cut_at, Tok};

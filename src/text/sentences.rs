@@ -6,8 +6,7 @@
 //! starting upper case (`Sta.`), or a dotted title of the built-in lists (`Prof.`, `Dott.`).
 //! A de-identified tag (`[NAME].`), a number or a bracket before the mark ends the sentence.
 //! The taggers cut their token sequences here (with a length cap), the name probes take the
-//! sentence around a slot. The audit's examples keep a looser rule for now (`audit_cuts`,
-//! which says why).
+//! sentence around a slot and the audit samples whole sentences.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -118,46 +117,6 @@ fn cuts(text: &str, abbreviations: &Abbreviations) -> Vec<Cut> {
     out
 }
 
-/// The cuts of the audit's sentence examples: a line break, or `.`, `!` or `?` before a space,
-/// except after a dotted title of the lists or a one-letter initial. Kept apart from [`cuts`]
-/// because the audit's reports are compared across runs (`report diff`): moving the audit to
-/// the one rule changed which sentences a seed samples, and showed that the diff's intervals
-/// for the true-positive rate at a low false-positive rate flag a reseeded audit of the same
-/// model as changed (the exact interval is conditional on a threshold estimated from the
-/// same scores). One rule here waits for that interval.
-fn audit_cuts(text: &str, abbreviations: &Abbreviations) -> Vec<Cut> {
-    let mut out = Vec::new();
-    let mut chars = text.char_indices().peekable();
-    let mut word_start = 0;
-    while let Some((i, c)) = chars.next() {
-        let next_is_space = chars.peek().is_some_and(|(_, n)| n.is_whitespace());
-        match c {
-            '\n' => out.push(Cut {
-                end: i,
-                next: i + 1,
-            }),
-            '.' | '!' | '?' if next_is_space => {
-                let word = &text[word_start..i + 1];
-                let mut w = word.chars();
-                let initial = matches!((w.next(), w.next(), w.next()),
-                    (Some(c), Some('.'), None) if c.is_alphabetic());
-                let title = abbreviations.words.contains(&word.to_lowercase());
-                if c != '.' || !(initial || title) {
-                    out.push(Cut {
-                        end: i + 1,
-                        next: i + 1,
-                    });
-                }
-            }
-            _ => {}
-        }
-        if c.is_whitespace() {
-            word_start = i + c.len_utf8();
-        }
-    }
-    out
-}
-
 /// Whether the text after a mark can open a sentence: it starts with an upper-case letter, or,
 /// after a space, with a digit, a bracketed tag such as `[NAME]` in de-identified text, or a
 /// Spanish `¿` or `¡`. `2.5`, `mg. daarna` and `@user` in a post go on.
@@ -228,9 +187,9 @@ pub fn sentence_around(
     (start + lead, end - trail)
 }
 
-/// All sentences of `text` as the audit cuts its examples ([`audit_cuts`]), as byte ranges
-/// without surrounding whitespace (blank ones left out).
-pub fn audit_sentences(text: &str, abbreviations: &Abbreviations) -> Vec<(usize, usize)> {
+/// All sentences of `text` (the audit's sentence examples), as byte ranges without surrounding
+/// whitespace (blank ones left out).
+pub fn sentences(text: &str, abbreviations: &Abbreviations) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut push = |a: usize, b: usize| {
@@ -241,7 +200,7 @@ pub fn audit_sentences(text: &str, abbreviations: &Abbreviations) -> Vec<(usize,
             out.push((a + lead, a + lead + trimmed.len()));
         }
     };
-    for c in audit_cuts(text, abbreviations) {
+    for c in cuts(text, abbreviations) {
         push(start, c.end);
         start = c.next;
     }
@@ -255,7 +214,7 @@ mod tests {
     use crate::text::words::tokenize;
 
     fn pieces<'a>(text: &'a str, ab: &Abbreviations) -> Vec<&'a str> {
-        audit_sentences(text, ab)
+        sentences(text, ab)
             .into_iter()
             .map(|(a, b)| &text[a..b])
             .collect()
@@ -274,8 +233,7 @@ mod tests {
                 "Hij kwam.",
                 "Zij bleef!",
                 "Waarom?",
-                "Dosis 2.5 mg.",
-                "daarna gezien.",
+                "Dosis 2.5 mg. daarna gezien.",
                 "[NAME] belde.",
                 "12 mei terug"
             ]

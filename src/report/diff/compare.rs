@@ -34,6 +34,11 @@ impl Rows {
                 old: o.map(|m| m.value),
                 new: n.map(|m| m.value),
                 delta: o.zip(n).map(|(o, n)| n.value - o.value),
+                delta_interval: o
+                    .zip(n)
+                    .filter(|(o, n)| o.value != n.value)
+                    .and_then(|(o, n)| difference_interval(o, n))
+                    .map(|(a, b)| [a, b]),
                 old_interval: o.and_then(|m| m.interval).map(|(a, b)| [a, b]),
                 new_interval: n.and_then(|m| m.interval).map(|(a, b)| [a, b]),
                 change: classify(o, n),
@@ -64,7 +69,12 @@ pub(super) fn attack_measures(a: Option<&AttackResult>) -> Measures {
     let m = a.map(|a| &a.metrics);
     let tpr = |target: f64| {
         m.and_then(|m| find_tpr(&m.tpr_at_fpr, target))
-            .and_then(|t| Measure::proportion(&t.tpr))
+            .and_then(|t| {
+                Some(Measure {
+                    value: t.tpr.estimate?,
+                    interval: t.tpr_bootstrap.map(|[a, b]| (a, b)),
+                })
+            })
     };
     vec![
         (

@@ -1,6 +1,6 @@
 //! What changed between two reports (e.g. before and after retraining), metric by metric:
-//! old and new value, delta, and whether the change lies outside the 95% intervals by one
-//! stated rule ([`OUTSIDE_RULE`]); outcomes and identity hashes changed or not. The diff
+//! old and new value, delta with its 95% interval, and whether that interval excludes no change
+//! ([`OUTSIDE_RULE`]); outcomes and identity hashes changed or not. The diff
 //! informs, it does not gate. JSON schema `anonlm.report-diff/1`.
 
 use std::fmt::Write;
@@ -17,11 +17,15 @@ use crate::stats::Proportion;
 pub const DIFF_SCHEMA: &str = "anonlm.report-diff/1";
 
 /// The rule for "outside", stated in every diff.
-pub const OUTSIDE_RULE: &str = "outside: the new point estimate lies outside the old 95% \
-     interval AND the old point estimate lies outside the new 95% interval (a value on a bound \
-     is inside); inside: the values differ but not so; intervals are DeLong for the AUC, exact \
-     Clopper-Pearson for proportions and the combined exact interval for the advantage; \
-     epsilon, exposure, losses and counts have no interval (no_interval).";
+pub const OUTSIDE_RULE: &str = "outside: the 95% interval of the change (new minus old) \
+     excludes 0; it is built from the two reports' 95% intervals by the method of variance \
+     estimates recovery (MOVER: lower = delta - sqrt((new - new_lower)^2 + (old_upper - old)^2), \
+     upper = delta + sqrt((new_upper - new)^2 + (old - old_lower)^2)), so each change has about \
+     a 5% chance of being called outside when nothing changed; inside: the values differ but the \
+     interval holds 0; intervals are DeLong for the AUC, exact Clopper-Pearson for proportions, \
+     the combined exact interval for the advantage, and for TPR at a target FPR the bootstrap \
+     interval that chooses the threshold again in each resample (a report without it gives \
+     no_interval); epsilon, exposure, losses and counts have no interval (no_interval).";
 
 /// How a value moved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,6 +105,9 @@ pub struct MetricChange {
     pub new: Option<f64>,
     /// new − old when both are present.
     pub delta: Option<f64>,
+    /// 95% interval of `delta` when both values have intervals (see [`OUTSIDE_RULE`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta_interval: Option<[f64; 2]>,
     pub old_interval: Option<[f64; 2]>,
     pub new_interval: Option<[f64; 2]>,
     pub change: Change,
@@ -152,11 +159,24 @@ impl Measure {
     }
 }
 
-/// The rule: the new value outside the old interval and the old value outside the new one.
+/// The 95% interval of new − old from the two 95% intervals (MOVER; Zou and Donner 2008,
+/// Newcombe 1998 for proportions): each bound adds in quadrature the distances from each value
+/// to the bound of its interval on the side the difference moves towards. Independent
+/// estimates are assumed: two audits with their own samples.
+pub fn difference_interval(old: Measure, new: Measure) -> Option<(f64, f64)> {
+    let ((old_lo, old_hi), (new_lo, new_hi)) = (old.interval?, new.interval?);
+    let delta = new.value - old.value;
+    let reach = |a: f64, b: f64| (a.max(0.0).powi(2) + b.max(0.0).powi(2)).sqrt();
+    Some((
+        delta - reach(new.value - new_lo, old_hi - old.value),
+        delta + reach(new_hi - new.value, old.value - old_lo),
+    ))
+}
+
+/// The rule: the change's interval excludes 0 (a bound at 0 is inside).
 pub fn is_outside(old: Measure, new: Measure) -> Option<bool> {
-    let (o, n) = (old.interval?, new.interval?);
-    let out = |v: f64, (lo, hi): (f64, f64)| v < lo || v > hi;
-    Some(out(new.value, o) && out(old.value, n))
+    let (lo, hi) = difference_interval(old, new)?;
+    Some(lo > 0.0 || hi < 0.0)
 }
 
 /// How a metric changed between `old` and `new` (None: absent from that report).

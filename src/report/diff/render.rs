@@ -26,7 +26,20 @@ pub(super) fn with_interval(kind: Kind, v: Option<f64>, i: Option<[f64; 2]>) -> 
     }
 }
 
-pub(super) fn delta(kind: Kind, d: Option<f64>) -> String {
+/// The signed change, with its 95% interval when it has one: `+0.020 [-0.037, +0.077]`.
+pub(super) fn delta(kind: Kind, d: Option<f64>, interval: Option<[f64; 2]>) -> String {
+    match (d, interval) {
+        (Some(_), Some([lo, hi])) => format!(
+            "{} [{}, {}]",
+            signed(kind, d),
+            signed(kind, Some(lo)),
+            signed(kind, Some(hi))
+        ),
+        _ => signed(kind, d),
+    }
+}
+
+fn signed(kind: Kind, d: Option<f64>) -> String {
     let Some(d) = d else {
         return "-".into();
     };
@@ -149,7 +162,7 @@ pub fn to_text(d: &ReportDiff) -> String {
                 m.metric.clone(),
                 with_interval(m.kind, m.old, m.old_interval),
                 with_interval(m.kind, m.new, m.new_interval),
-                delta(m.kind, m.delta),
+                delta(m.kind, m.delta, m.delta_interval),
                 m.change.word().into(),
             ]
         })
