@@ -14,29 +14,23 @@ pub(super) fn value(kind: Kind, v: Option<f64>) -> String {
     }
 }
 
-pub(super) fn with_interval(kind: Kind, v: Option<f64>, i: Option<[f64; 2]>) -> String {
+/// A value and, when it has one, its interval in brackets, each written by `write`.
+fn bracketed(v: Option<f64>, i: Option<[f64; 2]>, write: impl Fn(Option<f64>) -> String) -> String {
     match (v, i) {
-        (Some(_), Some([lo, hi])) => format!(
-            "{} [{}, {}]",
-            value(kind, v),
-            value(kind, Some(lo)),
-            value(kind, Some(hi))
-        ),
-        _ => value(kind, v),
+        (Some(_), Some([lo, hi])) => {
+            format!("{} [{}, {}]", write(v), write(Some(lo)), write(Some(hi)))
+        }
+        _ => write(v),
     }
+}
+
+pub(super) fn with_interval(kind: Kind, v: Option<f64>, i: Option<[f64; 2]>) -> String {
+    bracketed(v, i, |x| value(kind, x))
 }
 
 /// The signed change, with its 95% interval when it has one: `+0.020 [-0.037, +0.077]`.
 pub(super) fn delta(kind: Kind, d: Option<f64>, interval: Option<[f64; 2]>) -> String {
-    match (d, interval) {
-        (Some(_), Some([lo, hi])) => format!(
-            "{} [{}, {}]",
-            signed(kind, d),
-            signed(kind, Some(lo)),
-            signed(kind, Some(hi))
-        ),
-        _ => signed(kind, d),
-    }
+    bracketed(d, interval, |x| signed(kind, x))
 }
 
 fn signed(kind: Kind, d: Option<f64>) -> String {
