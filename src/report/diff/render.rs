@@ -115,6 +115,16 @@ pub fn to_text(d: &ReportDiff) -> String {
         );
     }
     let _ = writeln!(out, "{} change(s).", d.changes);
+    let judged = |c: Change| d.metrics.iter().filter(|m| m.change == c).count();
+    let (outside, inside) = (judged(Change::Outside), judged(Change::Inside));
+    if outside + inside > 0 {
+        let _ = writeln!(
+            out,
+            "{outside} of {} changed metrics with intervals are outside; were nothing different \
+             but the samples, about one in twenty would be.",
+            outside + inside
+        );
+    }
     for l in wrap(&format!("Rule: {}", d.rule), 96) {
         let _ = writeln!(out, "  {l}");
     }

@@ -56,6 +56,10 @@ fn auc_moves_outside_and_inside_the_intervals() {
         "{text}"
     );
     assert!(text.contains("-0.110 [-0.167, -0.053]"), "{text}");
+    assert!(
+        text.contains("1 of 2 changed metrics with intervals are outside"),
+        "{text}"
+    );
 }
 
 #[test]
