@@ -22,6 +22,9 @@ pub(crate) const COUNTRY: u32 = 1 << 4;
 pub(crate) const HOSPITAL: u32 = 1 << 5;
 pub(crate) const ORG: u32 = 1 << 6;
 pub(crate) const ALLOW: u32 = 1 << 7;
+/// A hospital or institution listed in capitals (`WHO`, `GGD`): it matches only in capitals, so
+/// a sentence opening with "Who" is not the World Health Organization.
+const ACRONYM: u32 = 1 << 8;
 const NAME_BITS: u32 = FIRST | SURNAME;
 const PLACE_BITS: u32 = CITY | REGION | COUNTRY;
 
@@ -44,6 +47,12 @@ pub(crate) fn plain_entries(
         .into_iter()
         .filter(|l| directive(l).is_none())
         .collect())
+}
+
+/// Whether a list entry is written in capitals: two or more letters, none lower case.
+fn is_acronym(entry: &str) -> bool {
+    entry.chars().filter(|c| c.is_alphabetic()).count() >= 2
+        && !entry.chars().any(char::is_lowercase)
 }
 
 /// `("head", "Hospital")` for a line `head: Hospital`; `None` for a plain entry.
@@ -140,7 +149,8 @@ impl LookupRecognizer {
             ("allow", ALLOW),
         ] {
             for entry in plain_entries(lists, lang, name)? {
-                lex.insert(&entry, bits);
+                let acronym = bits & (HOSPITAL | ORG) != 0 && is_acronym(&entry);
+                lex.insert(&entry, if acronym { bits | ACRONYM } else { bits });
             }
         }
         for (name, bits) in OPEN_LISTS {
@@ -225,12 +235,21 @@ impl Recognizer for LookupRecognizer {
                 continue;
             }
             // An allow-listed word right next to a known name part is a surname after all.
-            let b = if eponym {
-                h.bits & !NAME_BITS
-            } else if h.bits & ALLOW != 0 {
-                h.bits | SURNAME
+            let h_bits = if h.bits & ACRONYM != 0
+                && toks[h.first..=h.last]
+                    .iter()
+                    .any(|t| matches!(t.shape, Shape::Cap | Shape::Lower))
+            {
+                h.bits & !(ACRONYM | HOSPITAL | ORG)
             } else {
                 h.bits
+            };
+            let b = if eponym {
+                h_bits & !NAME_BITS
+            } else if h_bits & ALLOW != 0 {
+                h_bits | SURNAME
+            } else {
+                h_bits
             };
             let (label, source, score) = if b & HOSPITAL != 0 {
                 (

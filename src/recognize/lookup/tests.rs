@@ -137,3 +137,13 @@ fn eponym_heads_hide_names_not_places() {
         assert_eq!(found, want, "{lang}: {text}");
     }
 }
+
+#[test]
+fn institutions_listed_in_capitals_match_only_in_capitals() {
+    let found = run(Lang::En, "Reported to the WHO in March.");
+    assert!(has(&found, "WHO", Subtype::Organization), "{found:?}");
+    let found = run(Lang::En, "Who will call the family? Who knows.");
+    assert!(found.is_empty(), "{found:?}");
+    assert!(is_acronym("GGD") && is_acronym("AMC-UvA".to_uppercase().as_str()));
+    assert!(!is_acronym("Who") && !is_acronym("X"));
+}
