@@ -11,6 +11,26 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+/// Whether `value` (a document's PHI string) appears in `body` as itself: a match glued to a
+/// digit on a side where `value` has a digit is part of a longer number (a float's digits in a
+/// report, a hash), not the value.
+pub fn holds_value(body: &str, value: &str) -> bool {
+    let digit_at = |s: &str, first: bool| {
+        let c = if first {
+            s.chars().next()
+        } else {
+            s.chars().last()
+        };
+        c.is_some_and(|c| c.is_ascii_digit())
+    };
+    body.match_indices(value).any(|(at, _)| {
+        let (before, after) = (&body[..at], &body[at + value.len()..]);
+        let glued_before = digit_at(value, true) && digit_at(before, false);
+        let glued_after = digit_at(value, false) && digit_at(after, true);
+        !glued_before && !glued_after
+    })
+}
+
 /// The `anonlm` binary of this build.
 pub fn anonlm() -> Command {
     Command::cargo_bin("anonlm").unwrap()
@@ -158,4 +178,17 @@ pub fn shared<T: Send + Sync>(
         Ok(fixture) => fixture,
         Err(message) => panic!("the shared fixture failed to build: {message}"),
     }
+}
+
+#[test]
+fn a_value_inside_a_longer_number_is_not_the_value() {
+    assert!(holds_value("\"id\": \"747389\"", "747389"));
+    assert!(!holds_value(
+        "\"threshold\": -0.20747389793396032",
+        "747389"
+    ));
+    assert!(holds_value("0.2 747389", "747389"));
+    assert!(holds_value("Jansens", "Jansen"));
+    assert!(holds_value("tel 06-12345678.", "06-12345678"));
+    assert!(!holds_value("106-123456789", "06-12345678"));
 }
