@@ -296,7 +296,7 @@ mod tests {
         Ok(out)
     }
 
-    fn sentences(room: usize) -> Cut<'static> {
+    fn sentence_cut(room: usize) -> Cut<'static> {
         Cut::Sentences {
             room,
             offsets: &word_offsets,
@@ -321,15 +321,15 @@ mod tests {
             min_words: 5,
             seed: 3,
         };
-        let e = from_sets(&docs[..10], &docs[10..], &sentences(100), &sampling(8)).unwrap();
+        let e = from_sets(&docs[..10], &docs[10..], &sentence_cut(100), &sampling(8)).unwrap();
         assert_eq!((e.members.len(), e.non_members.len()), (8, 8));
         assert!(e
             .members
             .iter()
             .all(|x| x.text.split_whitespace().count() >= 5));
-        let again = from_sets(&docs[..10], &docs[10..], &sentences(100), &sampling(8)).unwrap();
+        let again = from_sets(&docs[..10], &docs[10..], &sentence_cut(100), &sampling(8)).unwrap();
         assert_eq!(e.members, again.members);
-        let all = from_sets(&docs[..10], &docs[10..], &sentences(100), &sampling(100)).unwrap();
+        let all = from_sets(&docs[..10], &docs[10..], &sentence_cut(100), &sampling(100)).unwrap();
         assert_eq!(all.members.len(), 20);
     }
 
@@ -344,7 +344,7 @@ mod tests {
             min_words: 1,
             seed: 0,
         };
-        let e = from_sets(&docs, &docs, &sentences(4), &s).unwrap();
+        let e = from_sets(&docs, &docs, &sentence_cut(4), &s).unwrap();
         let mut texts: Vec<&str> = e.members.iter().map(|x| x.text.as_str()).collect();
         texts.sort();
         assert_eq!(

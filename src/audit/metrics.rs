@@ -142,30 +142,35 @@ pub fn attack_metrics_clustered(
             (p.fpr * n as f64).round() as u64,
         )
     };
-    let mut tpr_at_fpr: Vec<TprAtFpr> = target_fprs
+    // The point of each target on the curve, then the bootstrap interval around its TPR.
+    let points: Vec<&RocPoint> = target_fprs
         .iter()
         .map(|&target| {
-            let p = curve
+            curve
                 .iter()
                 .rev()
                 .find(|p| p.fpr <= target)
-                .expect("the curve starts at fpr 0");
+                .expect("the curve starts at fpr 0")
+        })
+        .collect();
+    let estimates: Vec<f64> = points.iter().map(|p| p.tpr).collect();
+    let intervals = tpr_intervals(members, non_members, clusters, target_fprs, &estimates);
+    let tpr_at_fpr = target_fprs
+        .iter()
+        .zip(points)
+        .zip(intervals)
+        .map(|((&target, p), interval)| {
             let (tp, fp) = counts(p);
             TprAtFpr {
                 target_fpr: target,
                 threshold: p.threshold,
                 tpr: Proportion::new(tp, m),
                 fpr: Proportion::new(fp, n),
-                tpr_bootstrap: None,
+                tpr_bootstrap: Some(interval),
                 resolvable: n as f64 * target >= 1.0,
             }
         })
         .collect();
-    let estimates: Vec<f64> = tpr_at_fpr.iter().map(|t| tp_share(&t.tpr)).collect();
-    let intervals = tpr_intervals(members, non_members, clusters, target_fprs, &estimates);
-    for (t, interval) in tpr_at_fpr.iter_mut().zip(intervals) {
-        t.tpr_bootstrap = Some(interval);
-    }
     let best = curve
         .iter()
         .max_by(|a, b| (a.tpr - a.fpr).total_cmp(&(b.tpr - b.fpr)))
@@ -196,10 +201,6 @@ pub fn attack_metrics_clustered(
         epsilon_lower_bound: epsilon_lower_bound(&curve, m, n),
         roc: thin(&curve, 400),
     }
-}
-
-fn tp_share(p: &Proportion) -> f64 {
-    p.successes as f64 / p.trials as f64
 }
 
 /// max over thresholds of ln(TPR_lo / FPR_hi) and ln((1 − FPR_hi) / (1 − TPR_lo)), the bounds

@@ -124,16 +124,13 @@ pub fn tpr_at(t: Option<&TprAtFpr>, non_members: u64) -> String {
 /// TPR at a target FPR in a table cell: the bootstrap interval when measured (it counts the
 /// threshold's choice), else the exact one.
 pub fn tpr_cell(t: &TprAtFpr) -> String {
-    match (t.tpr.estimate, t.tpr_bootstrap) {
-        (Some(v), Some([lo, hi])) => format!(
-            "{} [{}, {}] ({}/{})",
-            num3(v),
-            num3(lo),
-            num3(hi),
-            t.tpr.successes,
-            t.tpr.trials
-        ),
-        _ => rate(&t.tpr),
+    match t.tpr_bootstrap {
+        Some([lo, hi]) => rate(&Proportion {
+            lower: Some(lo),
+            upper: Some(hi),
+            ..t.tpr
+        }),
+        None => rate(&t.tpr),
     }
 }
 
