@@ -79,9 +79,13 @@ pub struct NerTrainArgs {
     #[arg(long, default_value_t = 100)]
     pub hidden: usize,
     /// Size of the embedding of each token's rule hit, the built-in recognizers' label for it
-    /// (BiLSTM-CRF); 0: the model reads words only.
+    /// (BiLSTM-CRF); 0: none (with `--list-dim 0` too, the model reads words only).
     #[arg(long, default_value_t = 16)]
     pub rule_dim: usize,
+    /// Size of the embedding of which built-in word lists (first names, surnames, places, the
+    /// allow list) hold each token, case ignored (BiLSTM-CRF); 0: the model does not read them.
+    #[arg(long, default_value_t = 8)]
+    pub list_dim: usize,
     /// Masked LM to fine-tune (transformer): an anonlm or Hugging Face model directory with
     /// its tokenizer, or a hub id in the local cache.
     #[arg(long)]

@@ -36,6 +36,7 @@ fn run_train(args: NerTrainArgs) -> Result<ExitCode> {
         word_dim: args.word_dim,
         hidden: args.hidden,
         rule_dim: args.rule_dim,
+        list_dim: args.list_dim,
         base: args.base.clone(),
         window: args.window,
         overlap: args.overlap,

@@ -1,6 +1,6 @@
 //! Training examples for the taggers: documents cut into sentences of tokens with BIOES tags.
 
-use super::rules::RuleFeatures;
+use super::rules::{RuleFeatures, TokenFeatures};
 use super::tags::TagSet;
 use crate::corpus::Document;
 use crate::labels::Label;
@@ -15,8 +15,8 @@ pub const MAX_SENTENCE_TOKENS: usize = 128;
 pub struct Sentence {
     pub words: Vec<String>,
     pub tags: Vec<usize>,
-    /// Rule-hit feature ids, one per token (empty when the tagger reads no rule hits).
-    pub rules: Vec<u32>,
+    /// Rule-hit and list ids, one per token (empty when the tagger reads neither).
+    pub features: Vec<TokenFeatures>,
     /// Which document it came from (for messages and clustering; never its text).
     pub doc: usize,
 }
@@ -53,7 +53,7 @@ pub fn tagged_sentences(
 ) -> (Vec<Sentence>, usize) {
     let mut out = Vec::new();
     let mut dropped = 0;
-    let per_doc: Vec<(Segmented, Vec<u32>)> = docs
+    let per_doc: Vec<(Segmented, Vec<TokenFeatures>)> = docs
         .par_iter()
         .map(|doc| {
             let seg = segment(&doc.text);
@@ -71,7 +71,7 @@ pub fn tagged_sentences(
                     .map(|&(s, e)| doc.text[s..e].to_string())
                     .collect(),
                 tags: tags[r.clone()].to_vec(),
-                rules: if hits.is_empty() {
+                features: if hits.is_empty() {
                     Vec::new()
                 } else {
                     hits[r].to_vec()

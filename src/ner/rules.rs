@@ -1,15 +1,19 @@
-//! Rule hits as a tagger input: the built-in recognizers' spans over a text, as one feature id
-//! per token (none, or the first or a later token of a span with a given label). The rules are
-//! precise on structured identifiers and list words; the model learns when to trust them and
-//! where their extents end.
+//! Rule hits and list words as tagger inputs: the built-in recognizers' spans over a text, as
+//! one feature id per token (none, or the first or a later token of a span with a given label),
+//! and which of the language's word lists hold each token (case ignored). The rules are precise
+//! on structured identifiers and capitalized list words; the model learns when to trust them,
+//! where their extents end, and what a listed name written in lower case or capitals is.
 
 use crate::error::{StageContext, StageResult as Result};
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::{Lang, LangChoice};
 use crate::recognize::build::build_pipeline;
+use crate::recognize::lookup::LookupRecognizer;
 use crate::recognize::Pipeline;
 use crate::text::Tok;
 use crate::wordlists::ListSources;
+
+pub use crate::recognize::lookup::WORD_LIST_FEATURES as LIST_FEATURES;
 
 /// Subtype slots per category: every subtype, plus one for a label without subtype.
 const SLOTS: usize = Subtype::ALL.len() + 1;
@@ -29,24 +33,56 @@ fn label_index(l: Label) -> usize {
     c * SLOTS + s
 }
 
-/// The built-in recognizers, language detected per document (as `recognize --lang auto`).
+/// A token's inputs from the built-in recognizers: its rule-hit id (`0..RULE_FEATURES`) and its
+/// list id (`0..LIST_FEATURES`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TokenFeatures {
+    pub rule: u32,
+    pub list: u32,
+}
+
+/// The built-in recognizers, language detected per document (as `recognize --lang auto`), and
+/// the word lists of every language.
 pub struct RuleFeatures {
     pipeline: Pipeline,
+    lookups: Vec<(Lang, LookupRecognizer)>,
 }
 
 impl RuleFeatures {
     /// Fails closed: if a built-in list cannot load, there is no tagger.
     pub fn new() -> Result<Self> {
-        let pipeline = build_pipeline(LangChoice::Auto, Lang::En, &ListSources::default())
+        let sources = ListSources::default();
+        let pipeline = build_pipeline(LangChoice::Auto, Lang::En, &sources)
             .stage_context("building the recognizers whose hits the tagger reads")?;
-        Ok(RuleFeatures { pipeline })
+        let lookups = Lang::ALL
+            .iter()
+            .map(|&lang| {
+                LookupRecognizer::new(lang, &sources)
+                    .map(|l| (lang, l))
+                    .stage_context("loading the word lists the tagger reads")
+            })
+            .collect::<Result<_>>()?;
+        Ok(RuleFeatures { pipeline, lookups })
     }
 
-    /// One feature id per token of `text`.
-    pub fn token_features(&self, text: &str, tokens: &[Tok]) -> Vec<u32> {
-        let (_, mut spans) = self.pipeline.recognize(text);
+    /// One rule-hit and list id per token of `text`, the lists of the language detected for it.
+    pub fn token_features(&self, text: &str, tokens: &[Tok]) -> Vec<TokenFeatures> {
+        let (lang, mut spans) = self.pipeline.recognize(text);
         spans.sort_by_key(|e| (e.start, e.end));
-        let mut out = vec![0u32; tokens.len()];
+        let lookup = &self
+            .lookups
+            .iter()
+            .find(|(l, _)| *l == lang)
+            .expect("lists are loaded for every language")
+            .1;
+        let mut buf = String::new();
+        let mut out: Vec<TokenFeatures> = tokens
+            .iter()
+            .map(|&(s, e)| TokenFeatures {
+                rule: 0,
+                list: lookup.word_lists(&text[s..e], &mut buf),
+            })
+            .collect();
         let mut first = 0;
         for e in &spans {
             // Tokens are sorted; skip those ending before the span.
@@ -57,8 +93,8 @@ impl RuleFeatures {
             let mut t = first;
             let mut inside = false;
             while t < tokens.len() && tokens[t].0 < e.end {
-                if out[t] == 0 {
-                    out[t] = base + u32::from(inside);
+                if out[t].rule == 0 {
+                    out[t].rule = base + u32::from(inside);
                 }
                 inside = true;
                 t += 1;
@@ -84,7 +120,7 @@ mod tests {
                 .iter()
                 .position(|&(s, e)| &text[s..e] == word)
                 .unwrap();
-            f[i]
+            f[i].rule
         };
         assert_eq!(at("Correo"), 0);
         assert_eq!(at("Fecha"), 0);
@@ -93,6 +129,27 @@ mod tests {
         assert_eq!(ana % 2, 1, "a span's first token has the first-token id");
         assert_eq!(at("ruiz"), ana + 1);
         assert_eq!(at("2019"), date + 1);
-        assert!(f.iter().all(|&v| (v as usize) < RULE_FEATURES));
+        assert!(f.iter().all(|v| (v.rule as usize) < RULE_FEATURES));
+    }
+
+    #[test]
+    fn list_ids_say_which_lists_hold_a_word_in_any_case() {
+        let rules = RuleFeatures::new().unwrap();
+        let text = "i told ryan and the nurse about LONDON and Ryan";
+        let tokens = tokenize(text);
+        let f = rules.token_features(text, &tokens);
+        let at = |word: &str| {
+            let i = tokens
+                .iter()
+                .position(|&(s, e)| &text[s..e] == word)
+                .unwrap();
+            f[i].list
+        };
+        assert_eq!(at("ryan") & 1, 1, "a listed first name in lower case");
+        assert_eq!(at("ryan"), at("Ryan"), "case is the shape's business");
+        assert_eq!(at("LONDON") & 4, 4, "a listed place in capitals");
+        assert_eq!(at("the"), 0);
+        assert_eq!(at("nurse"), 0);
+        assert!(f.iter().all(|v| (v.list as usize) < LIST_FEATURES));
     }
 }

@@ -38,6 +38,7 @@ pub struct NerTrainSettings {
     pub word_dim: usize,
     pub hidden: usize,
     pub rule_dim: usize,
+    pub list_dim: usize,
     /// The masked LM a transformer tagger fine-tunes.
     pub base: Option<String>,
     pub window: usize,
@@ -117,6 +118,7 @@ pub fn run(args: &NerTrainSettings) -> StageResult<TrainSummary> {
                     word_dim: args.word_dim,
                     hidden: args.hidden,
                     rule_dim: args.rule_dim,
+                    list_dim: args.list_dim,
                     ..Dims::default()
                 },
                 batch_size: args.batch_size,

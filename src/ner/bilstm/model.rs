@@ -4,7 +4,7 @@
 use super::crf::Crf;
 use super::lstm::{bidirectional, last_index, permute_time, reversal_index, uniform_linear, Lstm};
 use super::vocab::{shape, Vocab, PAD, SHAPES};
-use crate::ner::rules::RULE_FEATURES;
+use crate::ner::rules::{TokenFeatures, LIST_FEATURES, RULE_FEATURES};
 use crate::neural::dropout::DropoutRng;
 use candle_core::{Device, Module, Result, Tensor, D};
 use candle_nn::{Embedding, Init, Linear, VarBuilder};
@@ -25,6 +25,17 @@ pub struct Dims {
     /// not read rule hits.
     #[serde(default)]
     pub rule_dim: usize,
+    /// Size of the embedding of which word lists hold each token, case ignored (see
+    /// `ner::rules`); 0: the model does not read them (models saved before it existed).
+    #[serde(default)]
+    pub list_dim: usize,
+}
+
+impl Dims {
+    /// Whether the model reads the built-in recognizers' output (rule hits or list words).
+    pub fn reads_recognizers(&self) -> bool {
+        self.rule_dim > 0 || self.list_dim > 0
+    }
 }
 
 impl Default for Dims {
@@ -37,6 +48,7 @@ impl Default for Dims {
             hidden: 100,
             max_word_chars: 24,
             rule_dim: 16,
+            list_dim: 8,
         }
     }
 }
@@ -47,6 +59,7 @@ pub struct BiLstmCrf {
     chars: Embedding,
     shapes: Embedding,
     rules: Option<Embedding>,
+    lists: Option<Embedding>,
     char_fwd: Lstm,
     char_bwd: Lstm,
     word_fwd: Lstm,
@@ -61,6 +74,8 @@ pub struct Batch {
     pub shapes: Tensor,
     /// Rule-hit feature ids (batch, width), when the model reads them.
     pub rules: Option<Tensor>,
+    /// List ids (batch, width), when the model reads them.
+    pub lists: Option<Tensor>,
     pub lengths: Vec<usize>,
     pub width: usize,
     /// Characters of each distinct word of the batch (distinct, width of the longest).
@@ -71,14 +86,14 @@ pub struct Batch {
 }
 
 impl Batch {
-    /// Index tensors for `sentences` (each non-empty) and their rule hits (one slice per
-    /// sentence, when the model reads them); `unk_words` says, per sentence and token, whether
+    /// Index tensors for `sentences` (each non-empty) and their rule-hit and list ids (one
+    /// slice per sentence, when the model reads either); `unk_words` says, per sentence and token, whether
     /// to hide the word from the word embedding (word dropout in training).
     pub fn new(
         vocab: &Vocab,
         dims: &Dims,
         sentences: &[&[String]],
-        rule_hits: Option<&[&[u32]]>,
+        features: Option<&[&[TokenFeatures]]>,
         unk_words: Option<&dyn Fn(usize, usize) -> bool>,
         device: &Device,
     ) -> Result<Batch> {
@@ -113,18 +128,21 @@ impl Batch {
             chars[r * char_width..r * char_width + cs.len()].copy_from_slice(cs);
         }
         let n = char_rows.len();
-        let rules = match rule_hits {
-            Some(hits) if dims.rule_dim > 0 => {
-                let mut ids = vec![0u32; b * width];
-                for (i, h) in hits.iter().enumerate() {
-                    ids[i * width..i * width + h.len()].copy_from_slice(h);
+        let ids = |dim: usize, id: fn(&TokenFeatures) -> u32| -> Result<Option<Tensor>> {
+            let Some(features) = features.filter(|_| dim > 0) else {
+                return Ok(None);
+            };
+            let mut ids = vec![0u32; b * width];
+            for (i, f) in features.iter().enumerate() {
+                for (slot, t) in ids[i * width..].iter_mut().zip(f.iter()) {
+                    *slot = id(t);
                 }
-                Some(Tensor::from_vec(ids, (b, width), device)?)
             }
-            _ => None,
+            Ok(Some(Tensor::from_vec(ids, (b, width), device)?))
         };
         Ok(Batch {
-            rules,
+            rules: ids(dims.rule_dim, |t| t.rule)?,
+            lists: ids(dims.list_dim, |t| t.list)?,
             words: Tensor::from_vec(words, (b, width), device)?,
             shapes: Tensor::from_vec(shapes, (b, width), device)?,
             lengths: sentences.iter().map(|s| s.len()).collect(),
@@ -163,7 +181,8 @@ impl BiLstmCrf {
             )?;
             Ok(Embedding::new(w, d))
         };
-        let word_in = dims.word_dim + 2 * dims.char_hidden + dims.shape_dim + dims.rule_dim;
+        let word_in =
+            dims.word_dim + 2 * dims.char_hidden + dims.shape_dim + dims.rule_dim + dims.list_dim;
         Ok(BiLstmCrf {
             dims,
             words: emb(vocab.word_count(), dims.word_dim, "words")?,
@@ -171,6 +190,11 @@ impl BiLstmCrf {
             shapes: emb(SHAPES, dims.shape_dim, "shapes")?,
             rules: if dims.rule_dim > 0 {
                 Some(emb(RULE_FEATURES, dims.rule_dim, "rules")?)
+            } else {
+                None
+            },
+            lists: if dims.list_dim > 0 {
+                Some(emb(LIST_FEATURES, dims.list_dim, "lists")?)
             } else {
                 None
             },
@@ -216,10 +240,14 @@ impl BiLstmCrf {
             char_repr,
             self.shapes.forward(&batch.shapes)?,
         ];
-        match (&self.rules, &batch.rules) {
-            (Some(e), Some(ids)) => parts.push(e.forward(ids)?),
-            (None, None) => {}
-            _ => candle_core::bail!("rule hits are given exactly when the model reads them"),
+        for (table, ids) in [(&self.rules, &batch.rules), (&self.lists, &batch.lists)] {
+            match (table, ids) {
+                (Some(e), Some(ids)) => parts.push(e.forward(ids)?),
+                (None, None) => {}
+                _ => candle_core::bail!(
+                    "rule-hit and list ids are given exactly when the model reads them"
+                ),
+            }
         }
         let x = Tensor::cat(&parts, D::Minus1)?;
         let word_rev = Tensor::from_vec(reversal_index(&batch.lengths, w), b * w, dev)?;
@@ -234,5 +262,71 @@ impl BiLstmCrf {
                 self.out.forward(&h)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::neural::init::seeded_var_builder;
+    use candle_core::DType;
+    use candle_nn::VarMap;
+
+    #[test]
+    fn dims_saved_before_list_features_read_none() {
+        let json = r#"{"word_dim":100,"char_dim":25,"char_hidden":25,"shape_dim":8,
+            "hidden":100,"max_word_chars":24,"rule_dim":16}"#;
+        let dims: Dims = serde_json::from_str(json).unwrap();
+        assert_eq!(dims.list_dim, 0);
+        assert!(dims.reads_recognizers());
+        let words_only = Dims {
+            rule_dim: 0,
+            list_dim: 0,
+            ..Dims::default()
+        };
+        assert!(!words_only.reads_recognizers());
+    }
+
+    /// Emissions of one three-word sentence whose words carry the given list ids.
+    fn emissions_with_lists(dims: Dims, lists: [u32; 3]) -> Vec<f32> {
+        let words: Vec<String> = ["saw", "ryan", "today"].map(String::from).to_vec();
+        let vocab = Vocab::build(
+            words.iter().map(String::as_str),
+            words.iter().map(String::as_str),
+            1,
+        );
+        let varmap = VarMap::new();
+        let vb = seeded_var_builder(&varmap, 7, DType::F32, &Device::Cpu);
+        let model = BiLstmCrf::new(vb, dims, &vocab, 5).unwrap();
+        let features: Vec<TokenFeatures> = lists
+            .iter()
+            .map(|&list| TokenFeatures { rule: 0, list })
+            .collect();
+        let sentences = [words.as_slice()];
+        let hits = [features.as_slice()];
+        let batch = Batch::new(&vocab, &dims, &sentences, Some(&hits), None, &Device::Cpu).unwrap();
+        assert_eq!(batch.lists.is_some(), dims.list_dim > 0);
+        let e = model.emissions(&batch, None).unwrap();
+        e.flatten_all().unwrap().to_vec1().unwrap()
+    }
+
+    #[test]
+    fn list_ids_reach_the_scores_only_of_a_model_that_reads_them() {
+        let with = Dims {
+            list_dim: 4,
+            ..Dims::default()
+        };
+        assert_ne!(
+            emissions_with_lists(with, [0, 0, 0]),
+            emissions_with_lists(with, [0, 1, 0])
+        );
+        let without = Dims {
+            list_dim: 0,
+            ..Dims::default()
+        };
+        assert_eq!(
+            emissions_with_lists(without, [0, 0, 0]),
+            emissions_with_lists(without, [0, 1, 0])
+        );
     }
 }

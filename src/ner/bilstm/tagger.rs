@@ -8,7 +8,7 @@ use crate::error::{StageContext, StageResult as Result};
 use crate::labels::Label;
 use crate::ner::config::NerConfig;
 use crate::ner::data::segment;
-use crate::ner::rules::RuleFeatures;
+use crate::ner::rules::{RuleFeatures, TokenFeatures};
 use crate::ner::tags::TagSet;
 use crate::ner::Tagger;
 use candle_core::{DType, Device};
@@ -49,7 +49,7 @@ pub fn tag_text(
     let mut spans = Vec::new();
     for chunk in length_buckets(&order, |i| words[i].len()) {
         let sentences: Vec<&[String]> = chunk.iter().map(|&i| words[i].as_slice()).collect();
-        let chunk_hits: Option<Vec<&[u32]>> = hits.as_ref().map(|h| {
+        let chunk_hits: Option<Vec<&[TokenFeatures]>> = hits.as_ref().map(|h| {
             chunk
                 .iter()
                 .map(|&i| &h[seg.sentences[i].clone()])
@@ -150,7 +150,7 @@ impl BiLstmTagger {
         })?;
         let mut scores = model.crf.scores()?;
         scores.constrain(&tagset);
-        let rules = if dims.rule_dim > 0 {
+        let rules = if dims.reads_recognizers() {
             Some(RuleFeatures::new()?)
         } else {
             None

@@ -9,7 +9,7 @@ use crate::corpus::Document;
 use crate::error::StageResult as Result;
 use crate::ner::config::Arch;
 use crate::ner::data::{labels_of, tagged_sentences, words_outside_entities, Sentence};
-use crate::ner::rules::RuleFeatures;
+use crate::ner::rules::{RuleFeatures, TokenFeatures};
 use crate::ner::tags::TagSet;
 use crate::ner::training::{
     self as training, shard_rngs, sharded_gradients, write_model_dir, EarlyStopping, Ema, Meter,
@@ -123,9 +123,9 @@ fn shard_step(
         .map(|&(i, _)| sentences[i].words.as_slice())
         .collect();
     let hide_fn = |i: usize, j: usize| part[i].1[j];
-    let hits: Vec<&[u32]> = part
+    let hits: Vec<&[TokenFeatures]> = part
         .iter()
-        .map(|&(i, _)| sentences[i].rules.as_slice())
+        .map(|&(i, _)| sentences[i].features.as_slice())
         .collect();
     let batch = Batch::new(vocab, dims, &words, Some(&hits), Some(&hide_fn), device)?;
     let mut tags = vec![0usize; words.len() * batch.width];
@@ -162,7 +162,7 @@ pub fn train(
         );
     };
     let tagset = TagSet::new(labels);
-    let rules = if opts.dims.rule_dim > 0 {
+    let rules = if opts.dims.reads_recognizers() {
         Some(RuleFeatures::new()?)
     } else {
         None

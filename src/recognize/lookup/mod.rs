@@ -26,6 +26,8 @@ pub(crate) const ALLOW: u32 = 1 << 7;
 /// a sentence opening with "Who" is not the World Health Organization.
 const ACRONYM: u32 = 1 << 8;
 const NAME_BITS: u32 = FIRST | SURNAME;
+/// Number of ids [`LookupRecognizer::word_lists`] returns.
+pub const WORD_LIST_FEATURES: usize = 16;
 const PLACE_BITS: u32 = CITY | REGION | COUNTRY;
 
 /// The lists derived from open data by `scripts/build_name_lists.py` (see
@@ -164,6 +166,21 @@ impl LookupRecognizer {
             lex,
             heads: eponym_heads(lists, lang)?,
         })
+    }
+
+    /// Which lists hold `word` as a whole entry, as a tagger's input feature in
+    /// `0..WORD_LIST_FEATURES`: first name 1, surname 2, place 4, allow list 8, added. Case is
+    /// ignored here (a tagger reads it from the word's shape), so `ryan` in a lower-case note
+    /// counts as the listed first name. `buf` is scratch space, reused across calls.
+    pub fn word_lists(&self, word: &str, buf: &mut String) -> u32 {
+        tokens::fold_into(word, buf);
+        let bits = self.lex.word_bits(buf);
+        [FIRST, SURNAME, PLACE_BITS, ALLOW]
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| bits & b != 0)
+            .map(|(i, _)| 1 << i)
+            .sum()
     }
 
     fn hits(&self, text: &str, toks: &[Token]) -> Vec<Hit> {
