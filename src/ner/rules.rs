@@ -109,19 +109,27 @@ mod tests {
     use super::*;
     use crate::text::tokenize;
 
-    #[test]
-    fn rule_hits_become_first_and_later_token_ids() {
+    /// The features of every token of `text`, and a look-up of those of its token `word`.
+    fn features_of(text: &str) -> (Vec<TokenFeatures>, impl Fn(&str) -> TokenFeatures + '_) {
         let rules = RuleFeatures::new().unwrap();
-        let text = "Correo: ana.ruiz@example.com. Fecha de ingreso: 12/03/2019.";
         let tokens = tokenize(text);
         let f = rules.token_features(text, &tokens);
-        let at = |word: &str| {
+        let all = f.clone();
+        let at = move |word: &str| {
             let i = tokens
                 .iter()
                 .position(|&(s, e)| &text[s..e] == word)
                 .unwrap();
-            f[i].rule
+            f[i]
         };
+        (all, at)
+    }
+
+    #[test]
+    fn rule_hits_become_first_and_later_token_ids() {
+        let (f, features) =
+            features_of("Correo: ana.ruiz@example.com. Fecha de ingreso: 12/03/2019.");
+        let at = |word: &str| features(word).rule;
         assert_eq!(at("Correo"), 0);
         assert_eq!(at("Fecha"), 0);
         let (ana, date) = (at("ana"), at("12"));
@@ -134,17 +142,8 @@ mod tests {
 
     #[test]
     fn list_ids_say_which_lists_hold_a_word_in_any_case() {
-        let rules = RuleFeatures::new().unwrap();
-        let text = "i told ryan and the nurse about LONDON and Ryan";
-        let tokens = tokenize(text);
-        let f = rules.token_features(text, &tokens);
-        let at = |word: &str| {
-            let i = tokens
-                .iter()
-                .position(|&(s, e)| &text[s..e] == word)
-                .unwrap();
-            f[i].list
-        };
+        let (f, features) = features_of("i told ryan and the nurse about LONDON and Ryan");
+        let at = |word: &str| features(word).list;
         assert_eq!(at("ryan") & 1, 1, "a listed first name in lower case");
         assert_eq!(at("ryan"), at("Ryan"), "case is the shape's business");
         assert_eq!(at("LONDON") & 4, 4, "a listed place in capitals");
