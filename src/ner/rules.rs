@@ -8,7 +8,6 @@ use crate::error::{StageContext, StageResult as Result};
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::{Lang, LangChoice};
 use crate::recognize::build::build_pipeline;
-use crate::recognize::lookup::LookupRecognizer;
 use crate::recognize::Pipeline;
 use crate::text::Tok;
 use crate::wordlists::ListSources;
@@ -41,40 +40,25 @@ pub struct TokenFeatures {
     pub list: u32,
 }
 
-/// The built-in recognizers, language detected per document (as `recognize --lang auto`), and
-/// the word lists of every language.
+/// The built-in recognizers, language detected per document (as `recognize --lang auto`),
+/// whose word lists also give the list ids.
 pub struct RuleFeatures {
     pipeline: Pipeline,
-    lookups: Vec<(Lang, LookupRecognizer)>,
 }
 
 impl RuleFeatures {
     /// Fails closed: if a built-in list cannot load, there is no tagger.
     pub fn new() -> Result<Self> {
-        let sources = ListSources::default();
-        let pipeline = build_pipeline(LangChoice::Auto, Lang::En, &sources)
+        let pipeline = build_pipeline(LangChoice::Auto, Lang::En, &ListSources::default())
             .stage_context("building the recognizers whose hits the tagger reads")?;
-        let lookups = Lang::ALL
-            .iter()
-            .map(|&lang| {
-                LookupRecognizer::new(lang, &sources)
-                    .map(|l| (lang, l))
-                    .stage_context("loading the word lists the tagger reads")
-            })
-            .collect::<Result<_>>()?;
-        Ok(RuleFeatures { pipeline, lookups })
+        Ok(RuleFeatures { pipeline })
     }
 
     /// One rule-hit and list id per token of `text`, the lists of the language detected for it.
     pub fn token_features(&self, text: &str, tokens: &[Tok]) -> Vec<TokenFeatures> {
         let (lang, mut spans) = self.pipeline.recognize(text);
         spans.sort_by_key(|e| (e.start, e.end));
-        let lookup = &self
-            .lookups
-            .iter()
-            .find(|(l, _)| *l == lang)
-            .expect("lists are loaded for every language")
-            .1;
+        let lookup = &self.pipeline.for_lang(lang).lookup;
         let mut buf = String::new();
         let mut out: Vec<TokenFeatures> = tokens
             .iter()

@@ -8,6 +8,7 @@ use super::{LangPipeline, Pipeline, Recognizer};
 use crate::lang::{Lang, LangChoice};
 use crate::wordlists::ListSources;
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// A recognizer that could not be built; the run stops (fail closed).
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +26,7 @@ pub enum BuildError {
 /// The recognizers of one language, in the order they run.
 pub fn build_lang(lang: Lang, lists: &ListSources) -> Result<LangPipeline, BuildError> {
     let vocab_err = |source| BuildError::Vocab { lang, source };
+    let lookup = Arc::new(LookupRecognizer::new(lang, lists).map_err(vocab_err)?);
     let recognizers: Vec<Box<dyn Recognizer>> = vec![
         Box::new(
             PatternRecognizer::new(lang, lists).map_err(|e| BuildError::Pattern {
@@ -32,13 +34,14 @@ pub fn build_lang(lang: Lang, lists: &ListSources) -> Result<LangPipeline, Build
                 msg: e.to_string(),
             })?,
         ),
-        Box::new(LookupRecognizer::new(lang, lists).map_err(vocab_err)?),
+        Box::new(Arc::clone(&lookup)),
         Box::new(ContextRecognizer::new(lang, lists).map_err(vocab_err)?),
     ];
     let propagate = Some(Propagator::new(lang, lists).map_err(vocab_err)?);
     Ok(LangPipeline {
         lang,
         recognizers,
+        lookup,
         propagate,
     })
 }

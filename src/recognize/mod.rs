@@ -20,6 +20,17 @@ pub trait Recognizer: Send + Sync {
     fn find(&self, text: &str, out: &mut Vec<Entity>);
 }
 
+/// A shared recognizer runs as itself (the pipeline's word lists also serve the taggers).
+impl<R: Recognizer + ?Sized> Recognizer for std::sync::Arc<R> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn find(&self, text: &str, out: &mut Vec<Entity>) {
+        (**self).find(text, out)
+    }
+}
+
 /// The surfaces `r` finds in `text` from one rule (`source`), for the rules' unit tests.
 #[cfg(test)]
 pub(crate) fn surfaces_from(r: &dyn Recognizer, text: &str, source: &str) -> Vec<String> {
@@ -35,6 +46,8 @@ pub(crate) fn surfaces_from(r: &dyn Recognizer, text: &str, source: &str) -> Vec
 pub struct LangPipeline {
     pub lang: Lang,
     pub recognizers: Vec<Box<dyn Recognizer>>,
+    /// The word-list recognizer among `recognizers`, for the taggers that read its lists.
+    pub lookup: std::sync::Arc<lookup::LookupRecognizer>,
     /// Marks the other mentions of the names found (after the recognizers, on their result).
     pub propagate: Option<propagate::Propagator>,
 }

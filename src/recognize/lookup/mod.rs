@@ -26,9 +26,9 @@ pub(crate) const ALLOW: u32 = 1 << 7;
 /// a sentence opening with "Who" is not the World Health Organization.
 const ACRONYM: u32 = 1 << 8;
 const NAME_BITS: u32 = FIRST | SURNAME;
+const PLACE_BITS: u32 = CITY | REGION | COUNTRY;
 /// Number of ids [`LookupRecognizer::word_lists`] returns.
 pub const WORD_LIST_FEATURES: usize = 16;
-const PLACE_BITS: u32 = CITY | REGION | COUNTRY;
 
 /// The lists derived from open data by `scripts/build_name_lists.py` (see
 /// `wordlists/PROVENANCE_names.md`); not every language has all three.
