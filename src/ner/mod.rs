@@ -99,8 +99,9 @@ pub struct NerRecognizer {
     /// Titles of the pipeline's language, lower case without a final dot: a tagger trained on
     /// news may take "Dr" or "Mrs" into the name, and anonlm's spans leave titles out.
     titles: std::collections::HashSet<String>,
-    /// For the per-language news taggers: drops all-caps name and place spans that no list
-    /// supports (`None` for a `--model` of the user's own). Built on the first span it judges,
+    /// For the per-language news taggers: trims the unsupported lower-case words and symbols
+    /// off the edges of name and place spans, and drops all-caps ones that no list supports
+    /// (`None` for a `--model` of the user's own). Built on the first span it judges,
     /// like the shipped model itself, so a language no document is in costs nothing.
     caseless: Option<(
         crate::lang::Lang,
@@ -163,15 +164,19 @@ impl Recognizer for NerRecognizer {
             } else {
                 s
             };
-            let kept = self.caseless.as_ref().is_none_or(|(lang, gate)| {
-                // The built-in lists cannot fail to load; a build that lost one stops here.
-                let gate = gate.get_or_init(|| {
-                    caseless::CaselessGate::new(*lang)
-                        .unwrap_or_else(|e| panic!("the all-caps gate's lists: {e:#}"))
-                });
-                gate.keeps(l.category, &text[s..e])
-            });
-            kept.then(|| Entity::new(s, e, l, source, MODEL_SPAN_SCORE))
+            let (s, e) = match &self.caseless {
+                None => (s, e),
+                Some((lang, gate)) => {
+                    // The built-in lists cannot fail to load; a build that lost one stops here.
+                    let gate = gate.get_or_init(|| {
+                        caseless::CaselessGate::new(*lang)
+                            .unwrap_or_else(|e| panic!("the case gate's lists: {e:#}"))
+                    });
+                    let (s, e) = gate.trim_edges(l.category, text, s, e)?;
+                    gate.keeps(l.category, &text[s..e]).then_some((s, e))?
+                }
+            };
+            Some(Entity::new(s, e, l, source, MODEL_SPAN_SCORE))
         }));
     }
 }
