@@ -3,6 +3,7 @@
 
 use candle_core::{Module, Result, Tensor, D};
 use candle_nn::{Init, Linear, VarBuilder};
+use std::sync::Arc;
 
 /// A linear layer with uniform ±1/√in initial weights (the seeded builder has no Kaiming).
 pub fn uniform_linear(vb: VarBuilder, input: usize, output: usize) -> Result<Linear> {
@@ -20,6 +21,9 @@ pub fn uniform_linear(vb: VarBuilder, input: usize, output: usize) -> Result<Lin
 pub struct Lstm {
     input: Linear,
     recurrent: Tensor,
+    /// The recurrent weight transposed once, for a model that only tags (see
+    /// [`Lstm::keep_transposed`]); training transposes at every step, as its weights move.
+    recurrent_t: Option<Arc<Vec<f32>>>,
 }
 
 impl Lstm {
@@ -36,16 +40,28 @@ impl Lstm {
         Ok(Lstm {
             input: uniform_linear(vb.pp("input"), input, 4 * hidden)?,
             recurrent,
+            recurrent_t: None,
         })
     }
 
-    /// Runs left to right over `x` (batch, time, features); returns (batch, time, hidden).
-    /// Padding must come after each row's tokens, so it never reaches a real position.
-    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+    /// Transposes the recurrent weight once for all later calls: only for a model whose
+    /// weights no longer change (a loaded tagger). Tagging one short document otherwise
+    /// spent a tenth of its time transposing.
+    pub fn keep_transposed(&mut self) -> Result<()> {
+        let (_, hidden) = self.recurrent.dims2()?;
+        let whh: Vec<f32> = self.recurrent.flatten_all()?.to_vec1()?;
+        self.recurrent_t = Some(Arc::new(super::recurrence::transposed(&whh, hidden)));
+        Ok(())
+    }
+
+    /// Runs left to right over `x` (batch, time, features) whose rows have the given
+    /// `lengths`; returns (batch, time, hidden), zero after each row's length. Padding must
+    /// come after each row's tokens, so it never reaches a real position.
+    pub fn forward(&self, x: &Tensor, lengths: &[usize]) -> Result<Tensor> {
         // The input part of every gate for every step in one matrix product, then the
         // recurrence as one fused operation.
         let xw = self.input.forward(x)?;
-        super::recurrence::recurrence(&xw, &self.recurrent)
+        super::recurrence::recurrence(&xw, &self.recurrent, lengths, self.recurrent_t.clone())
     }
 }
 
@@ -80,15 +96,20 @@ pub fn permute_time(x: &Tensor, index: &Tensor) -> Result<Tensor> {
         .reshape((rows, width, features))
 }
 
-/// Both directions of a BiLSTM over padded rows: (rows, width, 2·hidden).
+/// Both directions of a BiLSTM over padded rows of the given `lengths`: (rows, width,
+/// 2·hidden).
 pub fn bidirectional(
     forward: &Lstm,
     backward: &Lstm,
     x: &Tensor,
     reversal: &Tensor,
+    lengths: &[usize],
 ) -> Result<Tensor> {
-    let fwd = forward.forward(x)?;
-    let bwd = permute_time(&backward.forward(&permute_time(x, reversal)?)?, reversal)?;
+    let fwd = forward.forward(x, lengths)?;
+    let bwd = permute_time(
+        &backward.forward(&permute_time(x, reversal)?, lengths)?,
+        reversal,
+    )?;
     Tensor::cat(&[fwd, bwd], D::Minus1)
 }
 
@@ -118,8 +139,8 @@ mod tests {
         let padded = Tensor::from_vec(padded_data, (1, 3, 2), &Device::Cpu).unwrap();
         let r1 = Tensor::from_vec(reversal_index(&[2], 2), 2, &Device::Cpu).unwrap();
         let r2 = Tensor::from_vec(reversal_index(&[2], 3), 3, &Device::Cpu).unwrap();
-        let a = bidirectional(&f, &b, &alone, &r1).unwrap();
-        let p = bidirectional(&f, &b, &padded, &r2)
+        let a = bidirectional(&f, &b, &alone, &r1, &[2]).unwrap();
+        let p = bidirectional(&f, &b, &padded, &r2, &[2])
             .unwrap()
             .narrow(1, 0, 2)
             .unwrap();

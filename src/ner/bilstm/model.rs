@@ -207,6 +207,19 @@ impl BiLstmCrf {
         })
     }
 
+    /// Keeps each LSTM's recurrent weight transposed, for a model that only tags from now on.
+    pub fn keep_transposed(&mut self) -> Result<()> {
+        for lstm in [
+            &mut self.char_fwd,
+            &mut self.char_bwd,
+            &mut self.word_fwd,
+            &mut self.word_bwd,
+        ] {
+            lstm.keep_transposed()?;
+        }
+        Ok(())
+    }
+
     /// Tag scores (batch, width, tags). With `dropout`, its rate is applied to the word-level
     /// BiLSTM's input and output (training only).
     pub fn emissions(
@@ -226,8 +239,9 @@ impl BiLstmCrf {
         };
         // The backward direction reads each word reversed within its length, so its final
         // state is at the same last position.
-        let fwd = take_last(self.char_fwd.forward(&ce)?)?;
-        let bwd = take_last(self.char_bwd.forward(&permute_time(&ce, &rev)?)?)?;
+        let lengths = &batch.char_lengths;
+        let fwd = take_last(self.char_fwd.forward(&ce, lengths)?)?;
+        let bwd = take_last(self.char_bwd.forward(&permute_time(&ce, &rev)?, lengths)?)?;
         let char_repr = Tensor::cat(&[fwd, bwd], D::Minus1)?;
         let (b, w) = (batch.lengths.len(), batch.width);
         let char_repr = char_repr.index_select(&batch.word_rows, 0)?.reshape((
@@ -254,11 +268,23 @@ impl BiLstmCrf {
         match dropout {
             Some((rng, p)) => {
                 let x = rng.apply(&x, p)?;
-                let h = bidirectional(&self.word_fwd, &self.word_bwd, &x, &word_rev)?;
+                let h = bidirectional(
+                    &self.word_fwd,
+                    &self.word_bwd,
+                    &x,
+                    &word_rev,
+                    &batch.lengths,
+                )?;
                 self.out.forward(&rng.apply(&h, p)?)
             }
             None => {
-                let h = bidirectional(&self.word_fwd, &self.word_bwd, &x, &word_rev)?;
+                let h = bidirectional(
+                    &self.word_fwd,
+                    &self.word_bwd,
+                    &x,
+                    &word_rev,
+                    &batch.lengths,
+                )?;
                 self.out.forward(&h)
             }
         }

@@ -145,9 +145,11 @@ impl BiLstmTagger {
         let weights = dir.join(WEIGHTS_FILE);
         crate::mlm::weights::check_finite(&weights, &tensors)?;
         let vb = candle_nn::VarBuilder::from_tensors(tensors, DType::F32, &device);
-        let model = BiLstmCrf::new(vb, dims, &vocab, tagset.len()).with_stage_context(|| {
-            format!("{}: weights do not fit the config", weights.display())
-        })?;
+        let mut model =
+            BiLstmCrf::new(vb, dims, &vocab, tagset.len()).with_stage_context(|| {
+                format!("{}: weights do not fit the config", weights.display())
+            })?;
+        model.keep_transposed()?;
         let mut scores = model.crf.scores()?;
         scores.constrain(&tagset);
         let rules = if dims.reads_recognizers() {
