@@ -141,8 +141,12 @@ impl MlmRuntime {
 
 /// Log-probabilities over the vocabulary at chosen (row, position) pairs of `rows` (token
 /// sequences of any lengths, padded with `pad` here), `batch_rows` sequences per forward pass;
-/// `visit(k, log_probs)` is called once for each `wanted[k]`. The encoder runs on whole rows,
-/// the vocabulary projection only at the wanted positions.
+/// `visit(k, log_probs)` is called once for each `wanted[k]`, in no set order. The encoder
+/// runs on whole rows, the vocabulary projection only at the wanted positions.
+///
+/// Rows are batched shortest first, so a batch is padded to little more than its own rows'
+/// length: the masked copies of a short and a long sentence no longer share a batch padded to
+/// the long one, and a row nothing is wanted from is not run at all.
 pub fn visit_log_probs(
     model: &MaskedLm,
     pad: u32,
@@ -157,21 +161,20 @@ pub fn visit_log_probs(
         debug_assert!(pos < rows[row].len());
         by_row[row].push(k);
     }
-    let step = batch_rows.max(1);
-    for start in (0..rows.len()).step_by(step) {
-        let end = (start + step).min(rows.len());
-        let chunk: Vec<usize> = (start..end)
-            .flat_map(|r| by_row[r].iter().copied())
-            .collect();
-        if chunk.is_empty() {
-            continue;
-        }
-        let (ids, mask) = pad_batch(&rows[start..end], pad, device)?;
+    let mut order: Vec<usize> = (0..rows.len()).filter(|&r| !by_row[r].is_empty()).collect();
+    order.sort_by_key(|&r| rows[r].len());
+    for batch in order.chunks(batch_rows.max(1)) {
+        let batch_ids: Vec<&[u32]> = batch.iter().map(|&r| rows[r].as_slice()).collect();
+        let (ids, mask) = pad_batch(&batch_ids, pad, device)?;
         let width = ids.dim(1)?;
-        let index: Vec<u32> = chunk
-            .iter()
-            .map(|&k| ((wanted[k].0 - start) * width + wanted[k].1) as u32)
-            .collect();
+        let mut chunk = Vec::new();
+        let mut index = Vec::new();
+        for (slot, &r) in batch.iter().enumerate() {
+            for &k in &by_row[r] {
+                chunk.push(k);
+                index.push((slot * width + wanted[k].1) as u32);
+            }
+        }
         let index = Tensor::from_vec(index, chunk.len(), device)?;
         let logits = model
             .forward_at(&ids, &mask, &index, None)?
@@ -185,15 +188,21 @@ pub fn visit_log_probs(
 }
 
 /// Pads sequences with `pad` into `input_ids` and `attention_mask` tensors [rows, longest].
-pub fn pad_batch(
-    rows: &[Vec<u32>],
+pub fn pad_batch<R: AsRef<[u32]>>(
+    rows: &[R],
     pad: u32,
     device: &Device,
 ) -> candle_core::Result<(Tensor, Tensor)> {
-    let width = rows.iter().map(Vec::len).max().unwrap_or(0).max(1);
+    let width = rows
+        .iter()
+        .map(|r| r.as_ref().len())
+        .max()
+        .unwrap_or(0)
+        .max(1);
     let mut ids = Vec::with_capacity(rows.len() * width);
     let mut mask = Vec::with_capacity(rows.len() * width);
     for row in rows {
+        let row = row.as_ref();
         ids.extend_from_slice(row);
         mask.extend(std::iter::repeat_n(1u32, row.len()));
         ids.extend(std::iter::repeat_n(pad, width - row.len()));
