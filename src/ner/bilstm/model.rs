@@ -265,29 +265,23 @@ impl BiLstmCrf {
         }
         let x = Tensor::cat(&parts, D::Minus1)?;
         let word_rev = Tensor::from_vec(reversal_index(&batch.lengths, w), b * w, dev)?;
-        match dropout {
-            Some((rng, p)) => {
-                let x = rng.apply(&x, p)?;
-                let h = bidirectional(
-                    &self.word_fwd,
-                    &self.word_bwd,
-                    &x,
-                    &word_rev,
-                    &batch.lengths,
-                )?;
-                self.out.forward(&rng.apply(&h, p)?)
-            }
-            None => {
-                let h = bidirectional(
-                    &self.word_fwd,
-                    &self.word_bwd,
-                    &x,
-                    &word_rev,
-                    &batch.lengths,
-                )?;
-                self.out.forward(&h)
-            }
-        }
+        let mut dropout = dropout;
+        let x = match &mut dropout {
+            Some((rng, p)) => rng.apply(&x, *p)?,
+            None => x,
+        };
+        let h = bidirectional(
+            &self.word_fwd,
+            &self.word_bwd,
+            &x,
+            &word_rev,
+            &batch.lengths,
+        )?;
+        let h = match dropout {
+            Some((rng, p)) => rng.apply(&h, p)?,
+            None => h,
+        };
+        self.out.forward(&h)
     }
 }
 

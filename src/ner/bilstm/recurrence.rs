@@ -73,55 +73,49 @@ fn add_recurrent(gates: &mut [f32], h: &[f32], w_t: &[f32]) {
     }
 }
 
+/// One row's recurrence: its input gates and length, and where its states go.
+struct Row<'a> {
+    /// The input part of the gates (time × 4·hidden).
+    xw: &'a [f32],
+    /// Steps to run: the row's length.
+    steps: usize,
+    /// Activated gates (time × 4·hidden: σi, σf, σo, tanh g), kept for the backward pass.
+    gates: &'a mut [f32],
+    /// Cell states (time × hidden), kept for the backward pass.
+    cells: &'a mut [f32],
+    /// Hidden states (time × hidden); the positions after `steps` are left as they are.
+    h_out: &'a mut [f32],
+}
+
 /// [`forward_row_body`], compiled for AVX2 where the CPU has it (eight lanes instead of the
 /// baseline build's four; the same operations, so the same results).
-#[allow(clippy::too_many_arguments)]
-fn forward_row(
-    xw: &[f32],
-    whh_t: &[f32],
-    hidden: usize,
-    steps: usize,
-    gates: &mut [f32],
-    cells: &mut [f32],
-    h_out: &mut [f32],
-) {
+fn forward_row(whh_t: &[f32], hidden: usize, row: Row) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2 (checked above), all the target feature asks for.
-        unsafe { forward_row_avx2(xw, whh_t, hidden, steps, gates, cells, h_out) };
+        unsafe { forward_row_avx2(whh_t, hidden, row) };
         return;
     }
-    forward_row_body(xw, whh_t, hidden, steps, gates, cells, h_out)
+    forward_row_body(whh_t, hidden, row)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn forward_row_avx2(
-    xw: &[f32],
-    whh_t: &[f32],
-    hidden: usize,
-    steps: usize,
-    gates: &mut [f32],
-    cells: &mut [f32],
-    h_out: &mut [f32],
-) {
-    forward_row_body(xw, whh_t, hidden, steps, gates, cells, h_out)
+unsafe fn forward_row_avx2(whh_t: &[f32], hidden: usize, row: Row) {
+    forward_row_body(whh_t, hidden, row)
 }
 
-/// Activated gates (time × 4·hidden: σi, σf, σo, tanh g) and cell states (time × hidden) of
-/// the first `steps` steps of one row, and its hidden states written to `h_out` (time ×
-/// hidden; the rest left as it is). `whh_t` is the [`transposed`] recurrent weight.
+/// Runs the first `row.steps` steps of one row. `whh_t` is the [`transposed`] recurrent
+/// weight.
 #[inline(always)]
-fn forward_row_body(
-    xw: &[f32],
-    whh_t: &[f32],
-    hidden: usize,
-    steps: usize,
-    gates: &mut [f32],
-    cells: &mut [f32],
-    h_out: &mut [f32],
-) {
+fn forward_row_body(whh_t: &[f32], hidden: usize, row: Row) {
+    let Row {
+        xw,
+        steps,
+        gates,
+        cells,
+        h_out,
+    } = row;
     let g4 = 4 * hidden;
     let mut tanh_c = vec![0f32; hidden];
     for t in 0..steps {
@@ -199,13 +193,15 @@ impl CustomOp2 for Recurrence {
         let mut cells = vec![0f32; t * hidden];
         for row in 0..b {
             forward_row(
-                &xw[row * t * 4 * hidden..(row + 1) * t * 4 * hidden],
                 whh,
                 hidden,
-                self.lengths[row].min(t),
-                &mut gates,
-                &mut cells,
-                &mut out[row * t * hidden..(row + 1) * t * hidden],
+                Row {
+                    xw: &xw[row * t * 4 * hidden..(row + 1) * t * 4 * hidden],
+                    steps: self.lengths[row].min(t),
+                    gates: &mut gates,
+                    cells: &mut cells,
+                    h_out: &mut out[row * t * hidden..(row + 1) * t * hidden],
+                },
             );
         }
         Ok((CpuStorage::F32(out), Shape::from((b, t, hidden))))
@@ -238,13 +234,15 @@ impl CustomOp2 for Recurrence {
             // Recompute the forward pass of the row, keeping gates and cells.
             let len = self.lengths[row].min(t);
             forward_row(
-                &xw[row * t * g4..(row + 1) * t * g4],
                 &whh_tr,
                 hidden,
-                len,
-                &mut gates,
-                &mut cells,
-                &mut hs,
+                Row {
+                    xw: &xw[row * t * g4..(row + 1) * t * g4],
+                    steps: len,
+                    gates: &mut gates,
+                    cells: &mut cells,
+                    h_out: &mut hs,
+                },
             );
             dh_next.iter_mut().for_each(|v| *v = 0.0);
             dc_next.iter_mut().for_each(|v| *v = 0.0);
@@ -365,70 +363,69 @@ mod tests {
             .unwrap()
     }
 
+    /// An input-gate tensor (b, t, 4h) and a recurrent weight (4h, h) of made-up values.
+    fn inputs(b: usize, t: usize, h: usize, mix: [usize; 2]) -> (Var, Var) {
+        let dev = Device::Cpu;
+        let xw: Vec<f32> = (0..b * t * 4 * h)
+            .map(|i| ((i * mix[0] % 101) as f32 - 50.0) / 40.0)
+            .collect();
+        let w: Vec<f32> = (0..4 * h * h)
+            .map(|i| ((i * mix[1] % 97) as f32 - 48.0) / 90.0)
+            .collect();
+        (
+            Var::from_vec(xw, (b, t, 4 * h), &dev).unwrap(),
+            Var::from_vec(w, (4 * h, h), &dev).unwrap(),
+        )
+    }
+
+    /// The largest difference of the gradients of `xw` and `whh` under two weighted losses.
+    fn gradient_diff(a: Tensor, b: Tensor, weights: &Tensor, vars: [&Var; 2]) -> f32 {
+        let loss = |x: Tensor| {
+            (x * weights)
+                .unwrap()
+                .sum_all()
+                .unwrap()
+                .backward()
+                .unwrap()
+        };
+        let (g1, g2) = (loss(a), loss(b));
+        vars.iter()
+            .map(|v| {
+                let t = v.as_tensor();
+                max_diff(g1.get(t).unwrap(), g2.get(t).unwrap())
+            })
+            .fold(0.0, f32::max)
+    }
+
     #[test]
     fn fused_recurrence_matches_candle_ops_forward_and_backward() {
-        let dev = Device::Cpu;
         let (b, t, h) = (3, 5, 11);
-        let xw_data: Vec<f32> = (0..b * t * 4 * h)
-            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 40.0)
-            .collect();
-        let w_data: Vec<f32> = (0..4 * h * h)
-            .map(|i| ((i * 53 % 97) as f32 - 48.0) / 90.0)
-            .collect();
-        let xw = Var::from_vec(xw_data, (b, t, 4 * h), &dev).unwrap();
-        let whh = Var::from_vec(w_data, (4 * h, h), &dev).unwrap();
+        let (xw, whh) = inputs(b, t, h, [37, 53]);
         // A weighting of the outputs so every position's gradient differs.
         let weights: Vec<f32> = (0..b * t * h)
             .map(|i| ((i * 7 % 13) as f32 - 6.0) / 5.0)
             .collect();
-        let weights = Tensor::from_vec(weights, (b, t, h), &dev).unwrap();
-
+        let weights = Tensor::from_vec(weights, (b, t, h), &Device::Cpu).unwrap();
         let fused = recurrence(xw.as_tensor(), whh.as_tensor(), &[t; 3], None).unwrap();
         let refr = reference(xw.as_tensor(), whh.as_tensor());
         assert!(max_diff(&fused, &refr) < 1e-5);
-
-        let g1 = (fused * &weights)
-            .unwrap()
-            .sum_all()
-            .unwrap()
-            .backward()
-            .unwrap();
-        let g2 = (refr * &weights)
-            .unwrap()
-            .sum_all()
-            .unwrap()
-            .backward()
-            .unwrap();
-        for v in [&xw, &whh] {
-            let (a, b) = (
-                g1.get(v.as_tensor()).unwrap(),
-                g2.get(v.as_tensor()).unwrap(),
-            );
-            assert!(max_diff(a, b) < 1e-4, "{}", max_diff(a, b));
-        }
+        let diff = gradient_diff(fused, refr, &weights, [&xw, &whh]);
+        assert!(diff < 1e-4, "{diff}");
     }
 
     #[test]
     fn rows_stop_at_their_length_and_a_kept_transpose_changes_nothing() {
-        let dev = Device::Cpu;
         let (b, t, h) = (2, 6, 5);
-        let xw_data: Vec<f32> = (0..b * t * 4 * h)
-            .map(|i| ((i * 29 % 89) as f32 - 44.0) / 35.0)
-            .collect();
-        let w_data: Vec<f32> = (0..4 * h * h)
-            .map(|i| ((i * 41 % 83) as f32 - 41.0) / 70.0)
-            .collect();
-        let xw = Var::from_vec(xw_data, (b, t, 4 * h), &dev).unwrap();
-        let whh = Var::from_vec(w_data.clone(), (4 * h, h), &dev).unwrap();
-        let lengths = [6, 2];
+        let (xw, whh) = inputs(b, t, h, [29, 41]);
+        let w_data: Vec<f32> = whh.as_tensor().flatten_all().unwrap().to_vec1().unwrap();
         let kept = Some(Arc::new(transposed(&w_data, h)));
-        let short = recurrence(xw.as_tensor(), whh.as_tensor(), &lengths, kept).unwrap();
+        let short = recurrence(xw.as_tensor(), whh.as_tensor(), &[6, 2], kept).unwrap();
         let full = recurrence(xw.as_tensor(), whh.as_tensor(), &[t, t], None).unwrap();
         // Real positions as without padding; padding positions zero.
         let real =
             |x: &Tensor, row: usize, len: usize| x.get(row).unwrap().narrow(0, 0, len).unwrap();
-        assert!(max_diff(&real(&short, 0, 6), &real(&full, 0, 6)) < 1e-7);
-        assert!(max_diff(&real(&short, 1, 2), &real(&full, 1, 2)) < 1e-7);
+        assert_eq!(max_diff(&real(&short, 0, 6), &real(&full, 0, 6)), 0.0);
+        assert_eq!(max_diff(&real(&short, 1, 2), &real(&full, 1, 2)), 0.0);
         let pad = short.get(1).unwrap().narrow(0, 2, 4).unwrap();
         assert_eq!(
             pad.abs()
@@ -440,7 +437,7 @@ mod tests {
             0.0
         );
         // Gradients of a loss on the real positions only are the same either way.
-        let mask: Vec<f32> = (0..b * t * h)
+        let weights: Vec<f32> = (0..b * t * h)
             .map(|i| {
                 if i / (t * h) == 1 && i % (t * h) >= 2 * h {
                     0.0
@@ -449,25 +446,8 @@ mod tests {
                 }
             })
             .collect();
-        let mask = Tensor::from_vec(mask, (b, t, h), &dev).unwrap();
-        let g1 = (short * &mask)
-            .unwrap()
-            .sum_all()
-            .unwrap()
-            .backward()
-            .unwrap();
-        let g2 = (full * &mask)
-            .unwrap()
-            .sum_all()
-            .unwrap()
-            .backward()
-            .unwrap();
-        for v in [&xw, &whh] {
-            let (a, b) = (
-                g1.get(v.as_tensor()).unwrap(),
-                g2.get(v.as_tensor()).unwrap(),
-            );
-            assert!(max_diff(a, b) < 1e-5, "{}", max_diff(a, b));
-        }
+        let weights = Tensor::from_vec(weights, (b, t, h), &Device::Cpu).unwrap();
+        let diff = gradient_diff(short, full, &weights, [&xw, &whh]);
+        assert!(diff < 1e-5, "{diff}");
     }
 }
