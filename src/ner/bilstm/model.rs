@@ -225,7 +225,7 @@ impl BiLstmCrf {
     pub fn emissions(
         &self,
         batch: &Batch,
-        dropout: Option<(&mut DropoutRng, f32)>,
+        mut dropout: Option<(&mut DropoutRng, f32)>,
     ) -> Result<Tensor> {
         let dev = batch.words.device();
         // Character BiLSTM: final state of each direction, per distinct word.
@@ -265,7 +265,6 @@ impl BiLstmCrf {
         }
         let x = Tensor::cat(&parts, D::Minus1)?;
         let word_rev = Tensor::from_vec(reversal_index(&batch.lengths, w), b * w, dev)?;
-        let mut dropout = dropout;
         let x = match &mut dropout {
             Some((rng, p)) => rng.apply(&x, *p)?,
             None => x,
