@@ -8,7 +8,6 @@ use crate::util::{anonlm, synth, tempdir, tokenizer};
 use anonlm::mlm::device::select_device;
 use anonlm::mlm::runtime::pad_batch;
 use anonlm::mlm::weights::load_model_dir;
-use assert_cmd::Command;
 use candle_core::{DType, Device};
 use serde_json::Value;
 use std::fs;
