@@ -173,7 +173,9 @@ impl Recognizer for NerRecognizer {
                             .unwrap_or_else(|e| panic!("the case gate's lists: {e:#}"))
                     });
                     let (s, e) = gate.trim_edges(l.category, text, s, e)?;
-                    gate.keeps(l.category, &text[s..e]).then_some((s, e))?
+                    let mixed = caseless::in_mixed_case_line(text, s, e);
+                    gate.keeps(l.category, &text[s..e], mixed)
+                        .then_some((s, e))?
                 }
             };
             Some(Entity::new(s, e, l, source, MODEL_SPAN_SCORE))

@@ -1,7 +1,7 @@
 //! Runs the real binary in temporary directories: the main commands end to end, the bad-input
 //! contract (exit 2, file and line named, nothing written) and key handling.
 
-use crate::util::{anonlm, fails, holds_value, synth, tempdir};
+use crate::util::{anonlm, fails, holds_value, read_jsonl, synth, tempdir};
 use std::fs;
 use std::path::Path;
 
@@ -259,45 +259,85 @@ fn pseudonyms_follow_the_key_file() {
     fails(anonlm().args(["keygen", "--out"]).arg(&k1));
 }
 
+/// `recognize --lang en --format text` of `text` (a document per line) with `extra` flags: the label and surface
+/// of every entity found.
+fn recognized_en(text: &str, extra: &[&str]) -> Vec<(String, String)> {
+    let dir = tempdir();
+    let (input, out) = (dir.path().join("note.txt"), dir.path().join("out.jsonl"));
+    fs::write(&input, text).unwrap();
+    anonlm()
+        .args([
+            "recognize",
+            "--lang",
+            "en",
+            "--format",
+            "text",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .args(extra)
+        .arg(&input)
+        .assert()
+        .success();
+    let mut found = Vec::new();
+    for doc in read_jsonl(&out) {
+        let chars: Vec<char> = doc["text"].as_str().unwrap().chars().collect();
+        for e in doc["entities"].as_array().unwrap() {
+            let (s, t) = (e["start"].as_u64().unwrap(), e["end"].as_u64().unwrap());
+            let surface = chars[s as usize..t as usize].iter().collect();
+            found.push((e["label"].as_str().unwrap().to_string(), surface));
+        }
+    }
+    found
+}
+
 /// The English tagger ships in the binary and joins the rules by default: a made-up name in no
 /// list, in running text, is found; `--no-builtin-models` leaves the rules alone, which miss it.
 #[test]
 fn the_shipped_english_tagger_is_used_by_default() {
-    let dir = tempdir();
-    let input = dir.path().join("note.txt");
-    fs::write(
-        &input,
-        "Yesterday the minister said that Tarvek Olumbridge will visit the clinic in March.\n",
-    )
-    .unwrap();
-    let names = |extra: &[&str], out: &str| -> Vec<String> {
-        let out = dir.path().join(out);
-        anonlm()
-            .args(["recognize", "--lang", "en", "--quiet", "--out"])
-            .arg(&out)
-            .args(extra)
-            .arg(&input)
-            .assert()
-            .success();
-        let doc: serde_json::Value =
-            serde_json::from_str(fs::read_to_string(&out).unwrap().trim()).unwrap();
-        let text: Vec<char> = doc["text"].as_str().unwrap().chars().collect();
-        doc["entities"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|e| e["label"] == "NAME")
-            .map(|e| {
-                let (s, t) = (e["start"].as_u64().unwrap(), e["end"].as_u64().unwrap());
-                text[s as usize..t as usize].iter().collect()
-            })
+    let note =
+        "Yesterday the minister said that Tarvek Olumbridge will visit the clinic in March.\n";
+    let names = |extra: &[&str]| -> Vec<String> {
+        recognized_en(note, extra)
+            .into_iter()
+            .filter(|(label, _)| label == "NAME")
+            .map(|(_, surface)| surface)
             .collect()
     };
-    let default = names(&[], "default.jsonl");
+    let default = names(&[]);
     assert!(
         default.iter().any(|n| n.contains("Olumbridge")),
         "{default:?}"
     );
-    let rules = names(&["--no-builtin-models"], "rules.jsonl");
+    let rules = names(&["--no-builtin-models"]);
     assert!(!rules.iter().any(|n| n.contains("Olumbridge")), "{rules:?}");
+}
+
+/// In a nursing note written in mixed case the shipped tagger's all-caps abbreviations and
+/// readings ("MAE", "NSR 80s-90s", "HR 70s SR", "U/O 30cc") are no names or places, while the
+/// relatives and doctors around them still are.
+#[test]
+fn the_shipped_english_tagger_leaves_nursing_abbreviations_alone() {
+    let note = "Neuro: A&Ox3, MAE, PERRL 3mm brisk. CV: NSR 80s-90s, no ectopy. Resp: sats 97% \
+        on 2L NC. Social: wife Mary and son Jim visited, updated by Dr. Patel.\n\
+        NPN 7p-7a. HR 70s SR, occ PVCs. Vent on AC 500x14, PEEP 5. U/O 30cc/hr. Daughter \
+        Karen called at 2200, updated.\n";
+    let found = recognized_en(note, &[]);
+    for abbreviation in [
+        "MAE", "NSR", "80s", "HR", "SR", "AC", "500x14", "U/O", "30cc",
+    ] {
+        assert!(
+            !found
+                .iter()
+                .any(|(_, s)| s.split([' ', '-']).any(|w| w == abbreviation)),
+            "{abbreviation} in {found:?}"
+        );
+    }
+    for name in ["Mary", "Jim", "Patel", "Karen"] {
+        assert!(
+            found.iter().any(|(l, s)| l == "NAME" && s == name),
+            "{name} not in {found:?}"
+        );
+    }
 }
