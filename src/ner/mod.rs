@@ -6,6 +6,7 @@ pub mod builtin;
 pub mod caseless;
 pub mod config;
 pub mod data;
+pub mod dose_context;
 pub mod rules;
 pub mod stage;
 pub mod tags;
@@ -13,7 +14,7 @@ pub mod training;
 pub mod transformer;
 
 use crate::error::{StageContext, StageResult as Result};
-use crate::labels::Label;
+use crate::labels::{Category, Label};
 use crate::recognize::Recognizer;
 use crate::span::Entity;
 use config::{Arch, NerConfig};
@@ -159,7 +160,7 @@ impl Recognizer for NerRecognizer {
             .unwrap_or_else(|e| panic!("the NER model failed on a document: {e:#}"));
         let source = self.tagger.source();
         out.extend(spans.into_iter().filter_map(|(s, e, l)| {
-            let s = if l.category == crate::labels::Category::Name {
+            let s = if l.category == Category::Name {
                 self.after_titles(text, s, e)
             } else {
                 s
@@ -173,6 +174,11 @@ impl Recognizer for NerRecognizer {
                             .unwrap_or_else(|e| panic!("the case gate's lists: {e:#}"))
                     });
                     let (s, e) = gate.trim_edges(l.category, text, s, e)?;
+                    if matches!(l.category, Category::Name | Category::Location)
+                        && dose_context::before_dose(text, e)
+                    {
+                        return None;
+                    }
                     let mixed = caseless::in_mixed_case_line(text, s, e);
                     gate.keeps(l.category, &text[s..e], mixed)
                         .then_some((s, e))?

@@ -314,18 +314,19 @@ fn the_shipped_english_tagger_is_used_by_default() {
     assert!(!rules.iter().any(|n| n.contains("Olumbridge")), "{rules:?}");
 }
 
-/// In a nursing note written in mixed case the shipped tagger's all-caps abbreviations and
-/// readings ("MAE", "NSR 80s-90s", "HR 70s SR", "U/O 30cc") are no names or places, while the
-/// relatives and doctors around them still are.
+/// In a nursing note written in mixed case the shipped tagger's all-caps abbreviations,
+/// readings ("MAE", "NSR 80s-90s", "HR 70s SR", "U/O 30cc") and drugs before their dose
+/// ("Lasix 40mg") are no names or places, while the relatives and doctors around them still are.
 #[test]
 fn the_shipped_english_tagger_leaves_nursing_abbreviations_alone() {
     let note = "Neuro: A&Ox3, MAE, PERRL 3mm brisk. CV: NSR 80s-90s, no ectopy. Resp: sats 97% \
         on 2L NC. Social: wife Mary and son Jim visited, updated by Dr. Patel.\n\
         NPN 7p-7a. HR 70s SR, occ PVCs. Vent on AC 500x14, PEEP 5. U/O 30cc/hr. Daughter \
-        Karen called at 2200, updated.\n";
+        Karen called at 2200, updated. Lasix 40mg IV given, Zofran 4 mg for nausea.\n";
     let found = recognized_en(note, &[]);
+    // Brand names before their dose are drugs.
     for abbreviation in [
-        "MAE", "NSR", "80s", "HR", "SR", "AC", "500x14", "U/O", "30cc",
+        "MAE", "NSR", "80s", "HR", "SR", "AC", "500x14", "U/O", "30cc", "Lasix", "Zofran",
     ] {
         assert!(
             !found
