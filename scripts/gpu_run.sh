@@ -127,10 +127,10 @@ ddp() {
     # The demo's notes and recipe (de-identified, tiny, 1200 steps of 16 x 64), on the GPU via NCCL.
     step ddp-nccl-tiny "${run[@]}" --data "$d/data64" --config tiny --steps 1200 --batch 16 \
         --lr 3e-3 --eval-every 400 --backend $backend --out "$d/model"
-    cat >"$d/audit.toml" <<'SPEC'
+    cat >"$d/audit.toml" <<SPEC
 [model]
 dir = "model"
-device = "DEVICE"
+device = "$dev"
 [data]
 corpus = "deid.jsonl"
 canaries = "canaries.json"
@@ -148,7 +148,6 @@ canary_candidates = 2000
 [thresholds]
 canary_gate_max_repeats = 1
 SPEC
-    sed -i "s/DEVICE/$dev/" "$d/audit.toml"
     # Exit 0 (PASS) or 1 (FAIL or INVALID) means the audit read the model dir; 2 means it refused.
     step ddp-audit sh -c "cd '$d' && '$bin/anonlm' audit --spec audit.toml --out audit; [ \$? -le 1 ]"
     "$py" - "$d" "$backend" <<'PY' | tee "$d/summary.txt"

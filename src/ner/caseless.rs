@@ -150,10 +150,15 @@ impl CaselessGate {
 
     /// Whether a span of `category` reading `surface` is kept: it is not a name or place, it
     /// has a lower-case letter or no letter at all, or, in a line that is not written in mixed
-    /// case (`mixed_line`, see [`in_mixed_case_line`]), it has a listed word (or is a listed
+    /// case (`mixed_line`, asked only for an all-caps span; see [`in_mixed_case_line`]), it has a listed word (or is a listed
     /// multi-word entry). Words with a digit (`70s`, `500x14`, a house number) count neither
     /// way: "HR 70s SR" is judged as "HR SR".
-    pub fn keeps(&self, category: Category, surface: &str, mixed_line: bool) -> bool {
+    pub fn keeps(
+        &self,
+        category: Category,
+        surface: &str,
+        mixed_line: impl FnOnce() -> bool,
+    ) -> bool {
         if !matches!(category, Category::Name | Category::Location)
             || !surface.chars().any(char::is_alphabetic)
         {
@@ -172,7 +177,7 @@ impl CaselessGate {
         // An all-caps word in a line written in mixed case is an abbreviation ("MAE" for moves
         // all extremities), whatever list holds it; names there are capitalized, and the rules
         // still take an all-caps name after a title or a relative's word ("Dr. PATEL").
-        if mixed_line {
+        if mixed_line() {
             return false;
         }
         // Two capitals are an abbreviation ("GU", "PO") far more often than a name.
@@ -254,28 +259,28 @@ mod tests {
         let gate = CaselessGate::new(Lang::En).unwrap();
         // A lower-case letter passes on the tagger's word alone.
         for kept in ["Zorbleck", "Dr Zorbleck", "zorbleck", "McKAY"] {
-            assert!(gate.keeps(Category::Name, kept, false), "{kept} dropped");
+            assert!(gate.keeps(Category::Name, kept, || false), "{kept} dropped");
         }
         // All-caps abbreviations do not.
         for dropped in ["RESP", "NSR", "PERRLA", "ZORBLECK", "GI/NG", "GU"] {
             assert!(
-                !gate.keeps(Category::Name, dropped, false),
+                !gate.keeps(Category::Name, dropped, || false),
                 "{dropped} kept"
             );
         }
         // Other labels and spans without letters are not the gate's business.
-        assert!(gate.keeps(Category::Id, "NHS", false));
-        assert!(gate.keeps(Category::Name, "12345", false));
+        assert!(gate.keeps(Category::Id, "NHS", || false));
+        assert!(gate.keeps(Category::Name, "12345", || false));
         // Readings beside an abbreviation count neither way: "HR 70s SR" is "HR SR".
         for dropped in ["HR 70s SR", "AC 500x14", "80s"] {
             assert!(
-                !gate.keeps(Category::Location, dropped, false),
+                !gate.keeps(Category::Location, dropped, || false),
                 "{dropped} kept"
             );
         }
         // In a line written in mixed case an all-caps span is an abbreviation, listed or not.
-        assert!(gate.keeps(Category::Name, "MAE", false));
-        assert!(!gate.keeps(Category::Name, "MAE", true));
+        assert!(gate.keeps(Category::Name, "MAE", || false));
+        assert!(!gate.keeps(Category::Name, "MAE", || true));
         // Listed names and places do, possessives and multi-word entries included.
         for kept in [
             "SMITH",
@@ -285,7 +290,7 @@ mod tests {
             "NEW YORK",
             "LONDON",
         ] {
-            assert!(gate.keeps(Category::Name, kept, false), "{kept} dropped");
+            assert!(gate.keeps(Category::Name, kept, || false), "{kept} dropped");
         }
     }
 }

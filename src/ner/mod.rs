@@ -179,7 +179,7 @@ impl Recognizer for NerRecognizer {
                     {
                         return None;
                     }
-                    let mixed = caseless::in_mixed_case_line(text, s, e);
+                    let mixed = || caseless::in_mixed_case_line(text, s, e);
                     gate.keeps(l.category, &text[s..e], mixed)
                         .then_some((s, e))?
                 }

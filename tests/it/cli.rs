@@ -259,8 +259,8 @@ fn pseudonyms_follow_the_key_file() {
     fails(anonlm().args(["keygen", "--out"]).arg(&k1));
 }
 
-/// `recognize --lang en --format text` of `text` (a document per line) with `extra` flags: the label and surface
-/// of every entity found.
+/// `recognize --lang en --format text` of `text` (a document per line) with `extra` flags: the
+/// label and surface of every entity found.
 fn recognized_en(text: &str, extra: &[&str]) -> Vec<(String, String)> {
     let dir = tempdir();
     let (input, out) = (dir.path().join("note.txt"), dir.path().join("out.jsonl"));
