@@ -7,6 +7,7 @@ pub mod caseless;
 pub mod config;
 pub mod data;
 pub mod dose_context;
+pub mod drug_names;
 pub mod rules;
 pub mod stage;
 pub mod tags;
@@ -102,11 +103,12 @@ pub struct NerRecognizer {
     titles: std::collections::HashSet<String>,
     /// For the per-language news taggers: trims the unsupported lower-case words and symbols
     /// off the edges of name and place spans, and drops all-caps ones that no list supports
-    /// (`None` for a `--model` of the user's own). Built on the first span it judges,
-    /// like the shipped model itself, so a language no document is in costs nothing.
+    /// and those that name drugs (`None` for a `--model` of the user's own). Built on the
+    /// first span it judges, like the shipped model itself, so a language no document is in
+    /// costs nothing.
     caseless: Option<(
         crate::lang::Lang,
-        std::sync::OnceLock<caseless::CaselessGate>,
+        std::sync::OnceLock<(caseless::CaselessGate, drug_names::DrugNames)>,
     )>,
 }
 
@@ -169,13 +171,16 @@ impl Recognizer for NerRecognizer {
                 None => (s, e),
                 Some((lang, gate)) => {
                     // The built-in lists cannot fail to load; a build that lost one stops here.
-                    let gate = gate.get_or_init(|| {
-                        caseless::CaselessGate::new(*lang)
-                            .unwrap_or_else(|e| panic!("the case gate's lists: {e:#}"))
+                    let (gate, drugs) = gate.get_or_init(|| {
+                        let gate = caseless::CaselessGate::new(*lang)
+                            .unwrap_or_else(|e| panic!("the case gate's lists: {e:#}"));
+                        let drugs = drug_names::DrugNames::new(*lang)
+                            .unwrap_or_else(|e| panic!("the drug-name list: {e:#}"));
+                        (gate, drugs)
                     });
                     let (s, e) = gate.trim_edges(l.category, text, s, e)?;
                     if matches!(l.category, Category::Name | Category::Location)
-                        && dose_context::before_dose(text, e)
+                        && (dose_context::before_dose(text, e) || drugs.all_drugs(&text[s..e]))
                     {
                         return None;
                     }

@@ -322,11 +322,14 @@ fn the_shipped_english_tagger_leaves_nursing_abbreviations_alone() {
     let note = "Neuro: A&Ox3, MAE, PERRL 3mm brisk. CV: NSR 80s-90s, no ectopy. Resp: sats 97% \
         on 2L NC. Social: wife Mary and son Jim visited, updated by Dr. Patel.\n\
         NPN 7p-7a. HR 70s SR, occ PVCs. Vent on AC 500x14, PEEP 5. U/O 30cc/hr. Daughter \
-        Karen called at 2200, updated. Lasix 40mg IV given, Zofran 4 mg for nausea.\n";
+        Karen called at 2200, updated. Lasix 40mg IV given, Zofran 4 mg for nausea.\n\
+        Sedated on Propofol and Fentanyl. Coumadin held tonight, Plavix continues. Started on \
+        Cefepime and Flagyl per ID. Wife Helen and son Kevin in to visit.\n";
     let found = recognized_en(note, &[]);
-    // Brand names before their dose are drugs.
+    // Brand names before their dose are drugs; so are listed drugs named alone.
     for abbreviation in [
         "MAE", "NSR", "80s", "HR", "SR", "AC", "500x14", "U/O", "30cc", "Lasix", "Zofran",
+        "Propofol", "Fentanyl", "Coumadin", "Plavix", "Cefepime", "Flagyl",
     ] {
         assert!(
             !found
@@ -335,7 +338,7 @@ fn the_shipped_english_tagger_leaves_nursing_abbreviations_alone() {
             "{abbreviation} in {found:?}"
         );
     }
-    for name in ["Mary", "Jim", "Patel", "Karen"] {
+    for name in ["Mary", "Jim", "Patel", "Karen", "Helen", "Kevin"] {
         assert!(
             found.iter().any(|(l, s)| l == "NAME" && s == name),
             "{name} not in {found:?}"
