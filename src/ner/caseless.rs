@@ -22,6 +22,15 @@ fn is_measure(word: &str) -> bool {
     word.chars().any(char::is_numeric) && word.chars().any(char::is_alphabetic)
 }
 
+/// `word` without the lower-case `s` of an abbreviation's plural ("PVCs" → "PVC"); other
+/// words as they are.
+fn abbreviation_stem(word: &str) -> &str {
+    match word.strip_suffix('s') {
+        Some(stem) if stem.chars().count() >= 2 && !stem.chars().any(char::is_lowercase) => stem,
+        _ => word,
+    }
+}
+
 /// Whether the text around `text[start..end]` on its line (up to 120 bytes each side) is
 /// written in mixed case: more of its words of two letters or more have a lower-case letter
 /// than not. The window is bounded so that a long one-line document stays linear.
@@ -69,6 +78,9 @@ pub struct CaselessGate {
     /// The language's name particles ("van", "de", "della"), lower case: lower-case words
     /// that do belong to names.
     particles: HashSet<String>,
+    /// Capitalized words that are never part of a name (`STOP` in `name_triggers.txt`:
+    /// "Department", "Plan", hospital services such as "Renal"), lower case.
+    stops: HashSet<String>,
 }
 
 impl CaselessGate {
@@ -88,18 +100,25 @@ impl CaselessGate {
                 }
             }
         }
-        let mut particles = HashSet::new();
+        let (mut particles, mut stops) = (HashSet::new(), HashSet::new());
         for line in lists
             .load(lang, "name_triggers")
             .stage_context("the name trigger list")?
         {
             let mut cols = line.split('\t');
             let phrase = cols.next().unwrap_or("");
-            if cols.next().map(str::trim) == Some("PARTICLE") {
-                particles.extend(phrase.split_whitespace().map(str::to_lowercase));
+            let words = phrase.split_whitespace().map(str::to_lowercase);
+            match cols.next().map(str::trim) {
+                Some("PARTICLE") => particles.extend(words),
+                Some("STOP") => stops.extend(words),
+                _ => {}
             }
         }
-        Ok(CaselessGate { listed, particles })
+        Ok(CaselessGate {
+            listed,
+            particles,
+            stops,
+        })
     }
 
     /// The byte range of a span of `category` over `text[start..end]` once the tokens at
@@ -148,11 +167,15 @@ impl CaselessGate {
         Some((start + toks[first].0, start + toks[last].1))
     }
 
-    /// Whether a span of `category` reading `surface` is kept: it is not a name or place, it
-    /// has a lower-case letter or no letter at all, or, in a line that is not written in mixed
-    /// case (`mixed_line`, asked only for an all-caps span; see [`in_mixed_case_line`]), it has a listed word (or is a listed
-    /// multi-word entry). Words with a digit (`70s`, `500x14`, a house number) count neither
-    /// way: "HR 70s SR" is judged as "HR SR".
+    /// Whether a span of `category` reading `surface` is kept. Other categories and spans
+    /// without letters are. A name or place is not when all its words are STOP words of the
+    /// language ("Renal", "Plan"), nor when it is a lone word of one or two letters that no
+    /// list holds ("Pt", "Mo"). Otherwise it is kept when it has a lower-case letter (the
+    /// plural `s` of an abbreviation does not count: "PVCs"), or, in a line that is not written
+    /// in mixed case (`mixed_line`, asked only for an all-caps span; see
+    /// [`in_mixed_case_line`]), when it has a listed word (or is a listed multi-word entry).
+    /// Words with a digit (`70s`, `500x14`, a house number) count neither way: "HR 70s SR" is
+    /// judged as "HR SR".
     pub fn keeps(
         &self,
         category: Category,
@@ -169,9 +192,25 @@ impl CaselessGate {
             .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
             .filter(|w| !w.is_empty() && !w.chars().any(char::is_numeric))
             .collect();
+        // Words that never belong to a name make none ("Renal", "Plan", "Ward").
+        if !words.is_empty() && words.iter().all(|w| self.stops.contains(&w.to_lowercase())) {
+            return false;
+        }
+        // A lone word of one or two letters is an abbreviation ("Pt", "Hx", "Mo") unless a list
+        // holds it ("Ty", "Li", "Wu").
+        if let [word] = words[..] {
+            let lower = word.to_lowercase();
+            if word.chars().count() <= 2 && !self.listed.contains(&lower) {
+                return false;
+            }
+        }
         // Lower-case text (tweets, some notes) keeps the tagger's word: names are written so
-        // there, and gating it too cost 0.04 of WNUT-17 dev person recall.
-        if words.iter().any(|w| w.chars().any(char::is_lowercase)) {
+        // there, and gating it too cost 0.04 of WNUT-17 dev person recall. The plural of an
+        // abbreviation ("PVCs", "ABGs") is written in capitals.
+        if words
+            .iter()
+            .any(|w| abbreviation_stem(w).chars().any(char::is_lowercase))
+        {
             return true;
         }
         // An all-caps word in a line written in mixed case is an abbreviation ("MAE" for moves
@@ -184,7 +223,7 @@ impl CaselessGate {
         let listed = |w: &str| w.chars().count() > 2 && self.listed.contains(w);
         listed(&words.join(" ").to_lowercase())
             || words.iter().any(|w| {
-                let lower = w.to_lowercase();
+                let lower = abbreviation_stem(w).to_lowercase();
                 // English possessives ("SMITH'S") keep the name's support.
                 let stem = lower
                     .strip_suffix("'s")
@@ -278,6 +317,26 @@ mod tests {
                 "{dropped} kept"
             );
         }
+        // Lone words of one or two letters need a list; plurals of abbreviations are capitals.
+        for dropped in ["Pt", "Mo", "pt", "E"] {
+            assert!(
+                !gate.keeps(Category::Name, dropped, || false),
+                "{dropped} kept"
+            );
+        }
+        for kept in ["Ty", "Li", "Wu", "Ed"] {
+            assert!(gate.keeps(Category::Name, kept, || false), "{kept} dropped");
+        }
+        // Words that never belong to a name (STOP in name_triggers.txt) make none.
+        for dropped in ["Renal", "Psych", "Ortho, Renal", "Plan"] {
+            assert!(
+                !gate.keeps(Category::Name, dropped, || false),
+                "{dropped} kept"
+            );
+        }
+        assert!(gate.keeps(Category::Name, "Renal Smith", || false));
+        assert!(!gate.keeps(Category::Location, "PVCs", || true));
+        assert!(!gate.keeps(Category::Location, "ABGs", || false));
         // In a line written in mixed case an all-caps span is an abbreviation, listed or not.
         assert!(gate.keeps(Category::Name, "MAE", || false));
         assert!(!gate.keeps(Category::Name, "MAE", || true));

@@ -9,6 +9,7 @@ pub mod data;
 pub mod dose_context;
 pub mod drug_names;
 pub mod rules;
+pub mod sentence_cut;
 pub mod stage;
 pub mod tags;
 pub mod training;
@@ -102,10 +103,10 @@ pub struct NerRecognizer {
     /// news may take "Dr" or "Mrs" into the name, and anonlm's spans leave titles out.
     titles: std::collections::HashSet<String>,
     /// For the per-language news taggers: trims the unsupported lower-case words and symbols
-    /// off the edges of name and place spans, and drops all-caps ones that no list supports
-    /// and those that name drugs (`None` for a `--model` of the user's own). Built on the
-    /// first span it judges, like the shipped model itself, so a language no document is in
-    /// costs nothing.
+    /// off the edges of name and place spans, cuts them at sentence ends, and drops all-caps
+    /// ones that no list supports and those that name drugs (`None` for a `--model` of the
+    /// user's own). Built on the first span it judges, like the shipped model itself, so a
+    /// language no document is in costs nothing.
     caseless: Option<(
         crate::lang::Lang,
         std::sync::OnceLock<(caseless::CaselessGate, drug_names::DrugNames)>,
@@ -129,6 +130,15 @@ impl NerRecognizer {
             titles,
             caseless: gated.then(|| (lang, std::sync::OnceLock::new())),
         })
+    }
+
+    /// Where a span of `category` starts: a NAME span leaves its leading titles out.
+    fn name_start(&self, category: Category, text: &str, start: usize, end: usize) -> usize {
+        if category == Category::Name {
+            self.after_titles(text, start, end)
+        } else {
+            start
+        }
     }
 
     /// Where a NAME span starts once its leading titles ("Dr", "Mrs.") are left out.
@@ -161,36 +171,42 @@ impl Recognizer for NerRecognizer {
             .tag(text)
             .unwrap_or_else(|e| panic!("the NER model failed on a document: {e:#}"));
         let source = self.tagger.source();
-        out.extend(spans.into_iter().filter_map(|(s, e, l)| {
-            let s = if l.category == Category::Name {
-                self.after_titles(text, s, e)
+        for (s, e, l) in spans {
+            let name_or_place = matches!(l.category, Category::Name | Category::Location);
+            let Some((lang, filters)) = &self.caseless else {
+                let s = self.name_start(l.category, text, s, e);
+                out.push(Entity::new(s, e, l, source, MODEL_SPAN_SCORE));
+                continue;
+            };
+            // The built-in lists cannot fail to load; a build that lost one stops here.
+            let (gate, drugs) = filters.get_or_init(|| {
+                let gate = caseless::CaselessGate::new(*lang)
+                    .unwrap_or_else(|e| panic!("the case gate's lists: {e:#}"));
+                let drugs = drug_names::DrugNames::new(*lang)
+                    .unwrap_or_else(|e| panic!("the drug-name list: {e:#}"));
+                (gate, drugs)
+            });
+            let parts = if name_or_place {
+                sentence_cut::sentence_parts(text, s, e, &self.titles)
             } else {
-                s
+                vec![(s, e)]
             };
-            let (s, e) = match &self.caseless {
-                None => (s, e),
-                Some((lang, gate)) => {
-                    // The built-in lists cannot fail to load; a build that lost one stops here.
-                    let (gate, drugs) = gate.get_or_init(|| {
-                        let gate = caseless::CaselessGate::new(*lang)
-                            .unwrap_or_else(|e| panic!("the case gate's lists: {e:#}"));
-                        let drugs = drug_names::DrugNames::new(*lang)
-                            .unwrap_or_else(|e| panic!("the drug-name list: {e:#}"));
-                        (gate, drugs)
-                    });
-                    let (s, e) = gate.trim_edges(l.category, text, s, e)?;
-                    if matches!(l.category, Category::Name | Category::Location)
-                        && (dose_context::before_dose(text, e) || drugs.all_drugs(&text[s..e]))
-                    {
-                        return None;
-                    }
-                    let mixed = || caseless::in_mixed_case_line(text, s, e);
-                    gate.keeps(l.category, &text[s..e], mixed)
-                        .then_some((s, e))?
+            for (s, e) in parts {
+                let s = self.name_start(l.category, text, s, e);
+                let Some((s, e)) = gate.trim_edges(l.category, text, s, e) else {
+                    continue;
+                };
+                if name_or_place
+                    && (dose_context::before_dose(text, e) || drugs.all_drugs(&text[s..e]))
+                {
+                    continue;
                 }
-            };
-            Some(Entity::new(s, e, l, source, MODEL_SPAN_SCORE))
-        }));
+                let mixed = || caseless::in_mixed_case_line(text, s, e);
+                if gate.keeps(l.category, &text[s..e], mixed) {
+                    out.push(Entity::new(s, e, l, source, MODEL_SPAN_SCORE));
+                }
+            }
+        }
     }
 }
 
@@ -254,8 +270,9 @@ mod tests {
         let mut out = Vec::new();
         r.find(text, &mut out);
         let got: Vec<&str> = out.iter().map(|e| &text[e.start..e.end]).collect();
-        // A lone title stays (nothing follows it inside the span); places are not trimmed.
-        assert_eq!(got, ["Anna Smith", "Dr", "Dr Watson Clinic"]);
+        // A lone title is not trimmed away (nothing follows it inside the span) but, a lone
+        // word of two letters, not kept either; places are not trimmed.
+        assert_eq!(got, ["Anna Smith", "Dr Watson Clinic"]);
     }
 
     #[test]

@@ -290,6 +290,10 @@ impl Recognizer for LookupRecognizer {
                 if lone && h.first == h.last && toks[h.first].shape == Shape::Upper {
                     continue;
                 }
+                // A lone "name" right before a dose, a drip or a schedule is a drug ("Neo gtt").
+                if lone && crate::ner::dose_context::before_dose(text, toks[h.last].end) {
+                    continue;
+                }
                 let source = if b & SURNAME != 0 {
                     "lookup:surnames"
                 } else {

@@ -111,6 +111,16 @@ fn medical_collisions_and_shapes_are_left_alone() {
 }
 
 #[test]
+fn a_lone_name_before_a_dose_or_drip_is_a_drug() {
+    let found = run(
+        Lang::En,
+        "Neo gtt weaned off. Neo called her mother at 2100.",
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(run(Lang::En, "Mary called at 2100, Mary 2 visits.").len() == 2);
+}
+
+#[test]
 fn allow_listed_word_next_to_a_name_is_kept() {
     let found = run(Lang::En, "Referred to Mark James Parkinson last week.");
     assert!(found.iter().any(|(s, _)| s == "Parkinson"), "{found:?}");
