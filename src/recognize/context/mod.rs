@@ -16,7 +16,9 @@ use crate::recognize::Recognizer;
 use crate::span::Entity;
 use crate::wordlists::{ListSources, VocabError};
 use config::*;
-use runs::{is_initial, name_backward, name_forward, org_backward, org_forward, Run};
+use runs::{
+    is_initial, name_backward, name_forward, opens_surname, org_backward, org_forward, Run,
+};
 
 const S_FIELD: f32 = 0.85;
 const S_TITLE: f32 = 0.8;
@@ -180,12 +182,13 @@ impl ContextRecognizer {
             return;
         }
         let shape = c.toks[k].shape;
-        // Triggers need a capitalized word; "paciente VIH" is no name.
+        // Triggers need a capitalized word; "paciente VIH" is no name. "O'Brien" opens with
+        // a capital and an apostrophe.
         let ok_start = if title {
             shape.is_proper() || is_initial(c.text, c.toks, k)
         } else {
             shape == Shape::Cap
-        };
+        } || opens_surname(c.text, c.toks, k);
         if !ok_start {
             // Lower-case and all-caps notes name people after titles and after relative or
             // doctor words ("wife mary", "called dr smith", "WIFE MARY"); patient words are

@@ -57,6 +57,15 @@ pub fn is_initial(text: &str, toks: &[Token], j: usize) -> bool {
     toks[j].shape == Shape::Initial && text[toks[j].end..].starts_with('.')
 }
 
+/// Whether token `j` is the capital and apostrophe that open a surname ("O'Neill",
+/// "D'Angelo"): one capital letter, an apostrophe, and a capitalized word right after.
+pub fn opens_surname(text: &str, toks: &[Token], j: usize) -> bool {
+    toks[j].shape == Shape::Initial
+        && toks.get(j + 1).is_some_and(|next| {
+            next.shape.is_proper() && matches!(gap(text, toks, j, j + 1), "'" | "\u{2019}")
+        })
+}
+
 /// Reads a name forward from token `i`: capitalized or all-caps words, initials and particles
 /// between them, at most `max_caps` capitalized words, never past byte `limit`.
 pub fn name_forward(
@@ -92,7 +101,7 @@ pub fn name_forward(
             }
             Shape::Initial if is_initial(text, toks, j) => last = Some(j),
             // "O'Neill", "D'Angelo": a capital and an apostrophe open a surname.
-            Shape::Initial if text[t.end..].starts_with(['\'', '\u{2019}']) => {}
+            Shape::Initial if opens_surname(text, toks, j) => {}
             Shape::Lower if m.single(j) & PARTICLE != 0 => {}
             _ => break,
         }

@@ -35,6 +35,8 @@ fn context_rules_in_each_language() {
             &[("retired bus driver", "PROFESSION/PROFESSION")]),
         (Lang::En, "SOCIAL: WIFE MARY CALLED, UPDATED BY DR. HENDERSON. pt seen by dr smith in cath lab.",
             &[("MARY", "NAME/RELATIVE"), ("HENDERSON", "NAME/DOCTOR"), ("smith", "NAME/DOCTOR")]),
+        (Lang::En, "Seen by Dr. O'Brien and Mr. D'Angelo. Chaplain paged, Father O'Malley to visit; brother O'Connor called.",
+            &[("O'Brien", "NAME/DOCTOR"), ("D'Angelo", "NAME/PATIENT"), ("O'Malley", "NAME/RELATIVE"), ("O'Connor", "NAME/RELATIVE")]),
         (Lang::Es, "Remitido por: Dr. Anselmo Quiroga Beltrán. IRMLC. Cantabria",
             &[("Anselmo Quiroga Beltrán", "NAME/DOCTOR"), ("IRMLC", "LOCATION/ORGANIZATION")]),
         (Lang::Nl, "Naam: J. de Vries\nWoonplaats: Zwolle\nBehandelend arts: dr. A.B. van den Berg\nOpgenomen in het Antonius Ziekenhuis.\n\nMet vriendelijke groet,\n\nSanne Bakker\nLogopedist",
