@@ -1,10 +1,13 @@
 //! Document-level propagation: a name found with good evidence (a full name, or a name after a
 //! title, trigger or field label) marks its other capitalized mentions in the same document,
-//! alone or, in Hungarian, with a case ending ("Kovácsnak", "Annát", "Péterrel").
+//! alone or, in Hungarian, with a case ending ("Kovácsnak", "Annát", "Péterrel"). A seed word
+//! the document also writes in lower case marks only its capitalized mentions inside a
+//! sentence, not those opening one or in capitals ("Doctor Who" does not make "Who else?" a
+//! name).
 
 use super::lookup::lexicon::HU_SUFFIXES;
 use super::lookup::tokens::{fold_into, fold_phrase, tokenize, FxMap, Shape, Token};
-use super::lookup::{directive, plain_entries};
+use super::lookup::{directive, plain_entries, sentence_start};
 use crate::labels::{Category, Label};
 use crate::lang::Lang;
 use crate::span::Entity;
@@ -68,6 +71,9 @@ impl Propagator {
     /// New entities for the unmarked mentions of seed names; `ents` are the resolved spans.
     pub fn find(&self, text: &str, ents: &[Entity]) -> Vec<Entity> {
         let mut seeds: FxMap<String, Label> = FxMap::default();
+        // Per seed word: its uses in lower case, and as a name (in a seed, or capitalized
+        // inside a sentence elsewhere).
+        let mut uses: FxMap<String, (usize, usize)> = FxMap::default();
         let mut toks = Vec::new();
         let mut buf = String::new();
         for e in ents {
@@ -83,6 +89,7 @@ impl Propagator {
                 fold_into(w, &mut buf);
                 if !self.skip.contains_key(&buf) {
                     seeds.entry(buf.clone()).or_insert(e.label);
+                    uses.entry(buf.clone()).or_default().1 += 1;
                 }
             }
         }
@@ -90,9 +97,38 @@ impl Propagator {
             return Vec::new();
         }
         tokenize(text, &mut toks);
+        // Seed words the document writes in lower case more often than as names are words of
+        // its language ("Doctor Who" and "who", "Comes Back" and "back"): their capital means
+        // something only inside a sentence written in mixed case. ("Mayweather" once in a
+        // lower-case link is still a name.)
+        let mut k = 0; // next entity that may cover a token
+        for (i, t) in toks.iter().enumerate() {
+            while k < ents.len() && ents[k].end <= t.start {
+                k += 1;
+            }
+            let covered = k < ents.len() && ents[k].start < t.end;
+            let lower = t.shape == Shape::Lower;
+            if covered || !lower && t.shape != Shape::Cap {
+                continue;
+            }
+            fold_into(&text[t.start..t.end], &mut buf);
+            let Some((as_word, as_name)) = uses.get_mut(&buf) else {
+                continue;
+            };
+            if lower {
+                *as_word += 1;
+            } else if !sentence_start(text, &toks, i) {
+                *as_name += 1;
+            }
+        }
+        let common: FxMap<&str, ()> = uses
+            .iter()
+            .filter(|(_, (as_word, as_name))| as_word > as_name)
+            .map(|(w, _)| (w.as_str(), ()))
+            .collect();
         let mut out = Vec::new();
         let mut k = 0; // next entity that may cover a token
-        for t in &toks {
+        for (i, t) in toks.iter().enumerate() {
             while k < ents.len() && ents[k].end <= t.start {
                 k += 1;
             }
@@ -101,6 +137,11 @@ impl Propagator {
                 continue;
             }
             fold_into(&text[t.start..t.end], &mut buf);
+            if common.contains_key(buf.as_str())
+                && (t.shape == Shape::Upper || sentence_start(text, &toks, i))
+            {
+                continue;
+            }
             let label = seeds
                 .get(&buf)
                 .or_else(|| self.hungarian.then(|| hu_stem_seed(&buf, &seeds)).flatten());
@@ -179,6 +220,19 @@ mod tests {
                 "Mr. Quillfeather arrived late. Later QUILLFEATHER signed the form.",
                 &[("Quillfeather", "context:title")],
                 &["QUILLFEATHER"],
+            ),
+            // A seed the document also writes in lower case marks only mid-sentence mentions.
+            (
+                Lang::En,
+                "Pills from Doctor Who worked. Who knows who won, who cares? We saw Who live. IT WAS WHO, who knew.",
+                &[("Who", "context:title")],
+                &["Who"],
+            ),
+            (
+                Lang::En,
+                "Dr. Mayweather came (see mayweather.com). Mayweather left.",
+                &[("Mayweather", "context:title")],
+                &["Mayweather"],
             ),
             // A lone list hit is not evidence enough.
             (
