@@ -7,9 +7,12 @@ Usage (from the crate root; python3 standard library only):
     python3 scripts/build_drug_list.py /tmp/wheel/drug_named_entity_recognition-2.0.9-py3-none-any.whl \
         ../shared/data wordlists
 
-reads the drug dictionary inside the wheel (its SHA-256 is checked first), the raw US name
-statistics in DATA/names/en and anonlm's built-in English name and place lists, and writes
-wordlists/en/drugs_open.txt and wordlists/PROVENANCE_drugs.md. The output is deterministic.
+SOURCE is that wheel, or the folder of the installed package (`pip install
+drug-named-entity-recognition==2.0.9`; CI checks the shipped list so, in
+tests/it/wordlist_sources.rs). The script reads the drug dictionary in it (its SHA-256 is
+checked first), the raw US name statistics in DATA/names/en and anonlm's built-in English name
+and place lists, and writes wordlists/en/drugs_open.txt and wordlists/PROVENANCE_drugs.md. The
+output is deterministic.
 
 What the list is for: a per-language tagger trained on news and social media reads a
 capitalized word it does not know as a person or a place, and clinical notes name their drugs
@@ -29,9 +32,10 @@ import sys
 import zipfile
 from pathlib import Path
 
-WHEEL_SHA256 = "dc0c9cb4487b4cd31c123f941cd9d5edfc55facdb280ab65e7b2cd08d3fd391c"
-WHEEL_NAME = "drug-named-entity-recognition 2.0.9"
+SOURCE_NAME = "drug-named-entity-recognition 2.0.9"
 DICTIONARY = "drug_named_entity_recognition/drug_ner_dictionary.pkl.bz2"
+# The dictionary file of that release (the same bytes in the wheel and installed).
+DICTIONARY_SHA256 = "ec10a1c7b633fc4bae8d0eecff053892c0e37f49e18eaf59c8a1e9f40fc80d9d"
 
 # A drug word is one lower-case token of letters (inner hyphens and apostrophes allowed) of at
 # least this many letters: shorter variants are abbreviations far too ambiguous to act on.
@@ -62,14 +66,23 @@ class DataOnly(pickle.Unpickler):
         raise pickle.UnpicklingError(f"the dictionary names {module}.{name}; refused")
 
 
-def read_dictionary(wheel):
-    blob = Path(wheel).read_bytes()
+def read_dictionary(source):
+    source = Path(source)
+    if source.is_dir():
+        # The installed package's folder, or the folder that holds it.
+        name = Path(DICTIONARY).name
+        path = source / name if (source / name).is_file() else source / DICTIONARY
+        blob = path.read_bytes()
+    else:
+        with zipfile.ZipFile(source) as z:
+            blob = z.read(DICTIONARY)
     digest = hashlib.sha256(blob).hexdigest()
-    if digest != WHEEL_SHA256:
-        sys.exit(f"{wheel}: SHA-256 {digest} is not the one of {WHEEL_NAME} ({WHEEL_SHA256})")
-    with zipfile.ZipFile(io.BytesIO(blob)) as z:
-        raw = bz2.decompress(z.read(DICTIONARY))
-    return DataOnly(io.BytesIO(raw)).load()
+    if digest != DICTIONARY_SHA256:
+        sys.exit(
+            f"{source}: the dictionary's SHA-256 {digest} is not the one of {SOURCE_NAME} "
+            f"({DICTIONARY_SHA256})"
+        )
+    return DataOnly(io.BytesIO(bz2.decompress(blob))).load()
 
 
 def list_entries(vocab, name):
@@ -108,10 +121,10 @@ def us_names(data):
 
 def main(argv):
     if len(argv) != 4:
-        print("usage: build_drug_list.py WHEEL DATA_DIR VOCAB_DIR", file=sys.stderr)
+        print("usage: build_drug_list.py SOURCE DATA_DIR VOCAB_DIR", file=sys.stderr)
         return 2
-    wheel, data, vocab = argv[1:]
-    dictionary = read_dictionary(wheel)
+    source, data, vocab = argv[1:]
+    dictionary = read_dictionary(source)
     variants = dictionary["drug_variant_to_canonical"]
     words = {v for v in variants if WORD.fullmatch(v) and sum(c.isalpha() for c in v) >= MIN_LETTERS}
     ours = set()
@@ -141,8 +154,10 @@ def main(argv):
     pip download --no-deps drug-named-entity-recognition==2.0.9 -d /tmp/wheel
     python3 scripts/build_drug_list.py /tmp/wheel/drug_named_entity_recognition-2.0.9-py3-none-any.whl ../shared/data wordlists
 
-(python3 standard library only; deterministic; the script checks the wheel's SHA-256,
-`{WHEEL_SHA256}`, and reads its dictionary as plain data, refusing any code).
+(python3 standard library only; deterministic; the installed package's folder works in place
+of the wheel; the script checks the SHA-256 of the dictionary file, `{DICTIONARY_SHA256}`, and
+reads it as plain data, refusing any code). `tests/it/wordlist_sources.rs` rebuilds the list
+in CI and compares it with the shipped one.
 
 ## What it is for
 

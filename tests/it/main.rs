@@ -38,3 +38,4 @@ mod spark_pipe;
 mod synth_recall;
 mod tokenizer_cli;
 mod vocab_cli;
+mod wordlist_sources;
