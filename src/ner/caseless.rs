@@ -121,6 +121,11 @@ impl CaselessGate {
         })
     }
 
+    /// Whether a name or place list holds `lower` (a lower-case word or phrase).
+    pub fn is_listed(&self, lower: &str) -> bool {
+        self.listed.contains(lower)
+    }
+
     /// The byte range of a span of `category` over `text[start..end]` once the tokens at
     /// its edges that cannot be part of a name are left out; `None` when none is left.
     ///

@@ -4,6 +4,7 @@
 pub mod bilstm;
 pub mod builtin;
 pub mod caseless;
+pub mod clinical_terms;
 pub mod config;
 pub mod data;
 pub mod dose_context;
@@ -104,7 +105,7 @@ pub struct NerRecognizer {
     titles: std::collections::HashSet<String>,
     /// For the per-language news taggers: trims the unsupported lower-case words and symbols
     /// off the edges of name and place spans, cuts them at sentence ends, and drops all-caps
-    /// ones that no list supports and those that name drugs (`None` for a `--model` of the
+    /// ones that no list supports and those that name drugs or conditions (`None` for a `--model` of the
     /// user's own). Built on the first span it judges, like the shipped model itself, so a
     /// language no document is in costs nothing.
     caseless: Option<(
@@ -197,7 +198,9 @@ impl Recognizer for NerRecognizer {
                     continue;
                 };
                 if name_or_place
-                    && (dose_context::before_dose(text, e) || drugs.all_drugs(&text[s..e]))
+                    && (dose_context::before_dose(text, e)
+                        || drugs.all_drugs(&text[s..e])
+                        || clinical_terms::all_clinical_terms(&text[s..e], |w| gate.is_listed(w)))
                 {
                     continue;
                 }
