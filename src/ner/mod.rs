@@ -105,9 +105,9 @@ pub struct NerRecognizer {
     titles: std::collections::HashSet<String>,
     /// For the per-language news taggers: trims the unsupported lower-case words and symbols
     /// off the edges of name and place spans, cuts them at sentence ends, and drops all-caps
-    /// ones that no list supports and those that name drugs or conditions (`None` for a `--model` of the
-    /// user's own). Built on the first span it judges, like the shipped model itself, so a
-    /// language no document is in costs nothing.
+    /// ones that no list supports and those that name drugs or conditions (`None` for a
+    /// `--model` of the user's own). Built on the first span it judges, like the shipped
+    /// model itself, so a language no document is in costs nothing.
     caseless: Option<(
         crate::lang::Lang,
         std::sync::OnceLock<(caseless::CaselessGate, drug_names::DrugNames)>,
