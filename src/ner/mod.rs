@@ -7,7 +7,6 @@ pub mod caseless;
 pub mod clinical_terms;
 pub mod config;
 pub mod data;
-pub mod dose_context;
 pub mod drug_names;
 pub mod rules;
 pub mod sentence_cut;
@@ -18,6 +17,7 @@ pub mod transformer;
 
 use crate::error::{StageContext, StageResult as Result};
 use crate::labels::{Category, Label};
+use crate::recognize::dose_context::before_dose;
 use crate::recognize::Recognizer;
 use crate::span::Entity;
 use config::{Arch, NerConfig};
@@ -108,7 +108,7 @@ pub struct NerRecognizer {
     /// ones that no list supports and those that name drugs or conditions (`None` for a
     /// `--model` of the user's own). Built on the first span it judges, like the shipped
     /// model itself, so a language no document is in costs nothing.
-    caseless: Option<(
+    span_filters: Option<(
         crate::lang::Lang,
         std::sync::OnceLock<(caseless::CaselessGate, drug_names::DrugNames)>,
     )>,
@@ -129,7 +129,7 @@ impl NerRecognizer {
         Ok(NerRecognizer {
             tagger,
             titles,
-            caseless: gated.then(|| (lang, std::sync::OnceLock::new())),
+            span_filters: gated.then(|| (lang, std::sync::OnceLock::new())),
         })
     }
 
@@ -174,7 +174,7 @@ impl Recognizer for NerRecognizer {
         let source = self.tagger.source();
         for (s, e, l) in spans {
             let name_or_place = matches!(l.category, Category::Name | Category::Location);
-            let Some((lang, filters)) = &self.caseless else {
+            let Some((lang, filters)) = &self.span_filters else {
                 let s = self.name_start(l.category, text, s, e);
                 out.push(Entity::new(s, e, l, source, MODEL_SPAN_SCORE));
                 continue;
@@ -198,7 +198,7 @@ impl Recognizer for NerRecognizer {
                     continue;
                 };
                 if name_or_place
-                    && (dose_context::before_dose(text, e)
+                    && (before_dose(text, e)
                         || drugs.all_drugs(&text[s..e])
                         || clinical_terms::all_clinical_terms(&text[s..e], |w| gate.is_listed(w)))
                 {

@@ -2,8 +2,11 @@
 //! such as "CCU NPN. Pt" or "UTI. Diabetic" (a note's header or one finding, then the next
 //! sentence's first word) is cut there, and each part is judged on its own.
 //!
-//! News taggers see one sentence at a time in training; a clinical note runs its sentences
-//! together on one line, and the tagger's span follows the capitals across the full stop.
+//! The taggers read the sentences of [`crate::text::sentences`], whose splitter goes on after
+//! any short word starting upper case (`Sta.`, `Dr.`, `J.`) so that it never cuts a name; in a
+//! nursing note that joins "NPN. Pt" and "UTI. Diabetic", and the tagger's span follows the
+//! capitals across the full stop. Inside a name span the cut is the other way round: a word in
+//! capitals before the stop is an abbreviation that ends its sentence, not part of a name.
 
 /// Words before a full stop that shorten part of a name or place, not end a sentence (lower
 /// case, without the dot): "St. Louis", "Mt. Auburn", "Wm. Smith", "Acme Inc. Boston". Titles

@@ -2,6 +2,7 @@
 
 pub mod build;
 pub mod context;
+pub mod dose_context;
 pub mod lookup;
 pub mod pattern;
 pub mod propagate;

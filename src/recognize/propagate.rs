@@ -97,18 +97,14 @@ impl Propagator {
             return Vec::new();
         }
         tokenize(text, &mut toks);
+        let covered = covered_tokens(&toks, ents);
         // Seed words the document writes in lower case more often than as names are words of
         // its language ("Doctor Who" and "who", "Comes Back" and "back"): their capital means
         // something only inside a sentence written in mixed case. ("Mayweather" once in a
         // lower-case link is still a name.)
-        let mut k = 0; // next entity that may cover a token
         for (i, t) in toks.iter().enumerate() {
-            while k < ents.len() && ents[k].end <= t.start {
-                k += 1;
-            }
-            let covered = k < ents.len() && ents[k].start < t.end;
             let lower = t.shape == Shape::Lower;
-            if covered || !lower && t.shape != Shape::Cap {
+            if covered[i] || !lower && t.shape != Shape::Cap {
                 continue;
             }
             fold_into(&text[t.start..t.end], &mut buf);
@@ -127,13 +123,8 @@ impl Propagator {
             .map(|(w, _)| (w.as_str(), ()))
             .collect();
         let mut out = Vec::new();
-        let mut k = 0; // next entity that may cover a token
         for (i, t) in toks.iter().enumerate() {
-            while k < ents.len() && ents[k].end <= t.start {
-                k += 1;
-            }
-            let covered = k < ents.len() && ents[k].start < t.end;
-            if covered || !t.shape.is_proper() {
+            if covered[i] || !t.shape.is_proper() {
                 continue;
             }
             fold_into(&text[t.start..t.end], &mut buf);
@@ -151,6 +142,19 @@ impl Propagator {
         }
         out
     }
+}
+
+/// Per token, whether one of `ents` (sorted, resolved spans) overlaps it.
+fn covered_tokens(toks: &[Token], ents: &[Entity]) -> Vec<bool> {
+    let mut k = 0; // next entity that may cover a token
+    toks.iter()
+        .map(|t| {
+            while k < ents.len() && ents[k].end <= t.start {
+                k += 1;
+            }
+            k < ents.len() && ents[k].start < t.end
+        })
+        .collect()
 }
 
 /// The seed a Hungarian inflected word comes from: a case ending stripped, then an assimilated

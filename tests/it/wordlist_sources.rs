@@ -22,20 +22,11 @@ fn the_shipped_drug_list_is_what_its_script_derives() {
         .expect("../shared/data/names/en")
         .join("../..");
     // The package's folder, found without importing it.
-    let find = Command::new(&python)
-        .args([
-            "-c",
-            "import importlib.util as u; \
-             print(u.find_spec('drug_named_entity_recognition').submodule_search_locations[0])",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        find.status.success(),
-        "drug-named-entity-recognition is not installed in ANONLM_PYTHON: {}",
-        String::from_utf8_lossy(&find.stderr)
-    );
-    let package = String::from_utf8(find.stdout).unwrap();
+    let package = stdout_of(Command::new(&python).args([
+        "-c",
+        "import importlib.util as u; \
+         print(u.find_spec('drug_named_entity_recognition').submodule_search_locations[0])",
+    ]));
     // The script reads anonlm's English name and place lists and writes beside them.
     let dir = tempdir();
     let vocab = dir.path();
@@ -46,17 +37,12 @@ fn the_shipped_drug_list_is_what_its_script_derives() {
             fs::copy(&path, vocab.join("en").join(path.file_name().unwrap())).unwrap();
         }
     }
-    let run = Command::new(&python)
-        .arg(root.join("scripts/build_drug_list.py"))
-        .arg(package.trim())
-        .arg(&data)
-        .arg(vocab)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+    stdout_of(
+        Command::new(&python)
+            .arg(root.join("scripts/build_drug_list.py"))
+            .arg(package.trim())
+            .arg(&data)
+            .arg(vocab),
     );
     for derived in ["en/drugs_open.txt", "PROVENANCE_drugs.md"] {
         let shipped = fs::read(root.join("wordlists").join(derived)).unwrap();
@@ -66,4 +52,16 @@ fn the_shipped_drug_list_is_what_its_script_derives() {
             "wordlists/{derived} differs from what scripts/build_drug_list.py derives"
         );
     }
+}
+
+/// What `command` prints, once it has succeeded (its error output otherwise fails the test).
+fn stdout_of(command: &mut Command) -> String {
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        command,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
 }

@@ -8,6 +8,7 @@ pub mod tokens;
 
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
+use crate::recognize::dose_context::before_dose;
 use crate::recognize::Recognizer;
 use crate::span::Entity;
 use crate::wordlists::{ListSources, VocabError};
@@ -291,7 +292,7 @@ impl Recognizer for LookupRecognizer {
                     continue;
                 }
                 // A lone "name" right before a dose, a drip or a schedule is a drug ("Neo gtt").
-                if lone && crate::ner::dose_context::before_dose(text, toks[h.last].end) {
+                if lone && before_dose(text, toks[h.last].end) {
                     continue;
                 }
                 let source = if b & SURNAME != 0 {

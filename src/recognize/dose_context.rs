@@ -1,6 +1,6 @@
-//! Drug context around a tagger's span: a word right before a dose, a drip or a dosing
-//! schedule is a drug, not a person or a place ("Lasix 40mg", "Heparin gtt", "Zofran 4 mg IV",
-//! "Senna qhs").
+//! Drug context around a name: a word right before a dose, a drip or a dosing schedule is a
+//! drug, not a person or a place ("Lasix 40mg", "Heparin gtt", "Zofran 4 mg IV", "Senna qhs");
+//! read by the taggers' span filters (`crate::ner`) and the name lookup alike.
 //!
 //! News and social-media taggers read any capitalized word they do not know as a name, and
 //! clinical notes name their drugs by capitalized brand names; a dose after the word is the
