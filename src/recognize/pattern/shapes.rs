@@ -174,7 +174,7 @@ fn rule_sources(lang: Lang, lex: &Lexicon) -> Vec<(Kind, String)> {
     ));
     v.push((
         Kind::PhoneLocal,
-        format!(r"{D}{{6,}}|\(?{D}+\)?(?:[ .\-]\(?{D}+\)?){{1,5}}"),
+        format!(r"{D}{{6,}}|\(?{D}+\)?(?:[ .\-]\(?{D}+\)?){{1,5}}|{D}{{4,5}}"),
     ));
     let num = number_source(lex);
     if !lex.age_adjectives.is_empty() {
@@ -451,6 +451,24 @@ impl Shapes {
         }
     }
 
+    /// English notes date by an abbreviated month and a day ("Jan 5", "Sept. 12th"): written
+    /// so, capitalized and not before a dose, it is a date without a year or a full month name.
+    /// Only English: in the other languages the abbreviations double as names ("Jan" in Dutch).
+    fn abbreviated_month_day(&self, text: &str, s: usize, e: usize) -> bool {
+        let raw = &text[s..e];
+        let word_len = raw.find(|c: char| !c.is_alphabetic()).unwrap_or(raw.len());
+        let (word, rest) = raw.split_at(word_len);
+        let day = rest
+            .trim_start_matches(['.', ' '])
+            .trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        self.lang == Lang::En
+            && word.chars().next().is_some_and(char::is_uppercase)
+            && word.chars().skip(1).all(char::is_lowercase)
+            && self.month_abbr.contains(&word.to_lowercase().as_str())
+            && day.parse::<u32>().is_ok_and(|d| (1..=31).contains(&d))
+            && !crate::recognize::dose_context::before_dose(text, s + word_len)
+    }
+
     fn written_date(&self, text: &str, s: usize, e: usize) -> Option<Cand> {
         let raw = &text[s..e];
         // Trailing "." belongs to an abbreviation only when no year follows; keep it out.
@@ -483,7 +501,7 @@ impl Shapes {
             .months
             .iter()
             .any(|m| lower.contains(m) && word_in(&lower, m));
-        if !full && !has_year {
+        if !full && !has_year && !self.abbreviated_month_day(text, s, e) {
             return None;
         }
         if self.lang == Lang::En && !has_year && lower.contains("may") && !raw_t.contains("May") {
@@ -550,7 +568,8 @@ impl Shapes {
             let digits: String = cand.chars().filter(char::is_ascii_digit).collect();
             let ok = match kind {
                 Kind::PhoneIntl => (9..=15).contains(&digits.len()),
-                _ if triggered => (6..=13).contains(&digits.len()),
+                // After "phone" or "pager" a hospital's internal extension is a number too.
+                _ if triggered => (4..=13).contains(&digits.len()),
                 _ => local_phone_ok(self.lang, cand, &digits),
             };
             if ok {

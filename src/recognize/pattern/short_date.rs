@@ -1,6 +1,13 @@
 //! Dates without a year ("on 7/22", "el 22-7", "op 3/11"): a day and a month joined by `/` or
-//! `-`, taken only right after a word that introduces a date in the note's language, because on
+//! `-`, taken right after a word that introduces a date in the note's language, because on
 //! their own such pairs are as often fractions, scores or ranges.
+//!
+//! English notes (month first) also write them bare ("admitted 4/12", "CXR 3/14 clear"):
+//! there a month/day pair with a slash is a date on its own unless it reads as a score or a
+//! fraction (a numerator at most a denominator of 2–6, 10 or 15: "pain 5/10", "strength 4/5",
+//! "2/6 murmur", "1/2 NS", "GCS 11/15"), a pressure-support setting (a day of 5: "PS 10/5") or
+//! a ventilator setting after its name ("CPAP 12/8"). A dash pair ("3-11 shift", "RR 12-20")
+//! still needs the date word: bare, it is a range far more often than a date.
 
 use super::Cand;
 use crate::labels::{Category, Label, Subtype};
@@ -26,9 +33,21 @@ const FRACTION_AFTER: &[&str] = &[
     " parte", " deel",
 ];
 
+/// Ventilator settings written as two pressures with a slash ("PS 10/5", "BiPAP 12/8"), lower
+/// case: the word right before such a pair.
+const VENT_SETTINGS: &[&str] = &[
+    "ps", "psv", "peep", "cpap", "bipap", "ipap", "epap", "pc", "pcv", "pressure", "support",
+    "settings", "vent",
+];
+
+/// Denominators of scores and fractions: halves to sixths, pain out of 10, GCS out of 15.
+const SCALES: &[u32] = &[2, 3, 4, 5, 6, 10, 15];
+
 pub struct ShortDates {
     re: Regex,
     words: &'static [&'static str],
+    /// Month-first notes: a slash pair needs no date word before it.
+    bare_month_day: bool,
 }
 
 impl ShortDates {
@@ -36,7 +55,38 @@ impl ShortDates {
         ShortDates {
             re: Regex::new(r"\b(\d{1,2})([/\-])(\d{1,2})\b").expect("static pattern"),
             words: date_words(lang),
+            bare_month_day: lang == Lang::En,
         }
+    }
+
+    /// Whether the slash pair `month/day` at `s..e` is a date without a word before it: it stands
+    /// alone between spaces or punctuation, and reads as neither a score, a fraction nor a
+    /// ventilator setting.
+    fn bare_date(&self, text: &str, s: usize, e: usize, month: u32, day: u32) -> bool {
+        let before_ok = text[..s]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || "(,;:".contains(c));
+        let after_ok = text[e..]
+            .chars()
+            .next()
+            .is_none_or(|c| c.is_whitespace() || ".,;:)".contains(c));
+        let scale = SCALES.contains(&day) && month <= day;
+        let word_before = text[..s]
+            .trim_end()
+            .rsplit(|c: char| !c.is_ascii_alphabetic() && c != '/')
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let vent = VENT_SETTINGS.iter().any(|v| word_before.split('/').any(|w| w == *v));
+        self.bare_month_day
+            && before_ok
+            && after_ok
+            && (1..=12).contains(&month)
+            && (1..=31).contains(&day)
+            && day != 5
+            && !scale
+            && !vent
     }
 
     /// Whether the word right before byte `s` (one space between) introduces a date.
@@ -59,15 +109,17 @@ impl ShortDates {
             // Part of a longer number or date ("7/22/2019", "1-2-3", "3/4.5").
             let longer = rest.starts_with(|ch: char| "/-.,".contains(ch))
                 && rest[1..].starts_with(|ch: char| ch.is_ascii_digit());
+            let n = |k: usize| c[k].parse::<u32>().unwrap_or(0);
+            let (a, b) = (n(1), n(3));
+            let introduced = self.after_date_word(text, s)
+                || (&c[2] == "/" && self.bare_date(text, s, e, a, b));
             if longer
                 || text[..s].ends_with(|ch: char| "/-.,".contains(ch))
                 || FRACTION_AFTER.iter().any(|f| rest.starts_with(f))
-                || !self.after_date_word(text, s)
+                || !introduced
             {
                 continue;
             }
-            let n = |k: usize| c[k].parse::<u32>().unwrap_or(0);
-            let (a, b) = (n(1), n(3));
             let day_month = (1..=31).contains(&a) && (1..=12).contains(&b);
             let month_day = (1..=12).contains(&a) && (1..=31).contains(&b);
             if day_month || month_day {
@@ -97,7 +149,8 @@ mod tests {
             (Lang::Nl, "controle op 3/11 gepland", &["3/11"]),
             (Lang::It, "ricoverato il 12/3 in reparto", &["12/3"]),
             // No date word: a ratio, a score, a range.
-            (Lang::En, "strength 4/5 in all limbs", &[]),
+            (Lang::Nl, "kracht 4/5 links", &[]),
+            (Lang::Es, "control 12/3 sin cambios", &[]),
             (Lang::Es, "TA 120/80, Glasgow 15/15", &[]),
             (Lang::Es, "dosis 1-2 comprimidos", &[]),
             // Fractions, impossible dates and dates with a year are left to other rules.
@@ -107,6 +160,27 @@ mod tests {
         ];
         for (lang, text, want) in cases {
             assert_eq!(found(*lang, text), *want, "{lang}: {text}");
+        }
+    }
+
+    #[test]
+    fn english_notes_write_month_and_day_bare() {
+        let cases: &[(&str, &[&str])] = &[
+            ("admitted 4/12 with SOB", &["4/12"]),
+            ("CXR 3/14 clear, dressing changed 12/3.", &["3/14", "12/3"]),
+            ("(last BM 11/28)", &["11/28"]),
+            // Scores, fractions, settings, ranges and readings.
+            ("pain 5/10, strength 4/5 and 5/5, 2/6 SEM", &[]),
+            ("D5 1/2NS at 75, then 1/2 NS", &[]),
+            ("GCS 11/15, pulses 2/4", &[]),
+            ("on PS 10/5 overnight, CPAP 12/8 by day, BiPAP 15/8", &[]),
+            ("SOB 2/2 CHF", &[]),
+            ("11-7 NPN: RR 12-20", &[]),
+            ("BP 110/60, ABG 7.32/45/78", &[]),
+            ("x2/3 and 3/14a", &[]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(found(Lang::En, text), *want, "{text}");
         }
     }
 }

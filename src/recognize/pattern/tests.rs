@@ -44,6 +44,10 @@ use Lang::{En, Es, Hu, It, Nl};
 #[test]
 fn contact_details() {
     check_found(&[
+        // A hospital's internal extensions after a pager or extension trigger.
+        (En, "Dr. Smith, pager #4412.", "4412", "CONTACT/PHONE"),
+        (En, "covering resident beeper 2187", "2187", "CONTACT/PHONE"),
+        (En, "unit desk ext 5-3321", "5-3321", "CONTACT/PHONE"),
         (
             Es,
             "o enviar fax al 934 112 233.",
@@ -440,6 +444,17 @@ fn dates_in_five_languages() {
             "DATE/DATE",
         ),
         (En, "DOB: 2001-04-23", "2001-04-23", "DATE/BIRTHDATE"),
+        (En, "Seen Jan 5 in clinic.", "Jan 5", "DATE/DATE"),
+        (En, "cath planned Sept. 12th", "Sept. 12th", "DATE/DATE"),
+    ]);
+}
+
+#[test]
+fn abbreviated_months_without_a_year_only_in_english_and_capitalized() {
+    check_absent(&[
+        (En, "insulin dec 2 units", "dec 2"),
+        (En, "Dec 2 units given", "Dec 2"),
+        (Nl, "Jan 3 keer gezien", "Jan 3"),
     ]);
 }
 
