@@ -259,6 +259,22 @@ pub fn parse_date(s: &str, lang: Lang) -> Option<ParsedDate> {
                     vec![(nums[0], 'd'), (nums[1], 'm'), (nums[2], 'y')]
                 };
             }
+            // A day and a month without a year ("7/22", "22-7"; the recognizers take these
+            // only where a date is meant): English puts the month first when it can be one.
+            [a, b] if *a <= 2 && *b <= 2 && seps_between[0] != "." => {
+                let first: u32 = num_text(nums[0]).parse().ok()?;
+                let second: u32 = num_text(nums[1]).parse().ok()?;
+                let month_first = if lang == Lang::En {
+                    first <= 12 && second <= 31
+                } else {
+                    first <= 12 && second > 12
+                };
+                roles = if month_first {
+                    vec![(nums[0], 'm'), (nums[1], 'd')]
+                } else {
+                    vec![(nums[0], 'd'), (nums[1], 'm')]
+                };
+            }
             [4, m] if *m <= 2 => roles = vec![(nums[0], 'y'), (nums[1], 'm')],
             [m, 4] if *m <= 2 => roles = vec![(nums[0], 'm'), (nums[1], 'y')],
             [4] if slots.len() == 1 => roles = vec![(nums[0], 'y')],

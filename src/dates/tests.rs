@@ -55,6 +55,13 @@ fn table_of_parses() {
             Some((Some(2019), Some(3), Some(12))),
         ),
         ("2019", Nl, Some((Some(2019), None, None))),
+        // A day and a month without a year: English month first where it can be.
+        ("7/22", En, Some((None, Some(7), Some(22)))),
+        ("4/12", En, Some((None, Some(4), Some(12)))),
+        ("22/7", En, Some((None, Some(7), Some(22)))),
+        ("22-7", Es, Some((None, Some(7), Some(22)))),
+        ("3/11", Nl, Some((None, Some(11), Some(3)))),
+        ("13/14", En, None),
         // Rejections: impossible dates, wrong weekday, stray words, mixed separators.
         ("31/02/2019", Es, None),
         ("Monday, March 12, 2019", En, None),
@@ -131,6 +138,11 @@ fn shift_days_crosses_months_and_leap_years() {
     assert_eq!(p.year, Some(1999));
     assert_eq!(p.shift_days(365).unwrap(), "5-1-00");
     assert!(p.shift_days(-365 * 80).is_none());
+    // Without a year the shift keeps the day-and-month shape.
+    let p = parse_date("7/30", Lang::En).unwrap();
+    assert_eq!(p.shift_days(3).unwrap(), "8/2");
+    let p = parse_date("30-12", Lang::Es).unwrap();
+    assert_eq!(p.shift_days(3).unwrap(), "02-01");
 }
 
 /// Property: every example style, every language, random dates: render → parse → same

@@ -78,7 +78,9 @@ impl ShortDates {
             .next()
             .unwrap_or("")
             .to_ascii_lowercase();
-        let vent = VENT_SETTINGS.iter().any(|v| word_before.split('/').any(|w| w == *v));
+        let vent = VENT_SETTINGS
+            .iter()
+            .any(|v| word_before.split('/').any(|w| w == *v));
         self.bare_month_day
             && before_ok
             && after_ok
@@ -111,8 +113,8 @@ impl ShortDates {
                 && rest[1..].starts_with(|ch: char| ch.is_ascii_digit());
             let n = |k: usize| c[k].parse::<u32>().unwrap_or(0);
             let (a, b) = (n(1), n(3));
-            let introduced = self.after_date_word(text, s)
-                || (&c[2] == "/" && self.bare_date(text, s, e, a, b));
+            let introduced =
+                self.after_date_word(text, s) || (&c[2] == "/" && self.bare_date(text, s, e, a, b));
             if longer
                 || text[..s].ends_with(|ch: char| "/-.,".contains(ch))
                 || FRACTION_AFTER.iter().any(|f| rest.starts_with(f))
