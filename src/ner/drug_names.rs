@@ -2,10 +2,10 @@
 //! `scripts/build_drug_list.py`): a per-language tagger's name or place whose words are all
 //! drugs is a drug ("Coumadin held", "Protonix, Colace per order").
 //!
-//! The dose rule ([`crate::recognize::dose_context`]) catches a drug followed by its dose; this catches
-//! the drug named alone, as nursing notes mostly do. The list leaves out every word that is
-//! also a name or a place (anonlm's lists, frequent US names), so a name never goes for being
-//! a drug too. Languages without a list judge nothing.
+//! The dose rule ([`crate::recognize::dose_context`]) catches a drug followed by its dose; this
+//! catches the drug named alone, as nursing notes mostly do. The list leaves out every word
+//! that is also a name or a place (anonlm's lists, frequent US names), so a name never goes
+//! for being a drug too. Languages without a list judge nothing.
 
 use crate::error::{StageContext, StageResult as Result};
 use crate::lang::Lang;

@@ -117,20 +117,16 @@ impl Propagator {
                 *as_name += 1;
             }
         }
-        let common: FxMap<&str, ()> = uses
-            .iter()
-            .filter(|(_, (as_word, as_name))| as_word > as_name)
-            .map(|(w, _)| (w.as_str(), ()))
-            .collect();
         let mut out = Vec::new();
         for (i, t) in toks.iter().enumerate() {
             if covered[i] || !t.shape.is_proper() {
                 continue;
             }
             fold_into(&text[t.start..t.end], &mut buf);
-            if common.contains_key(buf.as_str())
-                && (t.shape == Shape::Upper || sentence_start(text, &toks, i))
-            {
+            let common = uses
+                .get(buf.as_str())
+                .is_some_and(|(as_word, as_name)| as_word > as_name);
+            if common && (t.shape == Shape::Upper || sentence_start(text, &toks, i)) {
                 continue;
             }
             let label = seeds

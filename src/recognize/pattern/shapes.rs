@@ -455,14 +455,16 @@ impl Shapes {
     /// so, capitalized and not before a dose, it is a date without a year or a full month name.
     /// Only English: in the other languages the abbreviations double as names ("Jan" in Dutch).
     fn abbreviated_month_day(&self, text: &str, s: usize, e: usize) -> bool {
+        if self.lang != Lang::En {
+            return false;
+        }
         let raw = &text[s..e];
         let word_len = raw.find(|c: char| !c.is_alphabetic()).unwrap_or(raw.len());
         let (word, rest) = raw.split_at(word_len);
         let day = rest
             .trim_start_matches(['.', ' '])
             .trim_end_matches(|c: char| c.is_ascii_alphabetic());
-        self.lang == Lang::En
-            && word.chars().next().is_some_and(char::is_uppercase)
+        word.chars().next().is_some_and(char::is_uppercase)
             && word.chars().skip(1).all(char::is_lowercase)
             && self.month_abbr.contains(&word.to_lowercase().as_str())
             && day.parse::<u32>().is_ok_and(|d| (1..=31).contains(&d))
@@ -543,8 +545,13 @@ impl Shapes {
     }
 
     fn phone(&self, kind: Kind, text: &str, s: usize, e: usize, triggered: bool) -> Option<Cand> {
-        // Candidate ends: after each digit group, longest first.
         let raw = &text[s..e];
+        // No national plan has a local number under eight digits; the short extensions the
+        // pattern also reads are numbers only after a trigger.
+        if kind == Kind::PhoneLocal && !triggered && raw.len() < 8 {
+            return None;
+        }
+        // Candidate ends: after each digit group, longest first.
         let mut ends: Vec<usize> = raw
             .char_indices()
             .filter(|&(i, c)| {

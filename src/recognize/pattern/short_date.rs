@@ -63,6 +63,9 @@ impl ShortDates {
     /// alone between spaces or punctuation, and reads as neither a score, a fraction nor a
     /// ventilator setting.
     fn bare_date(&self, text: &str, s: usize, e: usize, month: u32, day: u32) -> bool {
+        if !self.bare_month_day {
+            return false;
+        }
         let before_ok = text[..s]
             .chars()
             .next_back()
@@ -81,8 +84,7 @@ impl ShortDates {
         let vent = VENT_SETTINGS
             .iter()
             .any(|v| word_before.split('/').any(|w| w == *v));
-        self.bare_month_day
-            && before_ok
+        before_ok
             && after_ok
             && (1..=12).contains(&month)
             && (1..=31).contains(&day)
