@@ -11,6 +11,7 @@ pub mod stage;
 
 use crate::lang::{Lang, LangChoice};
 use crate::span::{merge_adjacent, resolve_overlaps, Entity};
+use lookup::tokens::Words;
 
 /// Finds PHI candidates in a text. Implementations are built once per language and shared
 /// across threads; `find` must not allocate per call beyond pushing into `out` where avoidable.
@@ -19,6 +20,13 @@ pub trait Recognizer: Send + Sync {
     fn name(&self) -> &str;
     /// Appends candidates (byte offsets into `text`) to `out`.
     fn find(&self, text: &str, out: &mut Vec<Entity>);
+
+    /// Like `find`, given the document's words already tokenized and folded (`Words::new(text)`)
+    /// by the pipeline, so that the rules that read words do not each tokenize again.
+    fn find_in(&self, text: &str, words: &Words, out: &mut Vec<Entity>) {
+        let _ = words;
+        self.find(text, out)
+    }
 }
 
 /// A shared recognizer runs as itself (the pipeline's word lists also serve the taggers).
@@ -29,6 +37,10 @@ impl<R: Recognizer + ?Sized> Recognizer for std::sync::Arc<R> {
 
     fn find(&self, text: &str, out: &mut Vec<Entity>) {
         (**self).find(text, out)
+    }
+
+    fn find_in(&self, text: &str, words: &Words, out: &mut Vec<Entity>) {
+        (**self).find_in(text, words, out)
     }
 }
 
@@ -95,21 +107,39 @@ impl Pipeline {
     }
 
     pub fn recognize_as(&self, text: &str, lang: Lang) -> Vec<Entity> {
+        self.recognize_in_steps(text, lang, |_| {})
+    }
+
+    /// `recognize_as`, calling `step_done` with the name of each step as it ends (the words,
+    /// each recognizer, the overlaps, propagation), so a benchmark can say where the time goes.
+    pub fn recognize_in_steps(
+        &self,
+        text: &str,
+        lang: Lang,
+        mut step_done: impl FnMut(&str),
+    ) -> Vec<Entity> {
         let mut cands = Vec::new();
         let lp = self.for_lang(lang);
+        let words = Words::new(text);
+        step_done("words");
         for r in &lp.recognizers {
-            r.find(text, &mut cands);
+            r.find_in(text, &words, &mut cands);
+            step_done(r.name());
         }
         let found = merge_adjacent(text, resolve_overlaps(cands));
+        step_done("overlaps");
         let Some(p) = &lp.propagate else {
             return found;
         };
-        let more = p.find(text, &found);
-        if more.is_empty() {
-            return found;
-        }
-        let mut all = found;
-        all.extend(more);
-        merge_adjacent(text, resolve_overlaps(all))
+        let more = p.find(text, &words, &found);
+        let all = if more.is_empty() {
+            found
+        } else {
+            let mut all = found;
+            all.extend(more);
+            merge_adjacent(text, resolve_overlaps(all))
+        };
+        step_done("propagate");
+        all
     }
 }

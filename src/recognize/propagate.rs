@@ -6,7 +6,7 @@
 //! name).
 
 use super::lookup::lexicon::HU_SUFFIXES;
-use super::lookup::tokens::{fold_into, fold_phrase, tokenize, FxMap, Shape, Token};
+use super::lookup::tokens::{fold_into, fold_phrase, tokenize, FxMap, Shape, Token, Words};
 use super::lookup::{directive, plain_entries, sentence_start};
 use crate::labels::{Category, Label};
 use crate::lang::Lang;
@@ -56,11 +56,9 @@ impl Propagator {
         })
     }
 
-    /// Whether an entity is evidence enough to mark the other mentions of its words.
+    /// Whether a name entity (with its tokens `toks`) is evidence enough to mark the other
+    /// mentions of its words.
     fn is_seed(e: &Entity, toks: &[Token]) -> bool {
-        if e.label.category != Category::Name {
-            return false;
-        }
         // Signatures and kinship words are weaker evidence than a title, trigger or label.
         if SEED_SOURCES.contains(&e.source.as_str()) {
             return true;
@@ -68,15 +66,16 @@ impl Propagator {
         toks.iter().filter(|t| t.shape == Shape::Cap).count() >= 2
     }
 
-    /// New entities for the unmarked mentions of seed names; `ents` are the resolved spans.
-    pub fn find(&self, text: &str, ents: &[Entity]) -> Vec<Entity> {
+    /// New entities for the unmarked mentions of seed names; `ents` are the resolved spans and
+    /// `words` the words of `text`.
+    pub fn find(&self, text: &str, words: &Words, ents: &[Entity]) -> Vec<Entity> {
         let mut seeds: FxMap<String, Label> = FxMap::default();
         // Per seed word: its uses in lower case, and as a name (in a seed, or capitalized
         // inside a sentence elsewhere).
         let mut uses: FxMap<String, (usize, usize)> = FxMap::default();
         let mut toks = Vec::new();
         let mut buf = String::new();
-        for e in ents {
+        for e in ents.iter().filter(|e| e.label.category == Category::Name) {
             tokenize(&text[e.start..e.end], &mut toks);
             if !Self::is_seed(e, &toks) {
                 continue;
@@ -96,8 +95,8 @@ impl Propagator {
         if seeds.is_empty() {
             return Vec::new();
         }
-        tokenize(text, &mut toks);
-        let covered = covered_tokens(&toks, ents);
+        let toks = &words.toks;
+        let covered = covered_tokens(toks, ents);
         // Seed words the document writes in lower case more often than as names are words of
         // its language ("Doctor Who" and "who", "Comes Back" and "back"): their capital means
         // something only inside a sentence written in mixed case. ("Mayweather" once in a
@@ -107,13 +106,12 @@ impl Propagator {
             if covered[i] || !lower && t.shape != Shape::Cap {
                 continue;
             }
-            fold_into(&text[t.start..t.end], &mut buf);
-            let Some((as_word, as_name)) = uses.get_mut(&buf) else {
+            let Some((as_word, as_name)) = uses.get_mut(words.folded(i)) else {
                 continue;
             };
             if lower {
                 *as_word += 1;
-            } else if !sentence_start(text, &toks, i) {
+            } else if !sentence_start(text, toks, i) {
                 *as_name += 1;
             }
         }
@@ -122,16 +120,18 @@ impl Propagator {
             if covered[i] || !t.shape.is_proper() {
                 continue;
             }
-            fold_into(&text[t.start..t.end], &mut buf);
+            let folded = words.folded(i);
             let common = uses
-                .get(buf.as_str())
+                .get(folded)
                 .is_some_and(|(as_word, as_name)| as_word > as_name);
-            if common && (t.shape == Shape::Upper || sentence_start(text, &toks, i)) {
+            if common && (t.shape == Shape::Upper || sentence_start(text, toks, i)) {
                 continue;
             }
-            let label = seeds
-                .get(&buf)
-                .or_else(|| self.hungarian.then(|| hu_stem_seed(&buf, &seeds)).flatten());
+            let label = seeds.get(folded).or_else(|| {
+                self.hungarian
+                    .then(|| hu_stem_seed(folded, &seeds))
+                    .flatten()
+            });
             if let Some(&label) = label {
                 out.push(Entity::new(t.start, t.end, label, "propagate:name", SCORE));
             }
@@ -197,7 +197,7 @@ mod tests {
     fn found(lang: Lang, text: &str, seeds: &[(&str, &str)]) -> Vec<String> {
         let p = Propagator::new(lang, &ListSources::default()).unwrap();
         let ents: Vec<Entity> = seeds.iter().map(|(s, src)| ent(text, s, src)).collect();
-        p.find(text, &ents)
+        p.find(text, &Words::new(text), &ents)
             .iter()
             .map(|e| text[e.start..e.end].to_string())
             .collect()

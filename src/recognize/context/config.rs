@@ -23,7 +23,7 @@ use crate::labels::{Label, Subtype};
 use crate::lang::Lang;
 use crate::recognize::lookup::lexicon::Lexicon;
 use crate::recognize::lookup::tokens::{fold_phrase, FxMap};
-use crate::recognize::lookup::{directive, eponym_heads, plain_entries};
+use crate::recognize::lookup::{directive, plain_entries, EponymHeads};
 use crate::wordlists::{ListSources, VocabError};
 use std::path::PathBuf;
 
@@ -59,7 +59,7 @@ pub struct ContextConfig {
     /// Folded field label → its value's label (`None`: value left to others).
     pub fields: FxMap<String, Option<Label>>,
     pub field_max_words: usize,
-    pub eponym_heads: FxMap<String, ()>,
+    pub eponym_heads: EponymHeads,
 }
 
 fn bad(lang: Lang, file: &str, line: usize, msg: impl Into<String>) -> VocabError {
@@ -191,7 +191,7 @@ impl ContextConfig {
             professions,
             fields,
             field_max_words,
-            eponym_heads: eponym_heads(lists, lang)?,
+            eponym_heads: EponymHeads::load(lists, lang)?,
         })
     }
 }

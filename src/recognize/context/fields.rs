@@ -3,7 +3,7 @@
 
 use super::config::ContextConfig;
 use crate::labels::Label;
-use crate::recognize::lookup::tokens::{fold_into, Shape, Token};
+use crate::recognize::lookup::tokens::{Shape, Words};
 
 /// One field label: its first token, the byte just after its colon, and its value's label.
 #[derive(Clone, Copy, Debug)]
@@ -22,11 +22,11 @@ fn label_gap(g: &str) -> bool {
 }
 
 /// Every `Label:` of `text` whose words are a known field label starting with a capital letter.
-pub fn field_hits(cfg: &ContextConfig, text: &str, toks: &[Token]) -> Vec<FieldHit> {
+pub fn field_hits(cfg: &ContextConfig, text: &str, words: &Words) -> Vec<FieldHit> {
+    let toks = &words.toks;
     let mut hits = Vec::new();
     let mut key = String::new();
-    let mut buf = String::new();
-    let mut words: Vec<usize> = Vec::with_capacity(cfg.field_max_words);
+    let mut label_words: Vec<usize> = Vec::with_capacity(cfg.field_max_words);
     for colon in memchr::memchr_iter(b':', text.as_bytes()) {
         // The last token ending before the colon, separated from it by blanks only.
         let k = toks.partition_point(|t| t.end <= colon);
@@ -37,25 +37,24 @@ pub fn field_hits(cfg: &ContextConfig, text: &str, toks: &[Token]) -> Vec<FieldH
         {
             continue;
         }
-        words.clear();
+        label_words.clear();
         let mut best: Option<(usize, Option<Label>)> = None;
         let mut j = k - 1;
         loop {
-            words.push(j);
+            label_words.push(j);
             key.clear();
-            for &w in words.iter().rev() {
+            for &w in label_words.iter().rev() {
                 if !key.is_empty() {
                     key.push(' ');
                 }
-                fold_into(&text[toks[w].start..toks[w].end], &mut buf);
-                key.push_str(&buf);
+                key.push_str(words.folded(w));
             }
             if let Some(&label) = cfg.fields.get(key.as_str()) {
                 if matches!(toks[j].shape, Shape::Cap | Shape::Upper | Shape::Initial) {
                     best = Some((j, label));
                 }
             }
-            if words.len() == cfg.field_max_words || j == 0 {
+            if label_words.len() == cfg.field_max_words || j == 0 {
                 break;
             }
             if !label_gap(&text[toks[j - 1].end..toks[j].start]) {

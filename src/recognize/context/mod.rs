@@ -9,9 +9,8 @@ pub mod runs;
 
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
-use crate::recognize::lookup::after_eponym_head;
 use crate::recognize::lookup::lexicon::Matcher;
-use crate::recognize::lookup::tokens::{tokenize, Shape, Token};
+use crate::recognize::lookup::tokens::{Shape, Token, Words};
 use crate::recognize::Recognizer;
 use crate::span::Entity;
 use crate::wordlists::{ListSources, VocabError};
@@ -70,6 +69,7 @@ impl ContextRecognizer {
 
 struct Ctx<'a, 'm> {
     text: &'a str,
+    words: &'a Words,
     toks: &'a [Token],
     m: Matcher<'m>,
     /// Matcher over the professions list, one per document so word ids are looked up once.
@@ -122,7 +122,7 @@ fn name_label(sub: Subtype) -> Label {
 
 impl ContextRecognizer {
     fn fields(&self, c: &mut Ctx) {
-        let hits = fields::field_hits(&self.cfg, c.text, c.toks);
+        let hits = fields::field_hits(&self.cfg, c.text, c.words);
         for (n, h) in hits.iter().enumerate() {
             let Some(label) = h.label else { continue };
             let next = hits.get(n + 1).map_or(c.text.len(), |x| x.label_start);
@@ -525,13 +525,17 @@ impl Recognizer for ContextRecognizer {
     }
 
     fn find(&self, text: &str, out: &mut Vec<Entity>) {
-        let mut toks = Vec::with_capacity(text.len() / 6 + 1);
-        tokenize(text, &mut toks);
+        self.find_in(text, &Words::new(text), out)
+    }
+
+    fn find_in(&self, text: &str, words: &Words, out: &mut Vec<Entity>) {
+        let toks = &words.toks;
         let mut c = Ctx {
             text,
-            toks: &toks,
-            m: Matcher::new(&self.cfg.lex, text, &toks),
-            pm: Matcher::new(&self.cfg.professions, text, &toks),
+            words,
+            toks,
+            m: Matcher::new(&self.cfg.lex, text, words),
+            pm: Matcher::new(&self.cfg.professions, text, words),
             out,
         };
         self.fields(&mut c);
@@ -544,7 +548,7 @@ impl Recognizer for ContextRecognizer {
             if t.shape == Shape::Num {
                 self.city_after_postcode(&mut c, i);
             }
-            if is_initial(text, &toks, i) {
+            if is_initial(text, toks, i) {
                 let next = self.initials(&mut c, i);
                 i = next.max(i + 1);
                 continue;
@@ -565,7 +569,7 @@ impl Recognizer for ContextRecognizer {
             };
             let proper = t.shape.is_proper();
             if bits & T_AFTER != 0 && i > 0 {
-                if let Some(run) = name_backward(&mut c.m, text, &toks, i - 1, 3) {
+                if let Some(run) = name_backward(&mut c.m, text, toks, i - 1, 3) {
                     c.push_run(
                         run,
                         name_label(role_subtype(bits)),
@@ -601,7 +605,7 @@ impl Recognizer for ContextRecognizer {
             }
             if proper && bits & (HOSP_HEAD | ORG_HEAD) != 0 {
                 // A head of several words ("Hospital Comarcal") names a place on its own.
-                let run = org_forward(&mut c.m, text, &toks, last)
+                let run = org_forward(&mut c.m, text, toks, last)
                     .or_else(|| (last > i).then_some(Run { first: i, last }));
                 if let Some(run) = run {
                     let (label, source, score) = if bits & HOSP_HEAD != 0 {
@@ -609,7 +613,7 @@ impl Recognizer for ContextRecognizer {
                     } else {
                         (org, "context:institution", S_ORG)
                     };
-                    let (last, e) = match acronym_after(text, &toks, run.last) {
+                    let (last, e) = match acronym_after(text, toks, run.last) {
                         Some((k, e)) => (k, e),
                         None => (run.last, toks[run.last].end),
                     };
@@ -619,15 +623,12 @@ impl Recognizer for ContextRecognizer {
                 }
             }
             if proper && bits & (HOSP_TAIL | ORG_TAIL) != 0 && i > 0 {
-                if let Some(run) = org_backward(&mut c.m, text, &toks, i) {
+                if let Some(run) = org_backward(&mut c.m, text, toks, i) {
                     if run.first < i
-                        && !after_eponym_head(
-                            text,
-                            &toks,
-                            run.first,
-                            &self.cfg.eponym_heads,
-                            &mut key,
-                        )
+                        && !self
+                            .cfg
+                            .eponym_heads
+                            .before(text, words, run.first, &mut key)
                     {
                         let (label, source, score) = if bits & HOSP_TAIL != 0 {
                             (hosp, "context:hospital", S_HOSPITAL)

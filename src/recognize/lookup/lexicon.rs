@@ -2,7 +2,7 @@
 //! set of the lists whose entries end there. Matching walks text tokens, so one hash lookup per
 //! candidate token, no per-token allocation.
 
-use super::tokens::{fold_into, tokenize, FxMap, Shape, Token};
+use super::tokens::{fold_into, tokenize, FxMap, Shape, Token, Words};
 
 /// Hungarian case endings tried (longest first) when an inflected capitalized word is not in a
 /// list: "Budapesten" → "Budapest", "Kovácsnak" → "Kovács".
@@ -111,13 +111,13 @@ impl Lexicon {
 const UNKNOWN: u32 = u32::MAX;
 const ABSENT: u32 = u32::MAX - 1;
 
-/// Matches one lexicon against the tokens of one text, caching word ids per token.
+/// Matches one lexicon against the words of one text, caching word ids per token.
 pub struct Matcher<'a> {
     lex: &'a Lexicon,
     text: &'a str,
+    words: &'a Words,
     toks: &'a [Token],
     ids: Vec<u32>,
-    buf: String,
 }
 
 /// Whether the characters between two tokens keep them in one phrase ("EE. UU.", "Ayllón-Terán",
@@ -132,13 +132,13 @@ pub fn phrase_gap(gap: &str) -> bool {
 }
 
 impl<'a> Matcher<'a> {
-    pub fn new(lex: &'a Lexicon, text: &'a str, toks: &'a [Token]) -> Self {
+    pub fn new(lex: &'a Lexicon, text: &'a str, words: &'a Words) -> Self {
         Matcher {
             lex,
             text,
-            toks,
-            ids: vec![UNKNOWN; toks.len()],
-            buf: String::new(),
+            words,
+            toks: &words.toks,
+            ids: vec![UNKNOWN; words.toks.len()],
         }
     }
 
@@ -157,11 +157,11 @@ impl<'a> Matcher<'a> {
             self.ids[j] = ABSENT;
             return None;
         }
-        fold_into(&self.text[t.start..t.end], &mut self.buf);
-        let mut id = self.lex.word(&self.buf);
+        let folded = self.words.folded(j);
+        let mut id = self.lex.word(folded);
         if id.is_none() && self.lex.hungarian && t.shape == Shape::Cap {
             id = HU_SUFFIXES.iter().find_map(|s| {
-                let stem = self.buf.strip_suffix(s)?;
+                let stem = folded.strip_suffix(s)?;
                 (stem.len() >= 3).then(|| self.lex.word(stem)).flatten()
             });
         }
@@ -215,9 +215,9 @@ mod tests {
         lex.insert("Santiago de Compostela", 2);
         lex.insert("EE. UU.", 4);
         let text = "Vive en Santiago de Compostela, no en Santiago; viajó a EE.UU. y Santiago\nde";
-        let mut toks = Vec::new();
-        tokenize(text, &mut toks);
-        let mut m = Matcher::new(&lex, text, &toks);
+        let words = Words::new(text);
+        let toks = &words.toks;
+        let mut m = Matcher::new(&lex, text, &words);
         let mut found = Vec::new();
         let mut i = 0;
         while i < toks.len() {
@@ -244,9 +244,8 @@ mod tests {
         let mut lex = Lexicon::new(true);
         lex.insert("Budapest", 1);
         let text = "Budapesten lakik, budapesten nem";
-        let mut toks = Vec::new();
-        tokenize(text, &mut toks);
-        let mut m = Matcher::new(&lex, text, &toks);
+        let words = Words::new(text);
+        let mut m = Matcher::new(&lex, text, &words);
         assert_eq!(m.single(0), 1);
         assert_eq!(m.single(3), 0, "lowercase words are not stemmed");
     }

@@ -13,7 +13,7 @@ use crate::recognize::Recognizer;
 use crate::span::Entity;
 use crate::wordlists::{ListSources, VocabError};
 use lexicon::{Lexicon, Matcher};
-use tokens::{fold_phrase, tokenize, FxMap, Shape, Token};
+use tokens::{fold_phrase, FxMap, Shape, Token, Words};
 
 pub(crate) const FIRST: u32 = 1;
 pub(crate) const SURNAME: u32 = 1 << 1;
@@ -66,55 +66,60 @@ pub(crate) fn directive(line: &str) -> Option<(&str, &str)> {
         .then(|| (key, rest.trim()))
 }
 
-/// Folded phrases after which a capitalized word is an eponym ("enfermedad de" Parkinson).
-pub(crate) fn eponym_heads(
-    lists: &ListSources,
-    lang: Lang,
-) -> Result<FxMap<String, ()>, VocabError> {
-    Ok(lists
-        .load(lang, "allow")?
-        .iter()
-        .filter_map(|l| match directive(l) {
-            Some(("after", p)) => Some(fold_phrase(p)),
-            _ => None,
-        })
-        .filter(|p| !p.is_empty())
-        .map(|p| (p, ()))
-        .collect())
+/// Folded phrases after which a capitalized word is an eponym ("enfermedad de" Parkinson),
+/// from the `after:` lines of the allow list.
+#[derive(Default)]
+pub struct EponymHeads {
+    phrases: FxMap<String, ()>,
+    /// The last word of every phrase: a word before a name that is none of them rules out
+    /// every phrase with one lookup (the lists ask this of every name they find).
+    last_words: FxMap<String, ()>,
 }
 
-/// Whether the words right before token `i` (same line) form an eponym head phrase. `key` is
-/// scratch space, reused across calls.
-pub(crate) fn after_eponym_head(
-    text: &str,
-    toks: &[Token],
-    i: usize,
-    heads: &FxMap<String, ()>,
-    key: &mut String,
-) -> bool {
-    if heads.is_empty() {
-        return false;
-    }
-    let mut j = i;
-    while j > 0 && i - j < 4 {
-        let gap = &text[toks[j - 1].end..toks[j].start];
-        if gap.contains('\n') || gap.len() > 4 || gap.contains([',', ';', '(', ')']) {
-            break;
-        }
-        j -= 1;
-        // The phrase of tokens j..i, folded and joined by single spaces.
-        key.clear();
-        for t in &toks[j..i] {
-            if !key.is_empty() {
-                key.push(' ');
+impl EponymHeads {
+    pub fn load(lists: &ListSources, lang: Lang) -> Result<Self, VocabError> {
+        let mut heads = EponymHeads::default();
+        for line in lists.load(lang, "allow")? {
+            let Some(("after", p)) = directive(&line) else {
+                continue;
+            };
+            let phrase = fold_phrase(p);
+            if let Some(last) = phrase.rsplit(' ').next().filter(|w| !w.is_empty()) {
+                heads.last_words.insert(last.to_string(), ());
+                heads.phrases.insert(phrase, ());
             }
-            tokens::fold_push(&text[t.start..t.end], key);
         }
-        if heads.contains_key(key.as_str()) {
-            return true;
-        }
+        Ok(heads)
     }
-    false
+
+    /// Whether the words right before token `i` (same line) form a head phrase. `key` is
+    /// scratch space, reused across calls.
+    pub fn before(&self, text: &str, words: &Words, i: usize, key: &mut String) -> bool {
+        let toks = &words.toks;
+        if i == 0 || !self.last_words.contains_key(words.folded(i - 1)) {
+            return false;
+        }
+        let mut j = i;
+        while j > 0 && i - j < 4 {
+            let gap = &text[toks[j - 1].end..toks[j].start];
+            if gap.contains('\n') || gap.len() > 4 || gap.contains([',', ';', '(', ')']) {
+                break;
+            }
+            j -= 1;
+            // The phrase of tokens j..i, folded and joined by single spaces.
+            key.clear();
+            for t in j..i {
+                if !key.is_empty() {
+                    key.push(' ');
+                }
+                key.push_str(words.folded(t));
+            }
+            if self.phrases.contains_key(key.as_str()) {
+                return true;
+            }
+        }
+        false
+    }
 }
 
 /// True when token `i` starts a sentence or a line (nothing but punctuation since the last stop).
@@ -129,7 +134,7 @@ pub(crate) fn sentence_start(text: &str, toks: &[Token], i: usize) -> bool {
 
 pub struct LookupRecognizer {
     lex: Lexicon,
-    heads: FxMap<String, ()>,
+    heads: EponymHeads,
 }
 
 struct Hit {
@@ -165,7 +170,7 @@ impl LookupRecognizer {
         }
         Ok(LookupRecognizer {
             lex,
-            heads: eponym_heads(lists, lang)?,
+            heads: EponymHeads::load(lists, lang)?,
         })
     }
 
@@ -184,8 +189,9 @@ impl LookupRecognizer {
             .sum()
     }
 
-    fn hits(&self, text: &str, toks: &[Token]) -> Vec<Hit> {
-        let mut m = Matcher::new(&self.lex, text, toks);
+    fn hits(&self, text: &str, words: &Words) -> Vec<Hit> {
+        let toks = &words.toks;
+        let mut m = Matcher::new(&self.lex, text, words);
         let mut hits = Vec::new();
         let mut i = 0;
         while i < toks.len() {
@@ -228,16 +234,19 @@ impl Recognizer for LookupRecognizer {
     }
 
     fn find(&self, text: &str, out: &mut Vec<Entity>) {
-        let mut toks = Vec::with_capacity(text.len() / 6 + 1);
-        tokenize(text, &mut toks);
-        let hits = self.hits(text, &toks);
+        self.find_in(text, &Words::new(text), out)
+    }
+
+    fn find_in(&self, text: &str, words: &Words, out: &mut Vec<Entity>) {
+        let toks = &words.toks;
+        let hits = self.hits(text, words);
         let mut key = String::new();
         for (k, h) in hits.iter().enumerate() {
             let prev = k
                 .checked_sub(1)
                 .map(|p| &hits[p])
-                .filter(|p| adjacent(text, &toks, p, h));
-            let next = hits.get(k + 1).filter(|n| adjacent(text, &toks, h, n));
+                .filter(|p| adjacent(text, toks, p, h));
+            let next = hits.get(k + 1).filter(|n| adjacent(text, toks, h, n));
             let namey =
                 |o: Option<&Hit>| o.is_some_and(|o| o.bits & NAME_BITS != 0 && o.bits & ALLOW == 0);
             let name_neighbour = namey(prev) || namey(next);
@@ -247,7 +256,7 @@ impl Recognizer for LookupRecognizer {
             // An eponym head ("bolsa de") hides names, never a listed place: "bolsa de Douglas"
             // is anatomy, "bolsa de Madrid" the stock exchange of a city. A place that is also
             // allow-listed as an eponym ("escala de Glasgow") stays hidden.
-            let eponym = after_eponym_head(text, &toks, h.first, &self.heads, &mut key);
+            let eponym = self.heads.before(text, words, h.first, &mut key);
             let place = h.bits & PLACE_BITS != 0 && h.bits & ALLOW == 0;
             if eponym && !place {
                 continue;
@@ -284,7 +293,7 @@ impl Recognizer for LookupRecognizer {
             } else if b & NAME_BITS != 0 && (b & PLACE_BITS == 0 || name_neighbour) {
                 // A lone capitalized surname opening a sentence is too often a common word.
                 let lone = prev.is_none() && next.is_none();
-                if lone && b & FIRST == 0 && sentence_start(text, &toks, h.first) {
+                if lone && b & FIRST == 0 && sentence_start(text, toks, h.first) {
                     continue;
                 }
                 // A lone all-caps "name" is mostly an acronym (EVA, ANA, ELISA).
@@ -336,7 +345,7 @@ impl Recognizer for LookupRecognizer {
             .collect();
         if !places.is_empty() {
             let org = Label::new(Category::Location, Subtype::Organization);
-            for (first, last) in maker::makers(text, &toks, &places) {
+            for (first, last) in maker::makers(text, toks, &places) {
                 let (s, e) = (toks[first].start, toks[last].end);
                 out.push(Entity::new(s, e, org, "lookup:maker", 0.6));
             }
