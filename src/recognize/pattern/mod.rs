@@ -4,7 +4,8 @@
 //! Submodules: `shapes` (one combined scan for number-like shapes), `triggers` (values after
 //! trigger words from `wordlists/<lang>/id_triggers.txt`), `street` (street-type words from
 //! `wordlists/<lang>/street_types.txt`), `web` (e-mail, URL, IPv6), `card` (Luhn-checked payment
-//! card numbers), `lexicon` (month names, age words), `text` (offset helpers).
+//! card numbers), `lexicon` (month names, age words), `openings` (which two bytes can open a
+//! shape), `text` (offset helpers).
 //!
 //! Choices: a Spanish NASS (social security number) is labelled ID/HEALTHPLAN, because it is
 //! the number of the public health insurance (MEDDOCAN's ID_ASEGURAMIENTO); national personal
@@ -15,6 +16,7 @@
 mod card;
 mod grid;
 mod lexicon;
+mod openings;
 mod shapes;
 mod short_date;
 mod street;
@@ -135,12 +137,12 @@ impl Recognizer for PatternRecognizer {
         }
         let ents = cands
             .into_iter()
-            .map(|c| Entity::new(c.start, c.end, c.label, c.rule, c.score))
+            .map(|c| {
+                let source = ["pattern:", c.rule].concat();
+                Entity::new(c.start, c.end, c.label, source, c.score)
+            })
             .collect();
-        for mut e in resolve_overlaps(ents) {
-            e.source = format!("pattern:{}", e.source);
-            out.push(e);
-        }
+        out.extend(resolve_overlaps(ents));
     }
 }
 

@@ -7,6 +7,7 @@
 //! never hides a shorter valid one further on.
 
 use super::lexicon::{alternation, Lexicon};
+use super::openings::Openings;
 use super::text::{ends_token, is_title_word, next_char, starts_token, token_end, words_before};
 use super::{Cand, PatternError};
 use crate::checksum;
@@ -65,6 +66,9 @@ pub struct Shapes {
     /// Anchored on purpose: an unanchored union of these rules makes the lazy DFA track every
     /// possible start at once, and its states then keep being built instead of reused.
     any: Regex,
+    /// The two-byte openings of the rules other than codes (`is_code`): the scan asks `any`
+    /// only where one fits or the word is shaped like a code.
+    openings: Openings,
     rules: Vec<Rule>,
     ext: Regex,
     /// "y abril de 2000" after a bare month.
@@ -216,13 +220,44 @@ fn rule_sources(lang: Lang, lex: &Lexicon) -> Vec<(Kind, String)> {
     v
 }
 
+/// Rules whose matches may open with any letters: IBAN, codice fiscale, DNI/NIE, postcodes
+/// with a letter prefix.
+fn is_code(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Iban | Kind::CodiceFiscale | Kind::DniNie | Kind::ZipUk | Kind::Zip5 | Kind::Zip4
+    )
+}
+
+/// Whether the word `s..end` can open a code (`is_code`): it holds a digit ("GB82", "SW1A"),
+/// runs 16 bytes or more (a codice fiscale), or is one letter before a hyphen ("X-", "H-").
+fn code_shaped(text: &str, s: usize, end: usize) -> bool {
+    let word = &text.as_bytes()[s..end];
+    word.len() >= 16
+        || word.iter().any(u8::is_ascii_digit)
+        || word.len() == 1 && text.as_bytes().get(end) == Some(&b'-')
+}
+
 /// The first position at or after `pos` where a rule can start: a letter or digit, "+" (an
 /// international phone number) or "(" (an area code).
 fn next_rule_start(text: &str, pos: usize) -> Option<usize> {
-    text[pos..]
-        .char_indices()
-        .find(|&(_, c)| c.is_alphanumeric() || c == '+' || c == '(')
-        .map(|(i, _)| pos + i)
+    let b = text.as_bytes();
+    let mut i = pos;
+    while i < b.len() {
+        if b[i].is_ascii() {
+            if b[i].is_ascii_alphanumeric() || b[i] == b'+' || b[i] == b'(' {
+                return Some(i);
+            }
+            i += 1;
+            continue;
+        }
+        let c = text[i..].chars().next()?;
+        if c.is_alphanumeric() {
+            return Some(i);
+        }
+        i += c.len_utf8();
+    }
+    None
 }
 
 fn build(src: &str) -> Result<Regex, PatternError> {
@@ -236,13 +271,24 @@ fn build(src: &str) -> Result<Regex, PatternError> {
 impl Shapes {
     pub fn new(lang: Lang, lex: &'static Lexicon) -> Result<Self, PatternError> {
         let srcs = rule_sources(lang, lex);
-        let any = build(&format!(
+        let any_src = format!(
             "^(?:{})",
             srcs.iter()
                 .map(|(_, s)| format!("(?:{s})"))
                 .collect::<Vec<_>>()
                 .join("|")
-        ))?;
+        );
+        let any = build(&any_src)?;
+        // Codes open with any letters ("RSSMRA85...", "GB82WEST..."), so they are left out of
+        // the table and found by their shape instead (`code_shaped`).
+        let openings = Openings::new(&format!(
+            "^(?:{})",
+            srcs.iter()
+                .filter(|(k, _)| !is_code(*k))
+                .map(|(_, s)| format!("(?:{s})"))
+                .collect::<Vec<_>>()
+                .join("|")
+        ));
         let rules = srcs
             .iter()
             .map(|(k, s)| {
@@ -265,6 +311,7 @@ impl Shapes {
             months,
             month_abbr,
             any,
+            openings,
             rules,
             ext,
             conj,
@@ -298,7 +345,10 @@ impl Shapes {
             } else {
                 token_end(text, s)
             };
-            if starts_token(text, s) && self.any.is_match(&text[s..]) {
+            if starts_token(text, s)
+                && (code_shaped(text, s, next) || self.openings.may_start(&text.as_bytes()[s..]))
+                && self.any.is_match(&text[s..])
+            {
                 let rest = &text[s..];
                 let digit = rest.as_bytes()[0].is_ascii_digit();
                 for rule in &self.rules {
@@ -761,4 +811,46 @@ fn us_shape(raw: &str) -> bool {
         .map(str::len)
         .collect();
     groups == [3, 3, 4]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The opening table only skips starts where no rule can match: over synthetic notes of
+    /// every language (numbers, dates, codes, phones) and a line of codes that open with
+    /// letters, every word start the full pattern matches at passes the cheap test.
+    #[test]
+    fn openings_never_skip_a_start_the_rules_match() {
+        let codes = "RSSMRA85T10A562S GB82 WEST 1234 5698 7654 32 X-1234567-L SW1A 1AA E-28001 \
+                     H-1051 on March 3, the 3rd of May, twenty-one years, +31 (0)20 1234567";
+        for lang in Lang::ALL {
+            let shapes = Shapes::new(lang, super::super::lexicon::lexicon(lang)).unwrap();
+            let mut docs: Vec<String> = crate::synth::generate(lang, 60, 7)
+                .into_iter()
+                .map(|d| d.text)
+                .collect();
+            docs.push(codes.to_string());
+            let (mut matched, mut asked) = (0, 0);
+            for text in &docs {
+                let mut pos = 0;
+                while let Some(s) = next_rule_start(text, pos) {
+                    pos = super::super::text::ceil_char_boundary(text, s + 1);
+                    if !starts_token(text, s) {
+                        continue;
+                    }
+                    let end = token_end(text, s);
+                    let cheap = code_shaped(text, s, end)
+                        || shapes.openings.may_start(&text.as_bytes()[s..]);
+                    if shapes.any.is_match(&text[s..]) {
+                        matched += 1;
+                        assert!(cheap, "{lang}: a match at {s} would be skipped: {text}");
+                    }
+                    asked += usize::from(cheap);
+                }
+            }
+            assert!(matched > 100, "{lang}: too few matches to test ({matched})");
+            assert!(asked > matched, "{lang}");
+        }
+    }
 }

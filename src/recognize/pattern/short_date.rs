@@ -9,10 +9,10 @@
 //! a ventilator setting after its name ("CPAP 12/8"). A dash pair ("3-11 shift", "RR 12-20")
 //! still needs the date word: bare, it is a range far more often than a date.
 
+use super::text::{next_char, prev_char};
 use super::Cand;
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
-use regex::Regex;
 
 const SCORE: f32 = 0.7;
 
@@ -44,7 +44,6 @@ const VENT_SETTINGS: &[&str] = &[
 const SCALES: &[u32] = &[2, 3, 4, 5, 6, 10, 15];
 
 pub struct ShortDates {
-    re: Regex,
     words: &'static [&'static str],
     /// Month-first notes: a slash pair needs no date word before it.
     bare_month_day: bool,
@@ -53,7 +52,6 @@ pub struct ShortDates {
 impl ShortDates {
     pub fn new(lang: Lang) -> Self {
         ShortDates {
-            re: Regex::new(r"\b(\d{1,2})([/\-])(\d{1,2})\b").expect("static pattern"),
             words: date_words(lang),
             bare_month_day: lang == Lang::En,
         }
@@ -106,17 +104,16 @@ impl ShortDates {
     }
 
     pub fn find(&self, text: &str, out: &mut Vec<Cand>) {
-        for c in self.re.captures_iter(text) {
-            let m = c.get(0).expect("whole match");
-            let (s, e) = (m.start(), m.end());
+        for (s, sep, e) in digit_pairs(text) {
             let rest = &text[e..];
             // Part of a longer number or date ("7/22/2019", "1-2-3", "3/4.5").
             let longer = rest.starts_with(|ch: char| "/-.,".contains(ch))
                 && rest[1..].starts_with(|ch: char| ch.is_ascii_digit());
-            let n = |k: usize| c[k].parse::<u32>().unwrap_or(0);
-            let (a, b) = (n(1), n(3));
+            let n = |r: std::ops::Range<usize>| text[r].parse::<u32>().unwrap_or(0);
+            let (a, b) = (n(s..sep), n(sep + 1..e));
+            let slash = text.as_bytes()[sep] == b'/';
             let introduced =
-                self.after_date_word(text, s) || (&c[2] == "/" && self.bare_date(text, s, e, a, b));
+                self.after_date_word(text, s) || (slash && self.bare_date(text, s, e, a, b));
             if longer
                 || text[..s].ends_with(|ch: char| "/-.,".contains(ch))
                 || FRACTION_AFTER.iter().any(|f| rest.starts_with(f))
@@ -132,6 +129,35 @@ impl ShortDates {
             }
         }
     }
+}
+
+/// Every "d/d" or "d-d" of one or two ASCII digits on each side that stands as a word of its
+/// own (no word character touching it), left to right and not overlapping: (start, separator,
+/// end). Scanned by hand from each separator, because the regex of the same shape needs Unicode
+/// word boundaries, which keep it off its fast engines over non-ASCII text. (Its `\d` would also
+/// take the digits of other scripts, which never parse as a day or a month.)
+fn digit_pairs(text: &str) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+    let b = text.as_bytes();
+    // Up to three digits counted: three or more leave no pair.
+    let run = |bytes: &mut dyn Iterator<Item = &u8>| {
+        bytes.take(3).take_while(|c| c.is_ascii_digit()).count()
+    };
+    let word = |c: Option<char>| c.is_some_and(regex_syntax::is_word_character);
+    let mut from = 0;
+    memchr::memchr2_iter(b'/', b'-', b).filter_map(move |sep| {
+        let before = run(&mut b[..sep].iter().rev());
+        let after = run(&mut b[sep + 1..].iter());
+        let (s, e) = (sep - before, sep + 1 + after);
+        let pair = s >= from
+            && (1..=2).contains(&before)
+            && (1..=2).contains(&after)
+            && !word(prev_char(text, s))
+            && !word(next_char(text, e));
+        pair.then(|| {
+            from = e;
+            (s, sep, e)
+        })
+    })
 }
 
 #[cfg(test)]
@@ -164,6 +190,21 @@ mod tests {
         ];
         for (lang, text, want) in cases {
             assert_eq!(found(*lang, text), *want, "{lang}: {text}");
+        }
+    }
+
+    #[test]
+    fn digit_pairs_are_the_matches_of_their_regex() {
+        let re = regex::Regex::new(r"\b\d{1,2}[/\-]\d{1,2}\b").unwrap();
+        let texts = [
+            "on 7/22, 1/2-3, 12-7-2019 and 123/4, 1/234, x1/2, 1/2x, _1/2, é1/2 (3/4) 5/6.",
+            "a--1/-2//3 4-5/6 99/99 0/0 7/ /8 1-2",
+            "ß12/3 №4/5 3/4a 5\u{301}/6 1/2\u{301}",
+        ];
+        for t in texts {
+            let ours: Vec<&str> = digit_pairs(t).map(|(s, _, e)| &t[s..e]).collect();
+            let theirs: Vec<&str> = re.find_iter(t).map(|m| m.as_str()).collect();
+            assert_eq!(ours, theirs, "{t}");
         }
     }
 

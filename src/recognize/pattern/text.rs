@@ -43,14 +43,22 @@ pub fn ends_token(text: &str, e: usize) -> bool {
 
 /// End of the run of alphanumeric characters starting at `s` (at least one character).
 pub fn token_end(text: &str, s: usize) -> usize {
-    let mut end = s;
-    for (i, c) in text[s..].char_indices() {
-        if i > 0 && !c.is_alphanumeric() {
-            break;
+    let b = text.as_bytes();
+    let Some(first) = text[s..].chars().next() else {
+        return s;
+    };
+    let mut end = s + first.len_utf8();
+    loop {
+        // ASCII first: most words are ASCII to their end.
+        end += b[end..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .count();
+        match text[end..].chars().next() {
+            Some(c) if !c.is_ascii() && c.is_alphanumeric() => end += c.len_utf8(),
+            _ => return end,
         }
-        end = s + i + c.len_utf8();
     }
-    end
 }
 
 /// Up to `n` words (letters/digits) ending before byte `i`, nearest first, lowercased; stops at
@@ -152,6 +160,9 @@ mod tests {
         assert!(!ends_token(t, one + 1)); // "1" before ".234"
         assert_eq!(words_before(t, n, 2), vec!["de", "varón"]);
         assert_eq!(token_end(t, n), n + 2);
+        assert_eq!(token_end("Ödönék5ñ, x", 0), "Ödönék5ñ".len());
+        assert_eq!(token_end("+31 6", 0), 3, "a sign opens the run");
+        assert_eq!(token_end("ab", 2), 2);
         assert!(is_title_word("Madrid") && !is_title_word("UI"));
     }
 }
