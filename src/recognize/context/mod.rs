@@ -499,7 +499,11 @@ impl ContextRecognizer {
         let mut i = 1;
         while i < n {
             let before = &c.text[c.toks[i - 1].end..c.toks[i].start];
-            if before.trim() != "," || c.toks[i].shape != Shape::Lower {
+            // The byte test first: most gaps are one space, and trimming runs for every word.
+            if !before.as_bytes().contains(&b',')
+                || before.trim() != ","
+                || c.toks[i].shape != Shape::Lower
+            {
                 i += 1;
                 continue;
             }

@@ -34,53 +34,84 @@ pub struct Token {
     pub shape: Shape,
 }
 
+/// Classes of a byte, as bits: an ASCII lowercase letter, uppercase letter or digit, or the
+/// start or continuation of a non-ASCII character (0: an ASCII byte outside words).
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const DIGIT: u8 = 4;
+const NON_ASCII: u8 = 8;
+const ASCII_WORD: u8 = LOWER | UPPER | DIGIT;
+
+const BYTE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = if c >= 0x80 {
+            NON_ASCII
+        } else if c.is_ascii_lowercase() {
+            LOWER
+        } else if c.is_ascii_uppercase() {
+            UPPER
+        } else if c.is_ascii_digit() {
+            DIGIT
+        } else {
+            0
+        };
+        b += 1;
+    }
+    t
+};
+
 /// Appends the tokens of `text` to `out` (cleared first). No allocation beyond `out`'s growth.
 pub fn tokenize(text: &str, out: &mut Vec<Token>) {
     out.clear();
     let bytes = text.as_bytes();
+    let class = |i: usize| BYTE_CLASS[bytes[i] as usize];
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] < 0x80 && !bytes[i].is_ascii_alphanumeric() {
+        if class(i) == 0 {
             i += 1;
             continue;
         }
-        let (c, len) = char_at(text, i);
-        if !c.is_alphanumeric() {
+        let (first, len) = char_at(text, i);
+        if !first.is_alphanumeric() {
             i += len;
             continue;
         }
         let start = i;
-        let first = c;
-        let (mut lower_after, mut upper_after, mut nchars) = (false, false, 1usize);
         i += len;
+        // The classes seen after the first character (ASCII fast path, the same answers as
+        // the char methods of the other characters).
+        let mut seen = 0u8;
         while i < bytes.len() {
-            let b = bytes[i];
-            if b < 0x80 {
-                // ASCII fast path, same answers as the char methods below.
-                if !b.is_ascii_alphanumeric() {
-                    break;
-                }
-                lower_after |= b.is_ascii_lowercase();
-                upper_after |= b.is_ascii_uppercase();
-                nchars += 1;
+            let cls = class(i);
+            if cls & ASCII_WORD != 0 {
+                seen |= cls;
                 i += 1;
                 continue;
+            }
+            if cls != NON_ASCII {
+                break;
             }
             let (c, len) = char_at(text, i);
             if !c.is_alphanumeric() {
                 break;
             }
-            lower_after |= c.is_lowercase();
-            upper_after |= c.is_uppercase();
-            nchars += 1;
+            if c.is_lowercase() {
+                seen |= LOWER;
+            }
+            if c.is_uppercase() {
+                seen |= UPPER;
+            }
             i += len;
         }
         let shape = if first.is_uppercase() {
-            if lower_after {
+            if seen & LOWER != 0 {
                 Shape::Cap
-            } else if nchars == 1 {
+            } else if i == start + len {
                 Shape::Initial
-            } else if upper_after {
+            } else if seen & UPPER != 0 {
                 Shape::Upper
             } else {
                 // "A1", "B12": letter + digits behaves like a code, not a name.
