@@ -211,6 +211,16 @@ fn rule_sources(lang: Lang, lex: &Lexicon) -> Vec<(Kind, String)> {
     v
 }
 
+/// The rules of `srcs` that `keep` takes, as one pattern anchored at the start.
+fn anchored_union(srcs: &[(Kind, String)], keep: impl Fn(Kind) -> bool) -> String {
+    let parts: Vec<String> = srcs
+        .iter()
+        .filter(|(k, _)| keep(*k))
+        .map(|(_, s)| format!("(?:{s})"))
+        .collect();
+    format!("^(?:{})", parts.join("|"))
+}
+
 /// Rules whose matches may open with any letters: IBAN, codice fiscale, DNI/NIE, postcodes
 /// with a letter prefix.
 fn is_code(kind: Kind) -> bool {
@@ -262,24 +272,10 @@ fn build(src: &str) -> Result<Regex, PatternError> {
 impl Shapes {
     pub fn new(lang: Lang, lex: &'static Lexicon) -> Result<Self, PatternError> {
         let srcs = rule_sources(lang, lex);
-        let any_src = format!(
-            "^(?:{})",
-            srcs.iter()
-                .map(|(_, s)| format!("(?:{s})"))
-                .collect::<Vec<_>>()
-                .join("|")
-        );
-        let any = build(&any_src)?;
+        let any = build(&anchored_union(&srcs, |_| true))?;
         // Codes open with any letters ("RSSMRA85...", "GB82WEST..."), so they are left out of
         // the table and found by their shape instead (`code_shaped`).
-        let openings = Openings::new(&format!(
-            "^(?:{})",
-            srcs.iter()
-                .filter(|(k, _)| !is_code(*k))
-                .map(|(_, s)| format!("(?:{s})"))
-                .collect::<Vec<_>>()
-                .join("|")
-        ));
+        let openings = Openings::new(&anchored_union(&srcs, |k| !is_code(k)));
         let rules = srcs
             .iter()
             .map(|(k, s)| {
