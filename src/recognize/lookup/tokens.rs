@@ -1,7 +1,8 @@
 //! Word tokens (maximal alphanumeric runs, the words of [`crate::text::alnum_runs`]) with their
 //! case shape, accent-folded lowercase keys and a fast non-cryptographic hasher for the word
-//! tables. The runs are found again here, in one pass with the shape and no allocation, because
-//! the lists and context rules read every word of a 13 GB corpus.
+//! tables, and a document's words read once for all the rules that read words ([`Words`]). The
+//! runs are found again here, in one pass with the shape and no allocation, because the lists
+//! and context rules read every word of a 13 GB corpus.
 
 use std::hash::{BuildHasherDefault, Hasher};
 
