@@ -23,8 +23,7 @@ pub trait Recognizer: Send + Sync {
 
     /// Like `find`, given the document's words already tokenized and folded (`Words::new(text)`)
     /// by the pipeline, so that the rules that read words do not each tokenize again.
-    fn find_in(&self, text: &str, words: &Words, out: &mut Vec<Entity>) {
-        let _ = words;
+    fn find_in(&self, text: &str, _words: &Words, out: &mut Vec<Entity>) {
         self.find(text, out)
     }
 }

@@ -116,7 +116,6 @@ pub struct Matcher<'a> {
     lex: &'a Lexicon,
     text: &'a str,
     words: &'a Words,
-    toks: &'a [Token],
     ids: Vec<u32>,
 }
 
@@ -137,7 +136,6 @@ impl<'a> Matcher<'a> {
             lex,
             text,
             words,
-            toks: &words.toks,
             ids: vec![UNKNOWN; words.toks.len()],
         }
     }
@@ -151,7 +149,7 @@ impl<'a> Matcher<'a> {
         if cached != UNKNOWN {
             return Some(cached);
         }
-        let t = self.toks[j];
+        let t = self.words.toks[j];
         // Folding never grows a Latin word by more than a few bytes; far longer tokens miss.
         if !self.lex.hungarian && t.end - t.start > self.lex.max_len + 8 {
             self.ids[j] = ABSENT;
@@ -174,9 +172,9 @@ impl<'a> Matcher<'a> {
         let mut node = 0u32;
         let mut best = None;
         let mut j = i;
-        while j < self.toks.len() {
+        while j < self.words.toks.len() {
             if j > i {
-                let gap = &self.text[self.toks[j - 1].end..self.toks[j].start];
+                let gap = &self.text[self.words.toks[j - 1].end..self.words.toks[j].start];
                 if !phrase_gap(gap) {
                     break;
                 }

@@ -334,7 +334,7 @@ impl Shapes {
                 token_end(text, s)
             };
             if starts_token(text, s)
-                && (code_shaped(text, s, next) || self.openings.may_start(&text.as_bytes()[s..]))
+                && (self.openings.may_start(&text.as_bytes()[s..]) || code_shaped(text, s, next))
                 && self.any.is_match(&text[s..])
             {
                 let rest = &text[s..];

@@ -138,15 +138,11 @@ impl ShortDates {
 /// take the digits of other scripts, which never parse as a day or a month.)
 fn digit_pairs(text: &str) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
     let b = text.as_bytes();
-    // Up to three digits counted: three or more leave no pair.
-    let run = |bytes: &mut dyn Iterator<Item = &u8>| {
-        bytes.take(3).take_while(|c| c.is_ascii_digit()).count()
-    };
     let word = |c: Option<char>| c.is_some_and(regex_syntax::is_word_character);
     let mut from = 0;
     memchr::memchr2_iter(b'/', b'-', b).filter_map(move |sep| {
-        let before = run(&mut b[..sep].iter().rev());
-        let after = run(&mut b[sep + 1..].iter());
+        let before = digit_run(b[..sep].iter().rev());
+        let after = digit_run(b[sep + 1..].iter());
         let (s, e) = (sep - before, sep + 1 + after);
         let pair = s >= from
             && (1..=2).contains(&before)
@@ -158,6 +154,11 @@ fn digit_pairs(text: &str) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
             (s, sep, e)
         })
     })
+}
+
+/// The ASCII digits at the head of `bytes`, counted up to three (three or more leave no pair).
+fn digit_run<'a>(bytes: impl Iterator<Item = &'a u8>) -> usize {
+    bytes.take(3).take_while(|c| c.is_ascii_digit()).count()
 }
 
 #[cfg(test)]
