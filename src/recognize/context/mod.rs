@@ -16,7 +16,8 @@ use crate::span::Entity;
 use crate::wordlists::{ListSources, VocabError};
 use config::*;
 use runs::{
-    is_initial, name_backward, name_forward, opens_surname, org_backward, org_forward, Run,
+    before_colon, caps_name, is_initial, name_backward, name_forward, opens_surname, org_backward,
+    org_forward, Run,
 };
 
 const S_FIELD: f32 = 0.85;
@@ -200,8 +201,24 @@ impl ContextRecognizer {
             return;
         }
         let max = if title { 5 } else { 4 };
-        let Some(run) = name_forward(&mut c.m, c.text, c.toks, k, max, c.text.len()) else {
-            return;
+        let run = match name_forward(&mut c.m, c.text, c.toks, k, max, c.text.len()) {
+            Some(run) => run,
+            // A word before a colon reads as a field label ("Address:"), but right after a
+            // title it is the name ("Plan per Dr. Lindqvist: wean as tolerated").
+            None if title
+                && shape == Shape::Cap
+                && before_colon(c.text, c.toks, k)
+                && c.m.single(k) & BREAKS == 0 =>
+            {
+                Run { first: k, last: k }
+            }
+            None => return,
+        };
+        // After an all-caps title the note is in capitals, which mark no name.
+        let run = if title && shape == Shape::Upper && c.toks[last].shape == Shape::Upper {
+            caps_name(&mut c.m, c.text, c.toks, run)
+        } else {
+            run
         };
         if !title && run.first == run.last && c.m.single(run.first) & ALLOWW != 0 {
             return;

@@ -1,7 +1,7 @@
 //! Token runs that make up a name or an organization: capitalized words joined by particles,
 //! read forward from a trigger or backward from a trailing title / tail word.
 
-use super::config::{BREAKS, PARTICLE};
+use super::config::{BREAKS, FIRSTN, PARTICLE, SURN};
 use crate::recognize::lookup::lexicon::Matcher;
 use crate::recognize::lookup::tokens::{Shape, Token};
 
@@ -109,6 +109,39 @@ pub fn name_forward(
     }
     let last = last?;
     (caps > 0).then_some(Run { first: i, last })
+}
+
+/// A run read in an all-caps note, where capitals say nothing about names ("DR. PEMBERTON
+/// AWARE OF CHANGE"): its first word, then the words joined to it by a hyphen or an apostrophe
+/// ("OKAFOR-BELL"), after an initial or a particle ("DR. VAN DER BERG"), or listed as names
+/// ("DR. JOHN HENDERSON").
+pub fn caps_name(m: &mut Matcher, text: &str, toks: &[Token], run: Run) -> Run {
+    let mut last = run.first;
+    for j in run.first + 1..=run.last {
+        let joined = matches!(gap(text, toks, j - 1, j), "-" | "'" | "\u{2019}")
+            || is_initial(text, toks, j - 1)
+            || is_initial(text, toks, j)
+            || m.single(j - 1) & PARTICLE != 0;
+        let bits = m.single(j);
+        if bits & PARTICLE != 0 {
+            continue;
+        }
+        if !joined && (bits & (SURN | FIRSTN) == 0 || bits & BREAKS != 0) {
+            break;
+        }
+        last = j;
+    }
+    Run {
+        first: run.first,
+        last,
+    }
+}
+
+/// Whether token `j` is followed, across blanks, by a colon ("Plan per Dr. Lindqvist: wean").
+pub fn before_colon(text: &str, toks: &[Token], j: usize) -> bool {
+    text[toks[j].end..]
+        .trim_start_matches([' ', '\t'])
+        .starts_with(':')
 }
 
 /// Reads a name backward ending at token `end` (inclusive): capitalized words and particles.

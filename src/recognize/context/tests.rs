@@ -173,6 +173,35 @@ fn names_after_titles_in_any_case() {
             "VISTO POR DR. GARCÍA LÓPEZ.",
             Some("GARCÍA LÓPEZ"),
         ),
+        // In capitals, the words after the first are the name's only when listed or joined.
+        (
+            Lang::En,
+            "NEURO: MAE. DR. PEMBERTON AWARE OF CHANGE IN MS.",
+            Some("PEMBERTON"),
+        ),
+        (
+            Lang::En,
+            "DR. JOHN HENDERSON IN TO SEE PT.",
+            Some("JOHN HENDERSON"),
+        ),
+        (Lang::En, "DR. OKAFOR-BELL NOTIFIED.", Some("OKAFOR-BELL")),
+        (
+            Lang::Nl,
+            "GEZIEN DOOR DR. VAN DER BERG VANDAAG",
+            Some("VAN DER BERG"),
+        ),
+        // Capitalized text keeps its run.
+        (
+            Lang::En,
+            "Plan agreed, Dr. Pemberton Okafor aware.",
+            Some("Pemberton Okafor"),
+        ),
+        // A name before a colon after a title.
+        (
+            Lang::En,
+            "Resp: CPAP 5/5. Plan per Dr. Lindqvist: wean as tol.",
+            Some("Lindqvist"),
+        ),
         // A lower-case word that is not a listed name stays text.
         (Lang::Es, "pendiente de valoración por dr. mañana", None),
         // Lower-case names after relative and doctor words, not after patient words.
