@@ -169,6 +169,10 @@ impl ContextRecognizer {
     fn after_phrase(&self, c: &mut Ctx, last: usize, bits: u32) {
         let (skip, title): (&[char], bool) = if bits & TITLE != 0 {
             (&['.', ':', ' ', '\t'], true)
+        } else if bits & (G_REL | G_DOC) != 0 {
+            // "daughter (Marisol)", "Son, Ezekiel, called": a name in parentheses or in
+            // apposition, closed on its other side (below).
+            (&[' ', '\t', '(', ','], false)
         } else {
             (&[' ', '\t'], false)
         };
@@ -196,7 +200,7 @@ impl ContextRecognizer {
             // followed by too much text.
             let caseless = shape == Shape::Lower || shape == Shape::Upper;
             if caseless && (title || bits & (G_REL | G_DOC) != 0) {
-                self.caseless_name(c, k, bits, title);
+                self.caseless_name(c, last, k, bits, title);
             }
             return;
         }
@@ -214,6 +218,9 @@ impl ContextRecognizer {
             }
             None => return,
         };
+        if !title && !closed_apposition(c.text, c.toks, last, run) {
+            return;
+        }
         // After an all-caps title the note is in capitals, which mark no name.
         let run = if title && shape == Shape::Upper && c.toks[last].shape == Shape::Upper {
             caps_name(&mut c.m, c.text, c.toks, run)
@@ -239,7 +246,7 @@ impl ContextRecognizer {
     /// "SON JIM"), listed first names and surnames written in the same case are the name (one
     /// or two words); any other word is left alone. After a title an allow-listed surname is a
     /// person too ("dr smith"; the allow list is for eponyms such as Smith's fracture).
-    fn caseless_name(&self, c: &mut Ctx, k: usize, bits: u32, title: bool) {
+    fn caseless_name(&self, c: &mut Ctx, trigger_last: usize, k: usize, bits: u32, title: bool) {
         let toks = c.toks;
         let shape = toks[k].shape;
         let listed = |m: &mut Matcher, j: usize| {
@@ -259,8 +266,12 @@ impl ContextRecognizer {
         {
             last = k + 1;
         }
+        let run = Run { first: k, last };
+        if !title && !closed_apposition(c.text, toks, trigger_last, run) {
+            return;
+        }
         c.push_run(
-            Run { first: k, last },
+            run,
             name_label(role_subtype(bits)),
             if title {
                 "context:title"
@@ -672,6 +683,21 @@ impl Recognizer for ContextRecognizer {
         if self.proper_nouns {
             proper::proper_runs(&mut c);
         }
+    }
+}
+
+/// A name after a trigger and an opening parenthesis or comma is closed by its pair
+/// ("daughter (Marisol)", "Son, Ezekiel, called"); "Dos Hermanas, Sevilla." and
+/// "Huisarts, Rijnstate" are a place and a workplace. Without either the name stands.
+fn closed_apposition(text: &str, toks: &[Token], trigger_last: usize, run: Run) -> bool {
+    let before = &text[toks[trigger_last].end..toks[run.first].start];
+    let after = text[toks[run.last].end..].trim_start_matches([' ', '\t']);
+    if before.contains('(') {
+        after.starts_with(')')
+    } else if before.contains(',') {
+        after.starts_with(',')
+    } else {
+        true
     }
 }
 

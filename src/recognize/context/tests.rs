@@ -208,6 +208,20 @@ fn names_after_titles_in_any_case() {
         (Lang::En, "pt seen with wife mary at bedside", Some("mary")),
         (Lang::En, "daughter susan called, updated", Some("susan")),
         (Lang::En, "wife visited this am", None),
+        // In parentheses or apposition, closed on the other side.
+        (
+            Lang::En,
+            "Spoke w/ daughter (Marisol) re: code status.",
+            Some("Marisol"),
+        ),
+        (Lang::En, "SPOKE W/ DAUGHTER (MARISOL).", Some("MARISOL")),
+        (Lang::En, "Son, Ezekiel, called at 2200.", Some("Ezekiel")),
+        (Lang::Es, "Domicilio en Dos Hermanas, Sevilla.", None),
+        (
+            Lang::Nl,
+            "Met vriendelijke groet,\nHuisarts, Rijnstate\n",
+            None,
+        ),
         // A title of another language inside the note.
         (
             Lang::Hu,
