@@ -201,6 +201,15 @@ fn is_connector(text: &str, t: Token) -> bool {
     ORG_CONNECTORS.iter().any(|c| c.eq_ignore_ascii_case(w))
 }
 
+/// Prepositions that never sit inside an institution's name; capitalized or in capitals
+/// they end it ("SEEN IN 2 WKS AT THE CHELSEA CLINIC", "ST. VINCENT'S HOSPITAL IN WORCESTER").
+const ORG_ENDS: &[&str] = &["at", "in", "on", "to", "from", "with", "by", "into", "near"];
+
+fn is_org_end(text: &str, t: Token) -> bool {
+    let w = &text[t.start..t.end];
+    ORG_ENDS.iter().any(|c| c.eq_ignore_ascii_case(w))
+}
+
 /// Reads the words of an institution name after its head word(s) ending at token `head_last`:
 /// capitalized words, numbers ("12 de Octubre") and connectors, up to 8 words.
 pub fn org_forward(m: &mut Matcher, text: &str, toks: &[Token], head_last: usize) -> Option<Run> {
@@ -212,6 +221,9 @@ pub fn org_forward(m: &mut Matcher, text: &str, toks: &[Token], head_last: usize
         match t.shape {
             Shape::Cap | Shape::Upper | Shape::Initial => {
                 if m.single(j) & super::config::STOP != 0 || ends_value(text, toks, j) {
+                    break;
+                }
+                if is_org_end(text, t) {
                     break;
                 }
                 last = Some(j);
@@ -241,14 +253,17 @@ pub fn org_backward(m: &mut Matcher, text: &str, toks: &[Token], tail: usize) ->
     while j > 0 && words < 5 && org_gap(text, toks, j - 1, j) {
         let k = j - 1;
         let t = toks[k];
-        let possessive = t.shape == Shape::Lower
-            && &text[t.start..t.end] == "s"
+        // "St Mary's", and "ST. VINCENT'S" in capitals.
+        let possessive = matches!(&text[t.start..t.end], "s" | "S")
             && k > 0
             && matches!(gap(text, toks, k - 1, k), "'" | "\u{2019}");
         match t.shape {
             Shape::Cap | Shape::Upper => {
                 // "St" is a street word but also opens "St Mary's Hospital".
                 if m.single(k) & BREAKS & !super::config::STOP != 0 {
+                    break;
+                }
+                if is_org_end(text, t) {
                     break;
                 }
                 first = Some(k);

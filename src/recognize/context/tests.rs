@@ -250,3 +250,19 @@ fn names_after_titles_in_any_case() {
         );
     }
 }
+
+#[test]
+fn prepositions_end_an_institution_name() {
+    let text =
+        "F/U IN 2 WKS AT THE CHELSEA CLINIC. FROM ST. VINCENT'S HOSPITAL IN WORCESTER ON 11/2.";
+    let places: Vec<String> = run(Lang::En, text)
+        .into_iter()
+        .filter(|(_, l, _)| l.category == Category::Location)
+        .map(|(s, _, _)| s)
+        .collect();
+    assert_eq!(
+        places,
+        ["THE CHELSEA CLINIC", "ST. VINCENT'S HOSPITAL"],
+        "{text}"
+    );
+}
