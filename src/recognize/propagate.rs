@@ -73,6 +73,7 @@ impl Propagator {
         // Per seed word: its uses in lower case, and as a name (in a seed, or capitalized
         // inside a sentence elsewhere).
         let mut uses: FxMap<String, (usize, usize)> = FxMap::default();
+        let mut shape = SeedShape::default();
         let mut toks = Vec::new();
         let mut buf = String::new();
         for e in ents.iter().filter(|e| e.label.category == Category::Name) {
@@ -87,6 +88,7 @@ impl Propagator {
                 }
                 fold_into(w, &mut buf);
                 if !self.skip.contains_key(&buf) {
+                    shape.add(&buf);
                     seeds.entry(buf.clone()).or_insert(e.label);
                     uses.entry(buf.clone()).or_default().1 += 1;
                 }
@@ -106,7 +108,11 @@ impl Propagator {
             if covered[i] || !lower && t.shape != Shape::Cap {
                 continue;
             }
-            let Some((as_word, as_name)) = uses.get_mut(words.folded(i)) else {
+            let folded = words.folded(i);
+            if !shape.may_be(folded) {
+                continue;
+            }
+            let Some((as_word, as_name)) = uses.get_mut(folded) else {
                 continue;
             };
             if lower {
@@ -121,6 +127,10 @@ impl Propagator {
                 continue;
             }
             let folded = words.folded(i);
+            // Only a Hungarian stem can match a word that is no seed's exact shape.
+            if !shape.may_be(folded) && !(self.hungarian && shape.opens(folded)) {
+                continue;
+            }
             let common = uses
                 .get(folded)
                 .is_some_and(|(as_word, as_name)| as_word > as_name);
@@ -137,6 +147,35 @@ impl Propagator {
             }
         }
         out
+    }
+}
+
+/// The first bytes and lengths of a document's seed words, so that the words of the document
+/// that can be no seed (nearly all of them) are passed over without hashing.
+#[derive(Default)]
+struct SeedShape {
+    first: [u64; 4],
+    lens: u64,
+}
+
+impl SeedShape {
+    fn add(&mut self, w: &str) {
+        if let Some(&b) = w.as_bytes().first() {
+            self.first[usize::from(b >> 6)] |= 1 << (b & 63);
+        }
+        self.lens |= 1 << w.len().min(63);
+    }
+
+    /// Whether `w` opens with a seed's first byte (a Hungarian stem keeps it).
+    fn opens(&self, w: &str) -> bool {
+        w.as_bytes()
+            .first()
+            .is_some_and(|&b| self.first[usize::from(b >> 6)] & (1 << (b & 63)) != 0)
+    }
+
+    /// Whether `w` may equal a seed: its first byte and its length are a seed's.
+    fn may_be(&self, w: &str) -> bool {
+        self.opens(w) && self.lens & (1 << w.len().min(63)) != 0
     }
 }
 

@@ -16,6 +16,9 @@ pub(crate) const HU_SUFFIXES: &[&str] = &[
 pub struct Lexicon {
     words: FxMap<Box<str>, u32>,
     next: FxMap<(u32, u32), u32>,
+    /// The node each word id leads to from the root (`NO_NODE` when none): the step every
+    /// match starts with, read without hashing.
+    root: Vec<u32>,
     bits: Vec<u32>,
     /// Longest word in bytes (folded); longer tokens miss without hashing (bar Hungarian stems).
     max_len: usize,
@@ -50,6 +53,7 @@ impl Lexicon {
         self.words.reserve(n);
         self.next.reserve(n);
         self.bits.reserve(n);
+        self.root.reserve(n);
     }
 
     fn insert_with(
@@ -70,9 +74,17 @@ impl Lexicon {
             let n_words = self.words.len() as u32;
             let id = *self.words.entry(buf.as_str().into()).or_insert(n_words);
             let n_nodes = self.bits.len() as u32;
+            let from_root = node == 0;
             node = *self.next.entry((node, id)).or_insert(n_nodes);
             if node == n_nodes {
                 self.bits.push(0);
+            }
+            if from_root {
+                let slot = id as usize;
+                if self.root.len() <= slot {
+                    self.root.resize(slot + 1, NO_NODE);
+                }
+                self.root[slot] = node;
             }
         }
         self.bits[node as usize] |= bits;
@@ -97,6 +109,13 @@ impl Lexicon {
     }
 
     fn step(&self, node: u32, word: u32) -> Option<u32> {
+        if node == 0 {
+            return self
+                .root
+                .get(word as usize)
+                .copied()
+                .filter(|&n| n != NO_NODE);
+        }
         self.next.get(&(node, word)).copied()
     }
 
@@ -108,6 +127,7 @@ impl Lexicon {
     }
 }
 
+const NO_NODE: u32 = u32::MAX;
 const UNKNOWN: u32 = u32::MAX;
 const ABSENT: u32 = u32::MAX - 1;
 
