@@ -128,7 +128,7 @@ impl Propagator {
             }
             let folded = words.folded(i);
             // Only a Hungarian stem can match a word that is no seed's exact shape.
-            if !shape.may_be(folded) && !(self.hungarian && shape.opens(folded)) {
+            if !(shape.may_be(folded) || self.hungarian && shape.opens(folded)) {
                 continue;
             }
             let common = uses
