@@ -48,8 +48,7 @@ fn name_gap(g: &str, after_initial: bool) -> bool {
 
 /// The text right after token `j` starts a label (`Word:`) or an e-mail address (`word@`).
 pub fn ends_value(text: &str, toks: &[Token], j: usize) -> bool {
-    let rest = text[toks[j].end..].trim_start_matches([' ', '\t']);
-    rest.starts_with(':') || text[toks[j].end..].starts_with(['@', '_'])
+    before_colon(text, toks, j) || text[toks[j].end..].starts_with(['@', '_'])
 }
 
 /// Whether token `j` is a single initial: one uppercase letter followed by a dot.
@@ -196,9 +195,14 @@ fn org_gap(text: &str, toks: &[Token], a: usize, b: usize) -> bool {
     })
 }
 
-fn is_connector(text: &str, t: Token) -> bool {
+/// Whether token `t` is one of `words`, in any case.
+fn one_of(text: &str, t: Token, words: &[&str]) -> bool {
     let w = &text[t.start..t.end];
-    ORG_CONNECTORS.iter().any(|c| c.eq_ignore_ascii_case(w))
+    words.iter().any(|c| c.eq_ignore_ascii_case(w))
+}
+
+fn is_connector(text: &str, t: Token) -> bool {
+    one_of(text, t, ORG_CONNECTORS)
 }
 
 /// Prepositions that never sit inside an institution's name; capitalized or in capitals
@@ -206,8 +210,7 @@ fn is_connector(text: &str, t: Token) -> bool {
 const ORG_ENDS: &[&str] = &["at", "in", "on", "to", "from", "with", "by", "into", "near"];
 
 fn is_org_end(text: &str, t: Token) -> bool {
-    let w = &text[t.start..t.end];
-    ORG_ENDS.iter().any(|c| c.eq_ignore_ascii_case(w))
+    one_of(text, t, ORG_ENDS)
 }
 
 /// Reads the words of an institution name after its head word(s) ending at token `head_last`:
