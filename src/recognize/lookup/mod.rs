@@ -26,17 +26,24 @@ pub(crate) const ALLOW: u32 = 1 << 7;
 /// A hospital or institution listed in capitals (`WHO`, `GGD`): it matches only in capitals, so
 /// a sentence opening with "Who" is not the World Health Organization.
 const ACRONYM: u32 = 1 << 8;
+/// A town of the open gazetteer (`places_geonames`, `scripts/build_place_list.py`): found as a
+/// city, but no input feature of a tagger, which learned the place feature on the other lists.
+const TOWN: u32 = 1 << 9;
 const NAME_BITS: u32 = FIRST | SURNAME;
-const PLACE_BITS: u32 = CITY | REGION | COUNTRY;
+/// The places a tagger's list feature reads.
+const FEATURE_PLACE_BITS: u32 = CITY | REGION | COUNTRY;
+const PLACE_BITS: u32 = FEATURE_PLACE_BITS | TOWN;
 /// Number of ids [`LookupRecognizer::word_lists`] returns.
 pub const WORD_LIST_FEATURES: usize = 16;
 
-/// The lists derived from open data by `scripts/build_name_lists.py` (see
-/// `wordlists/PROVENANCE_names.md`); not every language has all three.
-pub(crate) const OPEN_LISTS: [(&str, u32); 3] = [
+/// The lists derived from open data by `scripts/build_name_lists.py` and
+/// `scripts/build_place_list.py` (see `wordlists/PROVENANCE_names.md` and
+/// `PROVENANCE_places.md`); not every language has all four.
+pub(crate) const OPEN_LISTS: [(&str, u32); 4] = [
     ("first_names_open", FIRST),
     ("surnames_open", SURNAME),
     ("places_open", CITY),
+    ("places_geonames", TOWN),
 ];
 
 /// Loads `name` and keeps the plain entries (lines without a `key:` directive).
@@ -181,7 +188,7 @@ impl LookupRecognizer {
     pub fn word_lists(&self, word: &str, buf: &mut String) -> u32 {
         tokens::fold_into(word, buf);
         let bits = self.lex.word_bits(buf);
-        [FIRST, SURNAME, PLACE_BITS, ALLOW]
+        [FIRST, SURNAME, FEATURE_PLACE_BITS, ALLOW]
             .iter()
             .enumerate()
             .filter(|(_, &b)| bits & b != 0)
@@ -322,7 +329,7 @@ impl Recognizer for LookupRecognizer {
                     "lookup:regions",
                     0.5,
                 )
-            } else if b & CITY != 0 {
+            } else if b & (CITY | TOWN) != 0 {
                 (
                     Label::new(Category::Location, Subtype::City),
                     "lookup:cities",

@@ -157,3 +157,39 @@ fn institutions_listed_in_capitals_match_only_in_capitals() {
     assert!(is_acronym("GGD") && is_acronym("AMC-UvA".to_uppercase().as_str()));
     assert!(!is_acronym("Who") && !is_acronym("X"));
 }
+
+#[test]
+fn gazetteer_towns_are_cities_but_no_tagger_feature() {
+    use Subtype::City;
+    let cases: &[Case] = &[
+        (
+            Lang::En,
+            "Lives alone in Brockton. SON IN FRAMINGHAM.",
+            &[("Brockton", City), ("FRAMINGHAM", City)],
+        ),
+        (
+            Lang::It,
+            "Residente a Gubbio, ricoverata.",
+            &[("Gubbio", City)],
+        ),
+        (
+            Lang::Nl,
+            "Woont in Wezep bij zijn dochter.",
+            &[("Wezep", City)],
+        ),
+    ];
+    for (lang, text, want) in cases {
+        let found = run(*lang, text);
+        for (surface, sub) in want.iter() {
+            assert!(has(&found, surface, *sub), "{lang:?} {text}: {found:?}");
+        }
+    }
+    // Ordinary words the dictionaries know are left out of the gazetteer, in any case.
+    for text in ["Mold noted. Union of fracture.", "MOLD NOTED. APEX CLEAR."] {
+        assert!(run(Lang::En, text).is_empty(), "{text}");
+    }
+    let r = LookupRecognizer::new(Lang::En, &ListSources::default()).unwrap();
+    let mut buf = String::new();
+    assert_eq!(r.word_lists("Brockton", &mut buf), 0);
+    assert_eq!(r.word_lists("Boston", &mut buf), 4);
+}
