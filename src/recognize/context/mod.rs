@@ -635,7 +635,15 @@ impl Recognizer for ContextRecognizer {
             if bits & PROF_TRIG != 0 {
                 self.profession_after(&mut c, last);
             }
-            if proper && bits & (HOSP_HEAD | ORG_HEAD) != 0 {
+            // In capitals, where case cannot end the name read forward, a word that both opens
+            // and closes names ("HOSPITAL") closes one when capitalized words come before it:
+            // "NORWOOD HOSPITAL WHEN STABLE" is Norwood Hospital.
+            let tail_first = t.shape == Shape::Upper
+                && bits & (HOSP_HEAD | ORG_HEAD) != 0
+                && bits & (HOSP_TAIL | ORG_TAIL) != 0
+                && i > 0
+                && org_backward(&mut c.m, text, toks, i).is_some_and(|r| r.first < i);
+            if proper && bits & (HOSP_HEAD | ORG_HEAD) != 0 && !tail_first {
                 // A head of several words ("Hospital Comarcal") names a place on its own.
                 let run = org_forward(&mut c.m, text, toks, last)
                     .or_else(|| (last > i).then_some(Run { first: i, last }));

@@ -186,7 +186,10 @@ fn org_gap(text: &str, toks: &[Token], a: usize, b: usize) -> bool {
     if g.contains(['\n', ',', ';', ':', '(', ')']) || g.len() > 4 {
         return false;
     }
-    let dot_ok = matches!(toks[a].shape, Shape::Initial | Shape::Upper);
+    // A full stop after an initial or a short abbreviation in capitals ("ST. VINCENT'S", "MT.
+    // AUBURN"); after a longer word in capitals it ends a sentence ("HOSPITAL WHEN STABLE. HCP").
+    let t = toks[a];
+    let dot_ok = t.shape == Shape::Initial || (t.shape == Shape::Upper && t.end - t.start <= 3);
     g.chars().all(|c| {
         matches!(
             c,

@@ -266,3 +266,26 @@ fn prepositions_end_an_institution_name() {
         "{text}"
     );
 }
+
+#[test]
+fn institution_names_in_capitals_end_at_sentence_ends() {
+    // "HOSPITAL" both opens names ("Hospital of ...") and closes them; in capitals it closes
+    // the one before it, and a full stop after a long word in capitals ends the sentence.
+    let places = |lang, text| -> Vec<String> {
+        run(lang, text)
+            .into_iter()
+            .filter(|(_, l, _)| l.category == Category::Location)
+            .map(|(s, _, _)| s)
+            .collect()
+    };
+    let text = "BACK TO NORWOOD HOSPITAL WHEN STABLE. HCP IS SON MICHAEL.";
+    assert_eq!(places(Lang::En, text), ["NORWOOD HOSPITAL"], "{text}");
+    let text = "Back to Norwood Hospital when stable.";
+    assert_eq!(places(Lang::En, text), ["Norwood Hospital"], "{text}");
+    let text = "Opgenomen in Medisch Centrum Leeuwarden.";
+    assert_eq!(
+        places(Lang::Nl, text),
+        ["Medisch Centrum Leeuwarden"],
+        "{text}"
+    );
+}
