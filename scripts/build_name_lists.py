@@ -460,13 +460,18 @@ def places(data, lang):
 # ----------------------------------------------------------------------------------------
 
 
-def write_list(path, header, entries):
-    body = "".join(f"# {h}\n" for h in header) + "".join(f"{e}\n" for e in sorted(entries))
+def write_text(path, text):
+    """Writes `text` to `path` whole or not at all (a temporary file renamed over it)."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = f"{path}.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        f.write(body)
+        f.write(text)
     os.replace(tmp, path)
+
+
+def write_list(path, header, entries):
+    body = "".join(f"# {h}\n" for h in header) + "".join(f"{e}\n" for e in sorted(entries))
+    write_text(path, body)
 
 
 def main(argv):
@@ -559,10 +564,7 @@ def write_provenance(path, summary):
         parts = [f"{k} {v[0]} ({v[1]})" for k, v in row.items() if k != "lang"]
         lines.append(f"- {row['lang']}: " + ", ".join(parts))
     lines.append("")
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines))
-    os.replace(tmp, path)
+    write_text(path, "\n".join(lines))
 
 
 if __name__ == "__main__":

