@@ -7,7 +7,8 @@ Usage (from the crate root; python3 standard library only):
 
 reads DATA/names (name lists with frequencies) and DATA/ner (annotated corpora), and writes
 wordlists/<lang>/first_names_open.txt, surnames_open.txt, places_open.txt (when the language has an
-open gazetteer source) and wordlists/PROVENANCE_names.md. The output is deterministic: the same
+open gazetteer source), first_names_foreign.txt (the other languages' first names, after this
+language's filter) and wordlists/PROVENANCE_names.md. The output is deterministic: the same
 input gives byte-identical files.
 
 Common-word filter: for every language, the tokens tagged O in that language's training
@@ -50,6 +51,17 @@ THRESHOLDS = {
     # thresholds, ISTAT top names, US 1990 first names of at least this per cent.
     "top_en_first_pct": 0.02,
 }
+
+# Shortest first name of another language that may open a name (`first_names_foreign.txt`).
+FOREIGN_MIN_LETTERS = 3
+
+# The Hungarian case endings anonlm's lookup strips from capitalized words (HU_SUFFIXES in
+# src/recognize/lookup/lexicon.rs).
+HU_ENDINGS = (
+    "janak", "jenek", "ban", "ben", "bol", "rol", "tol", "hoz", "hez", "nak", "nek", "val", "vel",
+    "nal", "nel", "ert", "kor", "ba", "be", "ra", "re", "on", "en", "ig", "ot", "et", "al", "el",
+    "os", "es", "ek", "ok", "ne", "i", "t", "n",
+)
 
 # An entry is a common word when it is used in lower case (or capitalized in mid-sentence)
 # at least this many times more than inside an entity, and at least MIN_COMMON times.
@@ -230,12 +242,14 @@ class WordStats:
         self.lower = Counter()
         self.cap_mid = Counter()
         self.entity = Counter()
+        self.person = Counter()
 
     def add(self, sent):
         for i, (form, _lemma, ty, _tag) in enumerate(sent):
             f = fold(form)
             if ty in ("PER", "LOC", "ORG"):
                 self.entity[f] += 1
+                self.person[f] += ty == "PER"
             # MISC (nationalities, events, titles of works) counts as ordinary use: "French"
             # or "Olympics" are no names or places.
             elif ty in (None, "MISC") and form[:1].isalpha():
@@ -248,6 +262,11 @@ class WordStats:
         """True when `word` (folded, one token) is used mostly as an ordinary word."""
         ordinary = max(self.lower[word], self.cap_mid[word])
         return ordinary >= MIN_COMMON and ordinary > COMMON_RATIO * self.entity[word]
+
+    def mostly_place_or_org(self, word):
+        """True when `word` is tagged a place or an organisation more often than a person."""
+        other = self.entity[word] - self.person[word]
+        return other >= MIN_COMMON and other > self.person[word]
 
     def common_capitalized(self, word):
         """Like `common`, counting capitalized mid-sentence uses only."""
@@ -482,6 +501,7 @@ def main(argv):
     data, vocab = argv[1], argv[2]
     builders = {"nl": names_nl, "es": names_es, "it": names_it, "hu": names_hu, "en": names_en}
     summary = []
+    kept_first = {}
     built = {lang: builders[lang](data) for lang in builders}
     for lang in ("nl", "es", "it", "hu", "en"):
         stats = WordStats()
@@ -509,18 +529,67 @@ def main(argv):
             ]
             write_list(f"{vocab}/{lang}/{kind}_open.txt", header, kept)
             row[kind] = (len(kept), len(dropped))
+            if kind == "first_names":
+                first_kept = kept | set(hand_list(vocab, lang, "first_names"))
         summary.append(row)
+        kept_first[lang] = (stats, first_kept)
+    for lang, (stats, own) in kept_first.items():
+        n = foreign_first_names(vocab, lang, stats, own, kept_first)
+        next(r for r in summary if r["lang"] == lang)["first_names_foreign"] = n
     write_provenance(f"{vocab}/PROVENANCE_names.md", summary)
     for row in summary:
         print(row)
     return 0
 
 
+def hand_list(vocab, lang, name):
+    """Entries of a list of the language in the folder being written (`#` comments)."""
+    path = Path(vocab, lang, f"{name}.txt")
+    if not path.exists():
+        return []
+    return [l.split("#", 1)[0].strip() for l in path.read_text(encoding="utf-8").splitlines()
+            if l.split("#", 1)[0].strip()]
+
+
+def foreign_first_names(vocab, lang, stats, own, kept_first):
+    """Writes `first_names_foreign.txt`: the first names of the other four languages that
+    this language's filter keeps and that are not among its own names or places. The context
+    rules let such a name open a name only with a capitalized word after it, never alone and
+    never at a sentence start ("Helmuth Köcher", "Tomasz Sulej" in Italian news)."""
+    taken = {fold(e) for e in own}
+    for name in ("cities", "regions", "countries", "places_open", "places_geonames"):
+        for place in hand_list(vocab, lang, name):
+            # Also the first word of a longer place: "Medina" of "Medina del Campo".
+            taken |= {fold(place), fold(place.split(" ")[0])}
+            if lang == "hu":
+                # A Hungarian place with a case ending or the adjective's -i ("Érdi", of Érd;
+                # Erdi is a Dutch first name): the endings anonlm's lookup strips.
+                taken |= {fold(place) + ending for ending in HU_ENDINGS}
+    entries = set()
+    for other, (_stats, names) in kept_first.items():
+        if other != lang:
+            entries |= {e for e in names if " " not in e and len(e) >= FOREIGN_MIN_LETTERS}
+    dropped = []
+    # A name the language's corpora tag mostly as a place or an organisation opens none
+    # ("Európa" in Italian news, "Liga" in Spanish).
+    taken |= {fold(e) for e in entries if stats.mostly_place_or_org(fold(e))}
+    kept = {e for e in sorted(entries)
+            if fold(e) not in taken and keep(e, stats, dropped, strong=set())}
+    header = [
+        f"first names of the other languages for '{lang}', derived by "
+        "scripts/build_name_lists.py (see wordlists/PROVENANCE_names.md); do not edit by hand.",
+        f"{len(kept)} entries; {len(dropped)} dropped by the common-word filter.",
+    ]
+    write_list(f"{vocab}/{lang}/first_names_foreign.txt", header, kept)
+    return (len(kept), len(dropped))
+
+
 def write_provenance(path, summary):
     lines = [
         "# Provenance of the open name and place lists",
         "",
-        "`wordlists/<lang>/first_names_open.txt`, `surnames_open.txt` and `places_open.txt` are",
+        "`wordlists/<lang>/first_names_open.txt`, `surnames_open.txt`, `places_open.txt` and",
+        "`first_names_foreign.txt` are",
         "derived, not written by hand. Rebuild them from the crate root with",
         "",
         "    python3 scripts/build_name_lists.py ../shared/data wordlists",
@@ -552,6 +621,16 @@ def write_provenance(path, summary):
         "`strong_*` sets: first names to the first-name list, surnames to the surname list),",
         "passed through its own common-word filter: news and notes mention foreign people.",
         "",
+        "`first_names_foreign.txt` holds every other first name of the other four languages'",
+        "lists (one word, at least `FOREIGN_MIN_LETTERS` letters), passed through this language's",
+        "filter, less the language's own first names and every place its lists hold (cities,",
+        "regions, countries, `places_open`, `places_geonames`, and the first word of each longer",
+        "place: `Medina` of `Medina del Campo`; in Hungarian also a place with a case ending or",
+        "the adjective's `-i`: `Érdi`) and every word its corpora tag",
+        "more often as a place or an organisation than as a person. It is no lookup list: the context",
+        "rules let such a name open a name only with a capitalized word after it, never alone",
+        "and never at a sentence start.",
+        "",
         "Italian places are not derived: the only Italian annotated corpus (KIND) is",
         "non-commercial, so nothing derived from its entities is shipped.",
         "",
@@ -559,6 +638,7 @@ def write_provenance(path, summary):
         "",
     ]
     lines += [f"- `{k}`: {v}" for k, v in THRESHOLDS.items()]
+    lines.append(f"- `FOREIGN_MIN_LETTERS`: {FOREIGN_MIN_LETTERS}")
     lines += ["", "## Sizes (kept, dropped by the filter)", ""]
     for row in summary:
         parts = [f"{k} {v[0]} ({v[1]})" for k, v in row.items() if k != "lang"]

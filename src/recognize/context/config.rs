@@ -16,6 +16,8 @@
 //! - `hospitals.txt` / `institutions.txt`: `head: WORD` (starts a name: "Hospital" La Paz),
 //!   `tail: WORD` (ends one: Antonius "Ziekenhuis"); plain lines are known names (lookup).
 //! - `professions.txt`: plain professions; `trigger: PHRASE` introduces one ("de profesión").
+//! - `first_names_foreign.txt` (derived): first names of the other languages, which open a name
+//!   only with a capitalized word after it.
 //! - `allow.txt`: plain words are medical terms that collide with names; `after: PHRASE` marks
 //!   phrases after which a capitalized word is an eponym ("síndrome de").
 
@@ -46,6 +48,8 @@ pub const PROF_TRIG: u32 = 1 << 15;
 pub const FIRSTN: u32 = 1 << 16;
 pub const SURN: u32 = 1 << 17;
 pub const ALLOWW: u32 = 1 << 18;
+/// A first name of another language (`first_names_foreign.txt`).
+pub const FOREIGN: u32 = 1 << 19;
 
 pub const TITLE: u32 = T_PAT | T_DOC | T_REL;
 pub const TRIGGER: u32 = G_PAT | G_DOC | G_REL;
@@ -158,6 +162,12 @@ impl ContextConfig {
             for e in entries {
                 lex.insert(&e, bits);
             }
+        }
+        // First names of the other languages only open a name that goes on (`first_name_run`).
+        let foreign = lists.load_optional(lang, "first_names_foreign")?;
+        lex.reserve(foreign.len());
+        for e in foreign {
+            lex.insert(&e, FOREIGN);
         }
         let mut fields = FxMap::default();
         let mut field_max_words = 1;

@@ -282,14 +282,29 @@ impl ContextRecognizer {
         );
     }
 
+    /// Whether token `i` may open a first name's run: a listed first name, or a first name of
+    /// another language away from a sentence start (there a capitalized word is as often an
+    /// ordinary word of the language) and not after an eponym head ("Síndrome de
+    /// Mayer-Rokitansky").
+    fn opens_name(&self, c: &mut Ctx, i: usize, key: &mut String) -> bool {
+        let bits = c.m.single(i);
+        bits & (FIRSTN | BREAKS) == FIRSTN
+            || bits & (FOREIGN | FIRSTN | BREAKS | ALLOWW) == FOREIGN
+                && !crate::recognize::lookup::sentence_start(c.text, c.toks, i)
+                && !self.cfg.eponym_heads.before(c.text, c.words, i, key)
+    }
+
     /// A listed first name with the capitalized words after it ("Vincent De Poortere", "Anke
-    /// van der Berg"), and in Hungarian the capitalized word before it ("Kovács Péter"). A lone
-    /// first name is left to the lookup. Returns the run when one was taken.
+    /// van der Berg", or a first name of another language: "Tomasz Sulej"), and in Hungarian
+    /// the capitalized word before a Hungarian one ("Kovács Péter"). A lone first name is left
+    /// to the lookup. Returns the run when one was taken.
     fn first_name_run(&self, c: &mut Ctx, i: usize) -> Option<Run> {
         let fwd = name_forward(&mut c.m, c.text, c.toks, i, 4, c.text.len())
             .filter(|r| r.last > i && c.toks[r.last].shape.is_proper());
         let mut first = i;
-        if self.surname_first && i > 0 && c.toks[i - 1].shape == Shape::Cap {
+        // Surname first is the order of Hungarian names, not of foreign ones in Hungarian text.
+        let native = c.m.single(i) & FIRSTN != 0;
+        if self.surname_first && native && i > 0 && c.toks[i - 1].shape == Shape::Cap {
             let g = &c.text[c.toks[i - 1].end..c.toks[i].start];
             let bits = c.m.single(i - 1);
             let listed = bits & SURN != 0;
@@ -589,7 +604,7 @@ impl Recognizer for ContextRecognizer {
                 i += 1;
                 continue;
             }
-            if t.shape == Shape::Cap && c.m.single(i) & (FIRSTN | BREAKS) == FIRSTN {
+            if t.shape == Shape::Cap && self.opens_name(&mut c, i, &mut key) {
                 if let Some(run) = self.first_name_run(&mut c, i) {
                     i = run.last + 1;
                     continue;

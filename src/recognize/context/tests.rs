@@ -134,6 +134,25 @@ fn first_names_take_the_capitalized_words_beside_them() {
             "Kovács Péter hívott fel minket.",
             Some("Kovács Péter"),
         ),
+        // A first name of another language opens a name too, but not at a sentence start,
+        // not alone, not after an eponym head, and never surname first.
+        (
+            Lang::It,
+            "Il paleontologo polacco Tomasz Sulej ha scoperto i resti.",
+            Some("Tomasz Sulej"),
+        ),
+        (Lang::It, "Tomasz Sulej ha scoperto i resti.", None),
+        (Lang::It, "Secondo il giovane Tomasz, era una preda.", None),
+        (
+            Lang::Es,
+            "Diagnóstico final de síndrome de Mayer-Rokitansky en la niña.",
+            None,
+        ),
+        (
+            Lang::Hu,
+            "Tegnap Lavrov Sergej Viktorovics nyilatkozott.",
+            Some("Sergej Viktorovics"),
+        ),
         // A lone first name is the lookup's; an all-caps heading is no name by shape.
         (Lang::Hu, "Tegnap Péter hívott.", None),
         (Lang::En, "Thanks, Oliver, for the update.", None),

@@ -38,7 +38,8 @@ pub const WORD_LIST_FEATURES: usize = 16;
 
 /// The lists derived from open data by `scripts/build_name_lists.py` and
 /// `scripts/build_place_list.py` (see `wordlists/PROVENANCE_names.md` and
-/// `PROVENANCE_places.md`); not every language has all four.
+/// `PROVENANCE_places.md`); not every language has all four. (`first_names_foreign` is no
+/// lookup list: only the context rules read it, to open names.)
 pub(crate) const OPEN_LISTS: [(&str, u32); 4] = [
     ("first_names_open", FIRST),
     ("surnames_open", SURNAME),
