@@ -164,7 +164,8 @@ impl ContextConfig {
             }
         }
         // First names of the other languages only open a name that goes on (`first_name_run`).
-        let foreign = lists.load_optional(lang, "first_names_foreign")?;
+        // Every language ships the list, so a missing one stops the run like the others.
+        let foreign = lists.load(lang, "first_names_foreign")?;
         lex.reserve(foreign.len());
         for e in foreign {
             lex.insert(&e, FOREIGN);
