@@ -543,12 +543,9 @@ def main(argv):
 
 
 def hand_list(vocab, lang, name):
-    """Entries of a list of the language in the folder being written (`#` comments)."""
+    """Entries of a list of the language in the folder being written ([] when it has none)."""
     path = Path(vocab, lang, f"{name}.txt")
-    if not path.exists():
-        return []
-    return [l.split("#", 1)[0].strip() for l in path.read_text(encoding="utf-8").splitlines()
-            if l.split("#", 1)[0].strip()]
+    return read_lines(path) if path.exists() else []
 
 
 def foreign_first_names(vocab, lang, stats, own, kept_first):
@@ -572,9 +569,9 @@ def foreign_first_names(vocab, lang, stats, own, kept_first):
     dropped = []
     # A name the language's corpora tag mostly as a place or an organisation opens none
     # ("Európa" in Italian news, "Liga" in Spanish).
-    taken |= {fold(e) for e in entries if stats.mostly_place_or_org(fold(e))}
     kept = {e for e in sorted(entries)
-            if fold(e) not in taken and keep(e, stats, dropped, strong=set())}
+            if fold(e) not in taken and not stats.mostly_place_or_org(fold(e))
+            and keep(e, stats, dropped, strong=set())}
     header = [
         f"first names of the other languages for '{lang}', derived by "
         "scripts/build_name_lists.py (see wordlists/PROVENANCE_names.md); do not edit by hand.",
