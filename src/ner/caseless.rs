@@ -173,6 +173,48 @@ impl CaselessGate {
         Some((start + toks[first].0, start + toks[last].1))
     }
 
+    /// Where an all-caps name that followed a title ends: in capitals, which mark no name, the
+    /// words past the first belong to it only when a list holds them, when they are a name
+    /// particle, follow an initial or a particle, or are joined to the word before without a
+    /// space ("OKAFOR-BELL", "O'BRIEN"); the first other word and all after it go ("DR.
+    /// FITZGERALD NOTIFIED" → "FITZGERALD"; "DR. JOHN HENDERSON", "DR. VAN DER BERG" stay).
+    /// The rules read a name after an all-caps title the same way. A span with a lower-case
+    /// letter ends where it ends.
+    pub fn caps_name_end(&self, text: &str, start: usize, end: usize) -> usize {
+        let surface = &text[start..end];
+        if surface.chars().any(char::is_lowercase) {
+            return end;
+        }
+        let toks = crate::text::tokenize(surface);
+        let is_word = |t: &(usize, usize)| surface[t.0..t.1].chars().all(char::is_alphanumeric);
+        let Some(first) = toks.iter().position(is_word) else {
+            return end;
+        };
+        let mut kept_end = toks[first].1;
+        let mut prev_word = &surface[toks[first].0..toks[first].1];
+        for t in &toks[first + 1..] {
+            if !is_word(t) {
+                continue;
+            }
+            let word = &surface[t.0..t.1];
+            let lower = word.to_lowercase();
+            let joined = !surface[kept_end..t.0].contains(char::is_whitespace);
+            let prev_lower = prev_word.to_lowercase();
+            let after_initial = prev_word.chars().count() == 1;
+            let keep = joined
+                || after_initial
+                || self.particles.contains(&prev_lower)
+                || self.particles.contains(&lower)
+                || (word.chars().count() > 2 && self.listed.contains(&lower));
+            if !keep {
+                break;
+            }
+            kept_end = t.1;
+            prev_word = word;
+        }
+        start + kept_end
+    }
+
     /// Whether a span of `category` reading `surface` is kept. Other categories and spans
     /// without letters are. A name or place is not when all its words are STOP words of the
     /// language ("Renal", "Plan"), nor when it is a lone word of one or two letters that no
@@ -281,6 +323,22 @@ mod tests {
         // Readings at the edges go; a plain number (a house number) stays.
         assert_eq!(trimmed(&gate, loc, "NSR 80s-90s"), Some("NSR"));
         assert_eq!(trimmed(&gate, loc, "U/O 30cc"), Some("U/O"));
+    }
+
+    #[test]
+    fn a_caps_name_after_a_title_ends_at_the_first_word_no_list_supports() {
+        let gate = CaselessGate::new(Lang::En).unwrap();
+        let end = |text: &'static str| &text[..gate.caps_name_end(text, 0, text.len())];
+        assert_eq!(end("FITZGERALD NOTIFIED"), "FITZGERALD");
+        assert_eq!(end("ZORBLECK AWARE OF CHANGE"), "ZORBLECK");
+        // Listed names, particles, initials and joined words stay.
+        assert_eq!(end("JOHN HENDERSON"), "JOHN HENDERSON");
+        assert_eq!(end("VAN DER ZORBLECK"), "VAN DER ZORBLECK");
+        assert_eq!(end("J ZORBLECK"), "J ZORBLECK");
+        assert_eq!(end("O'ZORBLECK-BELL"), "O'ZORBLECK-BELL");
+        // Two letters are no listed name ("IN"); a span with a lower-case letter is whole.
+        assert_eq!(end("HENDERSON IN"), "HENDERSON");
+        assert_eq!(end("Zorbleck Aware"), "Zorbleck Aware");
     }
 
     #[test]

@@ -103,6 +103,9 @@ pub struct NerRecognizer {
     /// Titles of the pipeline's language, lower case without a final dot: a tagger trained on
     /// news may take "Dr" or "Mrs" into the name, and anonlm's spans leave titles out.
     titles: std::collections::HashSet<String>,
+    /// One-word role triggers of the language ("PCP", "wife", "attending"; not the kinship
+    /// words that MEDDOCAN tags as names), lower case: left out of a name's start like titles.
+    roles: std::collections::HashSet<String>,
     /// For the per-language news taggers: trims the unsupported lower-case words and symbols
     /// off the edges of name and place spans, cuts them at sentence ends, and drops all-caps
     /// ones that no list supports and those that name drugs or conditions (`None` for a
@@ -118,7 +121,8 @@ impl NerRecognizer {
     /// The tagger for documents in `lang`, with the all-caps gate when `gated` (fails closed if
     /// the title list cannot load; the gate's lists are built in).
     pub fn new(tagger: Arc<dyn Tagger>, lang: crate::lang::Lang, gated: bool) -> Result<Self> {
-        let titles = crate::wordlists::ListSources::default()
+        let lists = crate::wordlists::ListSources::default();
+        let titles = lists
             .load(lang, "titles")
             .stage_context("the title list")?
             .iter()
@@ -126,14 +130,26 @@ impl NerRecognizer {
             .map(|t| t.trim_end_matches('.').to_lowercase())
             .filter(|t| !t.is_empty())
             .collect();
+        let roles = lists
+            .load(lang, "name_triggers")
+            .stage_context("the name trigger list")?
+            .iter()
+            .filter_map(|line| {
+                let cols: Vec<&str> = line.split('\t').map(str::trim).collect();
+                let role = matches!(cols.get(1), Some(&("PATIENT" | "DOCTOR" | "RELATIVE")));
+                let one_word = !cols[0].contains(char::is_whitespace);
+                (role && one_word && cols.len() == 2).then(|| cols[0].to_lowercase())
+            })
+            .collect();
         Ok(NerRecognizer {
             tagger,
             titles,
+            roles,
             span_filters: gated.then(|| (lang, std::sync::OnceLock::new())),
         })
     }
 
-    /// Where a span of `category` starts: a NAME span leaves its leading titles out.
+    /// Where a span of `category` starts: a NAME span leaves its titles and role words out.
     fn name_start(&self, category: Category, text: &str, start: usize, end: usize) -> usize {
         if category == Category::Name {
             self.after_titles(text, start, end)
@@ -142,21 +158,25 @@ impl NerRecognizer {
         }
     }
 
-    /// Where a NAME span starts once its leading titles ("Dr", "Mrs.") are left out.
+    /// Where a NAME span starts once the titles and role words ("Dr", "Mrs.", "wife",
+    /// "attending") in it are left out with every word before them: the name is what follows
+    /// the last one that has a word after it ("PCP DR. FITZGERALD" → "FITZGERALD").
     fn after_titles(&self, text: &str, start: usize, end: usize) -> usize {
         let mut at = start;
-        loop {
-            let rest = &text[at..end];
-            let word_len = rest.find(char::is_whitespace).unwrap_or(rest.len());
-            let word = rest[..word_len].trim_end_matches('.');
-            let next = rest[word_len..]
-                .find(|c: char| !c.is_whitespace())
-                .map(|k| at + word_len + k);
-            match next {
-                Some(n) if self.titles.contains(&word.to_lowercase()) => at = n,
-                _ => return at,
+        let mut words = text[start..end]
+            .split_whitespace()
+            // A word of `split_whitespace` lies inside `text`: its offset is the pointers' gap.
+            .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+            .peekable();
+        while let Some((_, word)) = words.next() {
+            let lower = word.trim_end_matches('.').to_lowercase();
+            if self.titles.contains(&lower) || self.roles.contains(&lower) {
+                if let Some(&(next, _)) = words.peek() {
+                    at = next;
+                }
             }
         }
+        at
     }
 }
 
@@ -192,10 +212,17 @@ impl Recognizer for NerRecognizer {
             } else {
                 vec![(s, e)]
             };
-            for (s, e) in parts {
-                let s = self.name_start(l.category, text, s, e);
-                let Some((s, e)) = gate.trim_edges(l.category, text, s, e) else {
+            for (part_start, e) in parts {
+                let after_title = self.name_start(l.category, text, part_start, e);
+                let Some((s, e)) = gate.trim_edges(l.category, text, after_title, e) else {
                     continue;
+                };
+                // In capitals the words after a title are the name only as far as the lists
+                // support them, as in the rules ("PCP DR. FITZGERALD NOTIFIED").
+                let e = if after_title > part_start {
+                    gate.caps_name_end(text, s, e)
+                } else {
+                    e
                 };
                 if name_or_place
                     && (before_dose(text, e)
@@ -276,6 +303,66 @@ mod tests {
         // A lone title is not trimmed away (nothing follows it inside the span) but, a lone
         // word of two letters, not kept either; places are not trimmed.
         assert_eq!(got, ["Anna Smith", "Dr Watson Clinic"]);
+    }
+
+    #[test]
+    fn role_words_leave_a_taggers_name_spans_and_capitals_keep_the_listed_words() {
+        use crate::labels::Category;
+        let found = |text: &str, spans: &[(&str, Category)]| {
+            let spans = spans
+                .iter()
+                .map(|&(w, c)| {
+                    let s = text.find(w).unwrap();
+                    (s, s + w.len(), Label::category_only(c))
+                })
+                .collect();
+            let r =
+                NerRecognizer::new(Arc::new(Fixed(spans)), crate::lang::Lang::En, true).unwrap();
+            let mut out = Vec::new();
+            r.find(text, &mut out);
+            out.iter()
+                .map(|e| text[e.start..e.end].to_string())
+                .collect::<Vec<_>>()
+        };
+        let n = Category::Name;
+        // A word before the title goes with it, and in capitals so does the verb after the
+        // name; listed names, particles and joined words stay.
+        let caps = "PT FELL. PCP DR. FITZGERALD NOTIFIED. DR. JOHN HENDERSON AND DR. VAN DER \
+                    BERG AWARE. DR. OKAFOR-BELL IN.";
+        assert_eq!(
+            found(
+                caps,
+                &[
+                    ("PCP DR. FITZGERALD NOTIFIED", n),
+                    ("DR. JOHN HENDERSON", n),
+                    ("DR. VAN DER BERG AWARE", n),
+                    ("DR. OKAFOR-BELL IN", n),
+                ]
+            ),
+            [
+                "FITZGERALD",
+                "JOHN HENDERSON",
+                "VAN DER BERG",
+                "OKAFOR-BELL"
+            ]
+        );
+        // Relative words leave the name too, in any case; mixed case keeps what follows.
+        let text = "brother fergus called. Attending Dr. Pemberton Okafor aware.";
+        assert_eq!(
+            found(
+                text,
+                &[("brother fergus", n), ("Attending Dr. Pemberton Okafor", n)]
+            ),
+            ["fergus", "Pemberton Okafor"]
+        );
+        // A role word alone, or last, is no title of anything.
+        assert_eq!(
+            found(
+                "Prince performed; Anna Wife",
+                &[("Prince", n), ("Anna Wife", n)]
+            ),
+            ["Prince", "Anna Wife"]
+        );
     }
 
     #[test]
