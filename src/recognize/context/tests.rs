@@ -223,6 +223,22 @@ fn names_after_titles_in_any_case() {
         ),
         // A lower-case word that is not a listed name stays text.
         (Lang::Es, "pendiente de valoración por dr. mañana", None),
+        // After a lower-case title an open surname is the name, unless it is also a word.
+        (Lang::En, "called dr obrien re: k 3.2", Some("obrien")),
+        (
+            Lang::En,
+            "per dr. john nakamura will keep intubated",
+            Some("john nakamura"),
+        ),
+        (
+            Lang::Nl,
+            "overleg met dr. schoonderwoerd gehad",
+            Some("schoonderwoerd"),
+        ),
+        (Lang::En, "nurse states pt slept well", None),
+        (Lang::En, "spoke with dr bank re: labs", None),
+        (Lang::En, "dr aware of low bp", None),
+        (Lang::En, "called pt's son obrien", None),
         // Lower-case names after relative and doctor words, not after patient words.
         (Lang::En, "pt seen with wife mary at bedside", Some("mary")),
         (Lang::En, "daughter susan called, updated", Some("susan")),
