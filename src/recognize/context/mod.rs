@@ -356,7 +356,11 @@ impl ContextRecognizer {
             .find(|&j| c.toks[j].shape.is_proper())
             .unwrap_or(run.first);
         let known = c.m.longest(run.first).map_or(0, |(_, b)| b) | c.m.single(first_cap);
-        let accepted = known & ALLOWW == 0 && (n_init >= 2 || known & (SURN | FIRSTN) != 0);
+        // One initial needs a listed name after it, or an open surname that is no ordinary
+        // word ("K. Dunmore RN").
+        let open_surname = known & (SURN_OPEN | SURN_WORD) == SURN_OPEN;
+        let accepted =
+            known & ALLOWW == 0 && (n_init >= 2 || known & (SURN | FIRSTN) != 0 || open_surname);
         if accepted {
             let (_, e) = run.bytes(c.toks);
             let label = name_label(Subtype::Patient);

@@ -47,6 +47,8 @@ fn context_rules_in_each_language() {
             &[("Rossi", "NAME/PATIENT"), ("Marco", "NAME/PATIENT"), ("Giulia Esposito", "NAME/DOCTOR"), ("Ospedale San Raffaele", "LOCATION/HOSPITAL"), ("Luca Bianchi", "NAME/DOCTOR")]),
         (Lang::En, "Patient name: John Smith\nAddress: 12 High Street\nSeen by Dr. P. J. O'Neill at St Mary's Hospital; his wife Anne attended.\nKind regards,\nEmma Clarke",
             &[("John Smith", "NAME/PATIENT"), ("12 High Street", "LOCATION/STREET"), ("P. J. O'Neill", "NAME/DOCTOR"), ("St Mary's Hospital", "LOCATION/HOSPITAL"), ("Anne", "NAME/RELATIVE"), ("Emma Clarke", "NAME/DOCTOR")]),
+        // One initial and an open surname that is no word.
+        (Lang::En, "Report given to K. Dunmore RN at 0700.", &[("K. Dunmore", "NAME/PATIENT")]),
     ];
     for (lang, text, want) in cases {
         let found = run(*lang, text);
@@ -70,6 +72,7 @@ fn eponyms_and_descriptions_are_not_names() {
         (Lang::Nl, "De patiënt heeft de ziekte van Crohn; geen verdere klachten."),
         (Lang::It, "Il paziente presenta morbo di Parkinson."),
         (Lang::En, "The patient has Parkinson's disease and a positive Babinski sign."),
+        (Lang::En, "Cultures grew E. coli and S. Aureus; C. Diff negative."),
     ];
     for (lang, text) in cases {
         let found = run(*lang, text);
