@@ -103,7 +103,7 @@ pub struct NerRecognizer {
     /// Titles of the pipeline's language, lower case without a final dot: a tagger trained on
     /// news may take "Dr" or "Mrs" into the name, and anonlm's spans leave titles out.
     titles: std::collections::HashSet<String>,
-    /// One-word role triggers of the language ("PCP", "wife", "attending"; not the kinship
+    /// One-word role triggers of the language ("attending", "wife", "brother"; not the kinship
     /// words that MEDDOCAN tags as names), lower case: left out of a name's start like titles.
     roles: std::collections::HashSet<String>,
     /// For the per-language news taggers: trims the unsupported lower-case words and symbols
