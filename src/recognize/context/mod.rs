@@ -262,12 +262,16 @@ impl ContextRecognizer {
         if !listed(&mut c.m, k) {
             return;
         }
+        // A second word after a space, and the parts of a hyphenated name ("abernathy-cole").
         let mut last = k;
-        if k + 1 < c.toks.len()
-            && &c.text[c.toks[k].end..c.toks[k + 1].start] == " "
-            && listed(&mut c.m, k + 1)
-        {
-            last = k + 1;
+        let mut spaced = false;
+        while last + 1 < c.toks.len() && listed(&mut c.m, last + 1) {
+            match &c.text[c.toks[last].end..c.toks[last + 1].start] {
+                "-" => {}
+                " " if !spaced => spaced = true,
+                _ => break,
+            }
+            last += 1;
         }
         let run = Run { first: k, last };
         if !title && !closed_apposition(c.text, toks, trigger_last, run) {

@@ -238,6 +238,11 @@ fn names_after_titles_in_any_case() {
             "overleg met dr. schoonderwoerd gehad",
             Some("schoonderwoerd"),
         ),
+        (
+            Lang::En,
+            "cardiology (dr. abernathy-cole) following",
+            Some("abernathy-cole"),
+        ),
         (Lang::En, "nurse states pt slept well", None),
         (Lang::En, "spoke with dr bank re: labs", None),
         (Lang::En, "dr aware of low bp", None),
