@@ -103,6 +103,10 @@ pub struct NerRecognizer {
     /// Titles of the pipeline's language, lower case without a final dot: a tagger trained on
     /// news may take "Dr" or "Mrs" into the name, and anonlm's spans leave titles out.
     titles: std::collections::HashSet<String>,
+    /// The titles as the list writes them, lower case with their full stops ("dr.", "dr",
+    /// "da."): inside a span a title must be written so ("PCP DR. FITZGERALD"; the particle
+    /// "da" of "Joao Pimienta da Veiga" is no "Da.").
+    titles_written: std::collections::HashSet<String>,
     /// One-word role triggers of the language ("attending", "wife", "brother"; not the kinship
     /// words that MEDDOCAN tags as names), lower case: left out of a name's start like titles.
     roles: std::collections::HashSet<String>,
@@ -122,13 +126,17 @@ impl NerRecognizer {
     /// the title list cannot load; the gate's lists are built in).
     pub fn new(tagger: Arc<dyn Tagger>, lang: crate::lang::Lang, gated: bool) -> Result<Self> {
         let lists = crate::wordlists::ListSources::default();
-        let titles = lists
+        let titles_written: std::collections::HashSet<String> = lists
             .load(lang, "titles")
             .stage_context("the title list")?
             .iter()
             .filter_map(|line| line.split('\t').next())
-            .map(|t| t.trim_end_matches('.').to_lowercase())
-            .filter(|t| !t.is_empty())
+            .map(|t| t.trim().to_lowercase())
+            .filter(|t| !t.trim_end_matches('.').is_empty())
+            .collect();
+        let titles = titles_written
+            .iter()
+            .map(|t| t.trim_end_matches('.').to_string())
             .collect();
         let roles = lists
             .load(lang, "name_triggers")
@@ -144,6 +152,7 @@ impl NerRecognizer {
         Ok(NerRecognizer {
             tagger,
             titles,
+            titles_written,
             roles,
             span_filters: gated.then(|| (lang, std::sync::OnceLock::new())),
         })
@@ -159,21 +168,29 @@ impl NerRecognizer {
     }
 
     /// Where a NAME span starts once the titles and role words ("Dr", "Mrs.", "wife",
-    /// "attending") in it are left out with every word before them: the name is what follows
-    /// the last one that has a word after it ("PCP DR. FITZGERALD" → "FITZGERALD").
+    /// "attending") at its start are left out, and a title further in with every word before
+    /// it ("PCP DR. FITZGERALD" → "FITZGERALD"): the name is what follows the last one that
+    /// has a word after it. Further in, only a title of two letters or more written as listed
+    /// counts (not an initial "D.", nor the particle "da" for "Da.").
     fn after_titles(&self, text: &str, start: usize, end: usize) -> usize {
         let mut at = start;
+        let mut leading = true;
         let mut words = text[start..end]
             .split_whitespace()
             // A word of `split_whitespace` lies inside `text`: its offset is the pointers' gap.
             .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
             .peekable();
         while let Some((_, word)) = words.next() {
-            let lower = word.trim_end_matches('.').to_lowercase();
-            if self.titles.contains(&lower) || self.roles.contains(&lower) {
-                if let Some(&(next, _)) = words.peek() {
-                    at = next;
-                }
+            let written = word.to_lowercase();
+            let bare = written.trim_end_matches('.');
+            let is_title = if leading {
+                self.titles.contains(bare) || self.roles.contains(bare)
+            } else {
+                bare.chars().count() >= 2 && self.titles_written.contains(&written)
+            };
+            leading &= is_title;
+            if let (true, Some(&(next, _))) = (is_title, words.peek()) {
+                at = next;
             }
         }
         at
@@ -354,6 +371,24 @@ mod tests {
                 &[("brother fergus", n), ("Attending Dr. Pemberton Okafor", n)]
             ),
             ["fergus", "Pemberton Okafor"]
+        );
+        // Further in, only a title written as listed: an initial or a particle is none.
+        let text = "Thomas D. Greenfield met Joao Pimienta da Veiga.";
+        let es = |text: &str, span: &str| {
+            let s = text.find(span).unwrap();
+            let spans = vec![(s, s + span.len(), Label::category_only(n))];
+            let r =
+                NerRecognizer::new(Arc::new(Fixed(spans)), crate::lang::Lang::Es, true).unwrap();
+            let mut out = Vec::new();
+            r.find(text, &mut out);
+            out.iter()
+                .map(|e| text[e.start..e.end].to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(es(text, "Thomas D. Greenfield"), ["Thomas D. Greenfield"]);
+        assert_eq!(
+            es(text, "Joao Pimienta da Veiga"),
+            ["Joao Pimienta da Veiga"]
         );
         // A role word alone, or last, is no title of anything.
         assert_eq!(
