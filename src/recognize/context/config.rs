@@ -57,6 +57,12 @@ pub const SURN_OPEN: u32 = 1 << 20;
 /// An open surname that is also an ordinary word (`surname_words.txt`: "states", "bank").
 pub const SURN_WORD: u32 = 1 << 21;
 
+/// Whether a word's `bits` make it an open surname that is no ordinary word (nor an
+/// allow-listed medical word): a name where no capital marks one ("called dr obrien").
+pub fn is_open_surname(bits: u32) -> bool {
+    bits & (SURN_OPEN | SURN_WORD | ALLOWW) == SURN_OPEN
+}
+
 pub const TITLE: u32 = T_PAT | T_DOC | T_REL;
 pub const TRIGGER: u32 = G_PAT | G_DOC | G_REL;
 /// Words that end a name run.

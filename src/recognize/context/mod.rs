@@ -253,9 +253,8 @@ impl ContextRecognizer {
         let shape = toks[k].shape;
         let listed = |m: &mut Matcher, j: usize| {
             let b = m.single(j);
-            let open_surname = title && b & (SURN_OPEN | SURN_WORD | ALLOWW) == SURN_OPEN;
             toks[j].shape == shape
-                && (b & (SURN | FIRSTN) != 0 || open_surname)
+                && (b & (SURN | FIRSTN) != 0 || title && is_open_surname(b))
                 && b & BREAKS == 0
                 && (title || b & ALLOWW == 0)
         };
@@ -362,9 +361,8 @@ impl ContextRecognizer {
         let known = c.m.longest(run.first).map_or(0, |(_, b)| b) | c.m.single(first_cap);
         // One initial needs a listed name after it, or an open surname that is no ordinary
         // word ("K. Dunmore RN").
-        let open_surname = known & (SURN_OPEN | SURN_WORD) == SURN_OPEN;
-        let accepted =
-            known & ALLOWW == 0 && (n_init >= 2 || known & (SURN | FIRSTN) != 0 || open_surname);
+        let accepted = known & ALLOWW == 0
+            && (n_init >= 2 || known & (SURN | FIRSTN) != 0 || is_open_surname(known));
         if accepted {
             let (_, e) = run.bytes(c.toks);
             let label = name_label(Subtype::Patient);
