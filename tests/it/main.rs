@@ -27,6 +27,7 @@ mod mlm_learning;
 mod mlm_model;
 mod ner_cli;
 mod ner_meddocan;
+mod nursing_notes;
 mod pattern_meddocan;
 mod probe_cli;
 mod regression;
