@@ -16,10 +16,26 @@ use crate::lang::Lang;
 
 const SCORE: f32 = 0.7;
 
-/// Words right before a date ("since 7/22", "desde el 22-7"): prepositions and date nouns.
+/// Words right before a date ("since 7/22", "desde el 22-7"): prepositions and date nouns; in
+/// English also the events a note dates ("admitted 6/5", "extubated 3/2"), after which a pair
+/// that would read as a score bare (a day of 5, "2/3") is a date all the same.
 fn date_words(lang: Lang) -> &'static [&'static str] {
     match lang {
-        Lang::En => &["on", "since", "from", "until", "till", "dated", "date"],
+        Lang::En => &[
+            "on",
+            "since",
+            "from",
+            "until",
+            "till",
+            "dated",
+            "date",
+            "admitted",
+            "readmitted",
+            "discharged",
+            "transferred",
+            "intubated",
+            "extubated",
+        ],
         Lang::Es => &["el", "día", "dia", "fecha", "desde", "hasta", "del"],
         Lang::Nl => &["op", "sinds", "vanaf", "tot", "per", "d.d.", "datum"],
         Lang::It => &["il", "dal", "al", "giorno", "data", "del"],
@@ -176,6 +192,11 @@ mod tests {
         let cases: &[(Lang, &str, &[&str])] = &[
             (Lang::En, "pt admitted on 7/22 with sob", &["7/22"]),
             (Lang::En, "on vent since 7/19, weaning", &["7/19"]),
+            (
+                Lang::En,
+                "pt admitted 6/5 with DKA, extubated 2/3",
+                &["6/5", "2/3"],
+            ),
             (Lang::Es, "ingresó el 22-7 por disnea", &["22-7"]),
             (Lang::Nl, "controle op 3/11 gepland", &["3/11"]),
             (Lang::It, "ricoverato il 12/3 in reparto", &["12/3"]),
