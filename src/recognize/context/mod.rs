@@ -247,14 +247,19 @@ impl ContextRecognizer {
     /// or two words); any other word is left alone. After a title an allow-listed surname is a
     /// person too ("dr smith"; the allow list is for eponyms such as Smith's fracture), and so
     /// is an open surname that is no ordinary word of the language ("called dr obrien"; not
-    /// "nurse states").
+    /// "nurse states"), and after either a first name of another language ("wife agnieszka":
+    /// its list holds no word the corpora use as an ordinary one).
     fn caseless_name(&self, c: &mut Ctx, trigger_last: usize, k: usize, bits: u32, title: bool) {
         let toks = c.toks;
         let shape = toks[k].shape;
+        // An elided article or preposition ("sorella dell'ex moglie") is no foreign name.
+        let elided = |j: usize| c.text[toks[j].end..].starts_with(['\'', '’']);
         let listed = |m: &mut Matcher, j: usize| {
             let b = m.single(j);
             toks[j].shape == shape
-                && (b & (SURN | FIRSTN) != 0 || title && is_open_surname(b))
+                && (b & (SURN | FIRSTN) != 0
+                    || title && is_open_surname(b)
+                    || b & (FOREIGN | ALLOWW) == FOREIGN && !elided(j))
                 && b & BREAKS == 0
                 && (title || b & ALLOWW == 0)
         };

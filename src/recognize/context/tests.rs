@@ -251,6 +251,14 @@ fn names_after_titles_in_any_case() {
         (Lang::En, "pt seen with wife mary at bedside", Some("mary")),
         (Lang::En, "daughter susan called, updated", Some("susan")),
         (Lang::En, "wife visited this am", None),
+        // A first name of another language, in lower case or in capitals.
+        (
+            Lang::En,
+            "spoke with wife agnieszka by phone",
+            Some("agnieszka"),
+        ),
+        (Lang::En, "SON TORSTEN CALLED", Some("TORSTEN")),
+        (Lang::It, "la sorella dell'ex moglie", None),
         // In parentheses or apposition, closed on the other side.
         (
             Lang::En,
