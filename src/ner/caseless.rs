@@ -82,6 +82,10 @@ pub struct CaselessGate {
     /// Capitalized words that are never part of a name (`STOP` in `name_triggers.txt`:
     /// "Department", "Plan", hospital services such as "Renal"), lower case.
     stops: HashSet<String>,
+    /// Surnames that are also ordinary words of the language (`surname_words.txt`: "hall",
+    /// "spinner"), lower case, but first names ("mason", "martin"): in lower case such a word is
+    /// the word, while a first name is written in lower case in chat and some notes.
+    ordinary: HashSet<String>,
 }
 
 impl CaselessGate {
@@ -89,7 +93,7 @@ impl CaselessGate {
     /// cannot load.
     pub fn new(lang: Lang) -> Result<Self> {
         let lists = ListSources::default();
-        let mut listed = HashSet::new();
+        let (mut listed, mut first_names) = (HashSet::new(), HashSet::new());
         for name in SUPPORT_LISTS {
             for line in lists
                 .load_optional(lang, name)
@@ -97,6 +101,9 @@ impl CaselessGate {
             {
                 let entry = line.split('\t').next().unwrap_or("").trim();
                 if !entry.is_empty() {
+                    if name.starts_with("first_names") {
+                        first_names.insert(entry.to_lowercase());
+                    }
                     listed.insert(entry.to_lowercase());
                 }
             }
@@ -115,10 +122,18 @@ impl CaselessGate {
                 _ => {}
             }
         }
+        let ordinary = lists
+            .load(lang, "surname_words")
+            .stage_context("the list of surnames that are words")?
+            .iter()
+            .map(|w| w.trim().to_lowercase())
+            .filter(|w| !first_names.contains(w))
+            .collect();
         Ok(CaselessGate {
             listed,
             particles,
             stops,
+            ordinary,
         })
     }
 
@@ -251,6 +266,14 @@ impl CaselessGate {
             if word.chars().count() <= 2 && !self.listed.contains(&lower) {
                 return false;
             }
+        }
+        // A span all in lower case of surnames that are ordinary words is those words
+        // ("ambulating in hall", "fidget spinner"): written so, the word is meant.
+        if !words.is_empty()
+            && !surface.chars().any(char::is_uppercase)
+            && words.iter().all(|w| self.ordinary.contains(*w))
+        {
+            return false;
         }
         // Lower-case text (tweets, some notes) keeps the tagger's word: names are written so
         // there, and gating it too cost 0.04 of WNUT-17 dev person recall. The plural of an
@@ -399,6 +422,16 @@ mod tests {
             );
         }
         assert!(gate.keeps(Category::Name, "Renal Smith", || false));
+        // Surnames that are ordinary words are those words in lower case, not capitalized.
+        for dropped in ["hall", "spinner", "hall spinner"] {
+            assert!(
+                !gate.keeps(Category::Location, dropped, || true),
+                "{dropped} kept"
+            );
+        }
+        for kept in ["Hall", "Spinner", "hall zorbleck", "mason", "martin"] {
+            assert!(gate.keeps(Category::Name, kept, || true), "{kept} dropped");
+        }
         assert!(!gate.keeps(Category::Location, "PVCs", || true));
         assert!(!gate.keeps(Category::Location, "ABGs", || false));
         // In a line written in mixed case an all-caps span is an abbreviation, listed or not.
