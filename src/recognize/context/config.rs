@@ -5,7 +5,8 @@
 //! - `titles.txt`: `TITLE<TAB>ROLE[<TAB>after]`; ROLE is PATIENT, DOCTOR or RELATIVE; `after`
 //!   marks titles that follow the name (Hungarian "úr", "asszony").
 //! - `name_triggers.txt`: `PHRASE<TAB>ROLE[<TAB>tag]`; ROLE is PATIENT, DOCTOR, RELATIVE (a
-//!   capitalized word after the phrase is a name of that role), STOP (a capitalized word that
+//!   capitalized word after the phrase is a name of that role), PLACE (the words after it name a
+//!   place: "lives in"), STOP (a capitalized word that
 //!   never belongs to a name and ends one: "Servicio", "Calle") or PARTICLE (a lowercase word
 //!   inside names: "de", "van der"). `tag` marks kinship words that are themselves tagged as
 //!   NAME/RELATIVE (the MEDDOCAN convention; see `ContextRecognizer::with_kinship_terms`).
@@ -56,6 +57,11 @@ pub const FOREIGN: u32 = 1 << 19;
 pub const SURN_OPEN: u32 = 1 << 20;
 /// An open surname that is also an ordinary word (`surname_words.txt`: "states", "bank").
 pub const SURN_WORD: u32 = 1 << 21;
+/// A phrase after which a place is named (`PLACE` in `name_triggers.txt`: "lives in").
+pub const G_PLACE: u32 = 1 << 22;
+/// A one-word listed place (towns, regions, countries): the place after such a phrase in a
+/// note without capitals ("home in dorchester").
+pub const PLACE_WORD: u32 = 1 << 23;
 
 /// Whether a word's `bits` make it an open surname that is no ordinary word (nor an
 /// allow-listed medical word): a name where no capital marks one ("called dr obrien").
@@ -86,6 +92,15 @@ fn bad(lang: Lang, file: &str, line: usize, msg: impl Into<String>) -> VocabErro
     }
 }
 
+/// The place lists whose one-word entries get `PLACE_WORD`.
+const PLACE_LISTS: [&str; 5] = [
+    "cities",
+    "regions",
+    "countries",
+    "places_open",
+    "places_geonames",
+];
+
 fn role_bits(role: &str, title: bool) -> Option<u32> {
     let (p, d, r) = if title {
         (T_PAT, T_DOC, T_REL)
@@ -97,6 +112,7 @@ fn role_bits(role: &str, title: bool) -> Option<u32> {
         "DOCTOR" => Some(d),
         "RELATIVE" => Some(r),
         "STOP" if !title => Some(STOP),
+        "PLACE" if !title => Some(G_PLACE),
         "PARTICLE" if !title => Some(PARTICLE),
         _ => None,
     }
@@ -191,6 +207,14 @@ impl ContextConfig {
         lex.reserve(foreign.len());
         for e in foreign {
             lex.insert(&e, FOREIGN);
+        }
+        // One-word places, for the place after "lives in" where no capital marks it.
+        for file in PLACE_LISTS {
+            for e in lists.load_optional(lang, file)? {
+                if e.chars().all(char::is_alphabetic) {
+                    lex.insert(&e, PLACE_WORD);
+                }
+            }
         }
         let mut fields = FxMap::default();
         let mut field_max_words = 1;

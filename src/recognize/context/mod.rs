@@ -30,6 +30,7 @@ const S_ORG: f32 = 0.85;
 const S_PROFESSION: f32 = 0.6;
 const S_KIN: f32 = 0.6;
 const S_POSTCODE_CITY: f32 = 0.55;
+const S_PLACE: f32 = 0.55;
 const S_FIRST_NAME_RUN: f32 = 0.55;
 
 /// Words skipped between a profession trigger and the profession ("trabaja como un ...").
@@ -504,6 +505,32 @@ impl ContextRecognizer {
         }
     }
 
+    /// The place named right after a phrase that introduces one (token `last` ends it): capitalized
+    /// words ("lives in Swampscott"), or in a note in capitals or lower case one word that a
+    /// place or name list holds ("LIVES IN LYNN", "home in dorchester": towns that are also
+    /// names are in the name lists only), but an ordinary word ("lives in hall").
+    fn place_after(&self, c: &mut Ctx, last: usize) {
+        let k = last + 1;
+        let Some(t) = c.toks.get(k) else { return };
+        if &c.text[c.toks[last].end..t.start] != " " {
+            return;
+        }
+        let run = match t.shape {
+            Shape::Cap => name_forward(&mut c.m, c.text, c.toks, k, 3, c.text.len()),
+            Shape::Upper | Shape::Lower => {
+                let b = c.m.single(k);
+                let listed = b & (PLACE_WORD | FIRSTN | SURN | FOREIGN) != 0 || is_open_surname(b);
+                (listed && b & (BREAKS | ALLOWW | SURN_WORD) == 0)
+                    .then_some(Run { first: k, last: k })
+            }
+            _ => None,
+        };
+        if let Some(run) = run {
+            let label = Label::new(Category::Location, Subtype::City);
+            c.push_run(run, label, "context:place", S_PLACE);
+        }
+    }
+
     fn profession_after(&self, c: &mut Ctx, last: usize) {
         if self.profession_field(c, last) {
             return;
@@ -658,6 +685,9 @@ impl Recognizer for ContextRecognizer {
                     ));
                 }
             }
+            if bits & G_PLACE != 0 {
+                self.place_after(&mut c, last);
+            }
             if bits & SIGNOFF != 0 {
                 self.signature(&mut c, i, last);
             }
@@ -715,7 +745,7 @@ impl Recognizer for ContextRecognizer {
                     }
                 }
             }
-            i = if bits & (TITLE | TRIGGER | SIGNOFF | PROF_TRIG) != 0 {
+            i = if bits & (TITLE | TRIGGER | SIGNOFF | PROF_TRIG | G_PLACE) != 0 {
                 last + 1
             } else {
                 i + 1

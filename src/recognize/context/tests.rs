@@ -312,6 +312,32 @@ fn places(lang: Lang, text: &str) -> Vec<String> {
 }
 
 #[test]
+fn the_place_after_lives_in_is_named_in_any_case() {
+    let cases: &[(Lang, &str, &[&str])] = &[
+        (
+            Lang::En,
+            "Daughter is HCP, lives in Swampscott.",
+            &["Swampscott"],
+        ),
+        // Towns that are names too: the name lists hold them, not the place lists.
+        (Lang::En, "DAUGHTER IS HCP, LIVES IN LYNN.", &["LYNN"]),
+        (
+            Lang::En,
+            "brought photos from home in dorchester",
+            &["dorchester"],
+        ),
+        (Lang::Es, "Vive en Getafe con su hija.", &["Getafe"]),
+        // An ordinary word, or one no list holds, in a note without capitals.
+        (Lang::En, "lives in hall with roommate", &[]),
+        (Lang::En, "LIVES IN APT WITH WIFE", &[]),
+        (Lang::En, "home in am", &[]),
+    ];
+    for (lang, text, want) in cases {
+        assert_eq!(places(*lang, text), *want, "{lang}: {text}");
+    }
+}
+
+#[test]
 fn prepositions_end_an_institution_name() {
     let text =
         "F/U IN 2 WKS AT THE CHELSEA CLINIC. FROM ST. VINCENT'S HOSPITAL IN WORCESTER ON 11/2.";
