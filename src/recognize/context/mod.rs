@@ -508,7 +508,8 @@ impl ContextRecognizer {
     /// The place named right after a phrase that introduces one (token `last` ends it): capitalized
     /// words ("lives in Swampscott"), or in a note in capitals or lower case one word that a
     /// place or name list holds ("LIVES IN LYNN", "home in dorchester": towns that are also
-    /// names are in the name lists only), but an ordinary word ("lives in hall").
+    /// names are in the name lists only), but an ordinary word ("lives in hall"; in a line in
+    /// mixed case, any word without its capital: "lives in harmony").
     fn place_after(&self, c: &mut Ctx, last: usize) {
         let k = last + 1;
         let Some(t) = c.toks.get(k) else { return };
@@ -517,7 +518,8 @@ impl ContextRecognizer {
         }
         let run = match t.shape {
             Shape::Cap => name_forward(&mut c.m, c.text, c.toks, k, 3, c.text.len()),
-            Shape::Upper | Shape::Lower => {
+            // In a line with capitalized words such a word is no name ("lives in harmony").
+            Shape::Upper | Shape::Lower if !capitalized_on_line(c.text, c.toks, k) => {
                 let b = c.m.single(k);
                 let listed = b & (PLACE_WORD | FIRSTN | SURN | FOREIGN) != 0 || is_open_surname(b);
                 (listed && b & (BREAKS | ALLOWW | SURN_WORD) == 0)
@@ -756,6 +758,21 @@ impl Recognizer for ContextRecognizer {
             proper::proper_runs(&mut c);
         }
     }
+}
+
+/// Whether a capitalized word ("Ilona", "Pt") stands on the line of token `k`, up to 30 tokens
+/// either side (bounded, so that a long one-line document stays linear).
+fn capitalized_on_line(text: &str, toks: &[Token], k: usize) -> bool {
+    let same_line = |a: usize, b: usize| !text[toks[a].end..toks[b].start].contains('\n');
+    let mut lo = k;
+    while lo > 0 && k - lo < 30 && same_line(lo - 1, lo) {
+        lo -= 1;
+    }
+    let mut hi = k;
+    while hi + 1 < toks.len() && hi - k < 30 && same_line(hi, hi + 1) {
+        hi += 1;
+    }
+    toks[lo..=hi].iter().any(|t| t.shape == Shape::Cap)
 }
 
 /// A name after a trigger and an opening parenthesis or comma is closed by its pair

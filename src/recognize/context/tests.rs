@@ -331,6 +331,11 @@ fn the_place_after_lives_in_is_named_in_any_case() {
         (Lang::En, "lives in hall with roommate", &[]),
         (Lang::En, "LIVES IN APT WITH WIFE", &[]),
         (Lang::En, "home in am", &[]),
+        (
+            Lang::En,
+            "For a while Ilona lives in harmony with both men.",
+            &[],
+        ),
     ];
     for (lang, text, want) in cases {
         assert_eq!(places(*lang, text), *want, "{lang}: {text}");
