@@ -1,22 +1,20 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
-//! for the purpose (`tests/data/en_nursing_notes.txt`: mixed case, capitals and lower case;
+//! for the purpose (`testsets/nursing_notes/en.txt`: mixed case, capitals and lower case;
 //! names of patients, relatives and staff, towns, hospitals, dates, phones, ages over 89),
 //! the nearest stand-in this project has for the PhysioNet notes of the held-out check. The
 //! default (rules, lists and the shipped English tagger) and rules only are both held to a
-//! floor, so a change that trades clinical recall for news figures shows here.
+//! floor, so a change that trades clinical recall for news figures shows here. The figures:
+//! `cargo test --release --test it nursing_notes -- --nocapture`.
 
-use crate::util::{anonlm, read_json, tempdir};
+use crate::util::{anonlm, parse_marked, read_json, tempdir};
 use serde_json::{json, Value};
 use std::fs;
 use std::path::Path;
 
-const NOTES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/en_nursing_notes.txt"
-);
+const NOTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testsets/nursing_notes/en.txt");
 
-/// The notes as JSONL documents with their gold entities: `## id` opens a note, `[[LABEL|text]]`
-/// marks an entity, `#` lines before the first note are comments. Offsets in code points.
+/// The notes as JSONL documents with their gold entities: `## id` opens a note, `#` lines
+/// before the first note are comments, `[[text|LABEL]]` marks an entity. Offsets in code points.
 fn gold_documents() -> Vec<Value> {
     let source = fs::read_to_string(NOTES).unwrap();
     let mut notes: Vec<(String, String)> = Vec::new();
@@ -31,29 +29,18 @@ fn gold_documents() -> Vec<Value> {
     notes
         .into_iter()
         .map(|(id, body)| {
-            let (text, entities) = unmark(body.trim_matches('\n'));
-            assert!(!entities.is_empty(), "note {id} marks no entity");
-            json!({"id": id, "text": format!("{text}\n"), "entities": entities})
+            let (text, spans) = parse_marked(&format!("{}\n", body.trim_matches('\n')));
+            assert!(!spans.is_empty(), "note {id} marks no entity");
+            let at = |byte: usize| text[..byte].chars().count();
+            let entities: Vec<Value> = spans
+                .iter()
+                .map(|(s, e, label)| {
+                    json!({"start": at(*s), "end": at(*e), "label": label.to_string()})
+                })
+                .collect();
+            json!({"id": id, "text": text, "entities": entities})
         })
         .collect()
-}
-
-/// `body` without its `[[LABEL|text]]` marks, and the marked entities.
-fn unmark(body: &str) -> (String, Vec<Value>) {
-    let (mut text, mut entities, mut rest) = (String::new(), Vec::new(), body);
-    while let Some(open) = rest.find("[[") {
-        text.push_str(&rest[..open]);
-        let close = rest[open..].find("]]").expect("an unclosed [[") + open;
-        let (label, surface) = rest[open + 2..close]
-            .split_once('|')
-            .expect("[[LABEL|text]]");
-        let start = text.chars().count();
-        text.push_str(surface);
-        entities.push(json!({"start": start, "end": text.chars().count(), "label": label}));
-        rest = &rest[close + 2..];
-    }
-    text.push_str(rest);
-    (text, entities)
 }
 
 /// The eval report of `recognize` with `flags` on the notes in `dir`.
@@ -92,6 +79,9 @@ fn shortfalls(what: &str, spans: &Value, floors: [f64; 3]) -> Vec<String> {
         ("token precision", &spans["token"]["binary"]["precision"]),
         ("name overlap recall", &name["overlap"]["recall"]),
     ];
+    for (label, got) in &figures {
+        eprintln!("{what}: {label} {:.3}", got.as_f64().unwrap());
+    }
     figures
         .iter()
         .zip(floors)
@@ -117,7 +107,9 @@ fn names_places_and_dates_of_nursing_notes_are_found() {
 
     let default = scored(dir.path(), &[]);
     let rules = scored(dir.path(), &["--no-builtin-models"]);
-    let mut short = shortfalls("default", &default, [0.90, 0.88, 0.95]);
-    short.extend(shortfalls("rules only", &rules, [0.85, 0.93, 0.85]));
+    // About three gold tokens below the figures of 2026-11-28 (default 0.972, 0.910, 0.983;
+    // rules only 0.931, 0.957, 0.900).
+    let mut short = shortfalls("default", &default, [0.95, 0.89, 0.96]);
+    short.extend(shortfalls("rules only", &rules, [0.91, 0.94, 0.88]));
     assert!(short.is_empty(), "{}", short.join("\n"));
 }

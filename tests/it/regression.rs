@@ -1,31 +1,11 @@
 //! Gold-span regression sentences in `testsets/regression/`: every gold span must be covered by
 //! the rule pipeline, negatives must stay empty, and `known_failures.txt` may only shrink.
 
+use crate::util::parse_marked;
 use anonlm::lang::{Lang, LangChoice};
 use anonlm::recognize::build::build_pipeline;
 use anonlm::wordlists::ListSources;
-use anonlm::Label;
 use std::collections::BTreeSet;
-
-/// Strips `[[surface|LABEL]]` markup; returns the text and the gold byte spans.
-fn parse_marked(line: &str) -> (String, Vec<(usize, usize, Label)>) {
-    let mut text = String::new();
-    let mut spans = Vec::new();
-    let mut rest = line;
-    while let Some(open) = rest.find("[[") {
-        text.push_str(&rest[..open]);
-        let close = rest[open..].find("]]").expect("unclosed [[") + open;
-        let (surface, label) = rest[open + 2..close]
-            .rsplit_once('|')
-            .expect("missing |label");
-        let start = text.len();
-        text.push_str(surface);
-        spans.push((start, text.len(), Label::parse(label).expect("valid label")));
-        rest = &rest[close + 2..];
-    }
-    text.push_str(rest);
-    (text, spans)
-}
 
 #[test]
 fn regression_sentences_hold() {

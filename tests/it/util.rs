@@ -31,6 +31,28 @@ pub fn holds_value(body: &str, value: &str) -> bool {
     })
 }
 
+/// `line` without its `[[surface|LABEL]]` marks (the gold of `testsets/`), and the marked spans
+/// as byte ranges with their labels.
+pub fn parse_marked(line: &str) -> (String, Vec<(usize, usize, anonlm::Label)>) {
+    let mut text = String::new();
+    let mut spans = Vec::new();
+    let mut rest = line;
+    while let Some(open) = rest.find("[[") {
+        text.push_str(&rest[..open]);
+        let close = rest[open..].find("]]").expect("unclosed [[") + open;
+        let (surface, label) = rest[open + 2..close]
+            .rsplit_once('|')
+            .expect("missing |label");
+        let start = text.len();
+        text.push_str(surface);
+        let label = anonlm::Label::parse(label).expect("valid label");
+        spans.push((start, text.len(), label));
+        rest = &rest[close + 2..];
+    }
+    text.push_str(rest);
+    (text, spans)
+}
+
 /// The `anonlm` binary of this build.
 pub fn anonlm() -> Command {
     Command::cargo_bin("anonlm").unwrap()

@@ -505,11 +505,11 @@ impl ContextRecognizer {
         }
     }
 
-    /// The place named right after a phrase that introduces one (token `last` ends it): capitalized
-    /// words ("lives in Swampscott"), or in a note in capitals or lower case one word that a
-    /// place or name list holds ("LIVES IN LYNN", "home in dorchester": towns that are also
-    /// names are in the name lists only), but an ordinary word ("lives in hall"; in a line in
-    /// mixed case, any word without its capital: "lives in harmony").
+    /// The place named right after a phrase that introduces one (token `last` ends it): one to
+    /// three capitalized words ("lives in Swampscott"), or, in a line without a capitalized
+    /// word, one word that a place or name list holds and that is no ordinary word ("LIVES IN
+    /// LYNN", "home in dorchester": towns that are names too are in the name lists only; not
+    /// "lives in hall").
     fn place_after(&self, c: &mut Ctx, last: usize) {
         let k = last + 1;
         let Some(t) = c.toks.get(k) else { return };
@@ -518,7 +518,7 @@ impl ContextRecognizer {
         }
         let run = match t.shape {
             Shape::Cap => name_forward(&mut c.m, c.text, c.toks, k, 3, c.text.len()),
-            // In a line with capitalized words such a word is no name ("lives in harmony").
+            // Where capitals mark names, a word without one is none ("Ilona lives in harmony").
             Shape::Upper | Shape::Lower if !capitalized_on_line(c.text, c.toks, k) => {
                 let b = c.m.single(k);
                 let listed = b & (PLACE_WORD | FIRSTN | SURN | FOREIGN) != 0 || is_open_surname(b);
