@@ -13,6 +13,7 @@
 use crate::error::{StageContext, StageResult as Result};
 use crate::labels::Category;
 use crate::lang::Lang;
+use crate::recognize::lookup::PLACE_LISTS;
 use crate::wordlists::ListSources;
 use std::collections::HashSet;
 
@@ -60,17 +61,13 @@ pub fn in_mixed_case_line(text: &str, start: usize, end: usize) -> bool {
     lower > caps
 }
 
-/// Built-in lists whose entries support a caseless span (names and places).
-const SUPPORT_LISTS: &[&str] = &[
+/// Built-in name lists whose entries support a caseless span, as the place lists
+/// ([`PLACE_LISTS`]) do.
+const NAME_LISTS: [&str; 4] = [
     "first_names",
     "surnames",
     "first_names_open",
     "surnames_open",
-    "cities",
-    "countries",
-    "regions",
-    "places_open",
-    "places_geonames",
 ];
 
 pub struct CaselessGate {
@@ -94,7 +91,7 @@ impl CaselessGate {
     pub fn new(lang: Lang) -> Result<Self> {
         let lists = ListSources::default();
         let (mut listed, mut first_names) = (HashSet::new(), HashSet::new());
-        for name in SUPPORT_LISTS {
+        for name in NAME_LISTS.into_iter().chain(PLACE_LISTS) {
             for line in lists
                 .load_optional(lang, name)
                 .stage_context("a name or place list")?

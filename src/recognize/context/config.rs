@@ -28,7 +28,7 @@ use crate::labels::{Label, Subtype};
 use crate::lang::Lang;
 use crate::recognize::lookup::lexicon::Lexicon;
 use crate::recognize::lookup::tokens::{fold_phrase, FxMap};
-use crate::recognize::lookup::{directive, plain_entries, EponymHeads};
+use crate::recognize::lookup::{directive, plain_entries, EponymHeads, PLACE_LISTS};
 use crate::wordlists::{ListSources, VocabError};
 use std::path::PathBuf;
 
@@ -91,15 +91,6 @@ fn bad(lang: Lang, file: &str, line: usize, msg: impl Into<String>) -> VocabErro
         msg: msg.into(),
     }
 }
-
-/// The place lists whose one-word entries get `PLACE_WORD`.
-const PLACE_LISTS: [&str; 5] = [
-    "cities",
-    "regions",
-    "countries",
-    "places_open",
-    "places_geonames",
-];
 
 fn role_bits(role: &str, title: bool) -> Option<u32> {
     let (p, d, r) = if title {

@@ -521,7 +521,7 @@ impl ContextRecognizer {
             // Where capitals mark names, a word without one is none ("Ilona lives in harmony").
             Shape::Upper | Shape::Lower if !capitalized_on_line(c.text, c.toks, k) => {
                 let b = c.m.single(k);
-                let listed = b & (PLACE_WORD | FIRSTN | SURN | FOREIGN) != 0 || is_open_surname(b);
+                let listed = b & (PLACE_WORD | FIRSTN | SURN | FOREIGN | SURN_OPEN) != 0;
                 (listed && b & (BREAKS | ALLOWW | SURN_WORD) == 0)
                     .then_some(Run { first: k, last: k })
             }

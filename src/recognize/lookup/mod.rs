@@ -47,6 +47,16 @@ pub(crate) const OPEN_LISTS: [(&str, u32); 4] = [
     ("places_geonames", TOWN),
 ];
 
+/// Every list of places, one place per entry (towns, regions, countries): the lists the context
+/// rules and the tagger's gate read as places.
+pub(crate) const PLACE_LISTS: [&str; 5] = [
+    "cities",
+    "regions",
+    "countries",
+    "places_open",
+    "places_geonames",
+];
+
 /// Loads `name` and keeps the plain entries (lines without a `key:` directive).
 pub(crate) fn plain_entries(
     lists: &ListSources,
