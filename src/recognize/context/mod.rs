@@ -228,7 +228,13 @@ impl ContextRecognizer {
         } else {
             run
         };
-        if !title && run.first == run.last && c.m.single(run.first) & ALLOWW != 0 {
+        // One allow-listed word after a trigger is a term ("patient Foley"), but after a
+        // relative's word a name ("daughter Faith", "son Drew").
+        if !title
+            && bits & G_REL == 0
+            && run.first == run.last
+            && c.m.single(run.first) & ALLOWW != 0
+        {
             return;
         }
         let role = name_label(role_subtype(bits));
@@ -238,8 +244,32 @@ impl ContextRecognizer {
             "context:trigger"
         };
         c.push_run(run, role, source, if title { S_TITLE } else { S_TRIGGER });
+        // "sons Kieran and Padraig": the capitalized names joined to a relative's by "and".
+        let mut last = run.last;
+        while let Some(k) = next_conjunct(c.text, c.toks, last).filter(|_| bits & G_REL != 0) {
+            let joined = c.toks[k].shape == Shape::Cap && c.m.single(k) & (TRIGGER | BREAKS) == 0;
+            let Some(next) = joined
+                .then(|| name_forward(&mut c.m, c.text, c.toks, k, 4, c.text.len()))
+                .flatten()
+            else {
+                break;
+            };
+            c.push_run(next, role, source, S_TRIGGER);
+            last = next.last;
+        }
         if title {
             self.affiliation_acronym(c, run.last);
+        }
+    }
+
+    /// An all-caps title without its dot ("DR PRICE AWARE", "MS" may be a diagnosis): only a
+    /// listed name in capitals right after it, as in an all-caps note after any title.
+    fn after_bare_caps_title(&self, c: &mut Ctx, last: usize, bits: u32) {
+        let Some(k) = c.next_token_after(c.toks[last].end, &[' ', '\t']) else {
+            return;
+        };
+        if k > last && c.toks[k].shape == Shape::Upper {
+            self.caseless_name(c, last, k, bits, true);
         }
     }
 
@@ -248,50 +278,65 @@ impl ContextRecognizer {
     /// or two words); any other word is left alone. After a title an allow-listed surname is a
     /// person too ("dr smith"; the allow list is for eponyms such as Smith's fracture), and so
     /// is an open surname that is no ordinary word of the language ("called dr obrien"; not
-    /// "nurse states"), and after either a first name of another language ("wife agnieszka":
-    /// its list holds no word the corpora use as an ordinary one).
+    /// "nurse states"), after an abbreviated title even one that is ("dr hale"), and after
+    /// either a first name of another language ("wife agnieszka": its list holds no word the
+    /// corpora use as an ordinary one). After a relative's word, the listed names joined by
+    /// "and" are too ("sons kieran and brendan").
     fn caseless_name(&self, c: &mut Ctx, trigger_last: usize, k: usize, bits: u32, title: bool) {
         let toks = c.toks;
         let shape = toks[k].shape;
         // An elided article or preposition ("sorella dell'ex moglie") is no foreign name.
         let elided = |j: usize| c.text[toks[j].end..].starts_with(['\'', '’']);
+        // After an abbreviated title ("dr", "MRS") an open surname that is also an ordinary
+        // word is the name too ("dr hale", "DR PRICE"); after "nurse" or "sister" it is not.
+        let abbreviated = title && abbreviated_title(c.text, toks[trigger_last]);
         let listed = |m: &mut Matcher, j: usize| {
             let b = m.single(j);
             toks[j].shape == shape
                 && (b & (SURN | FIRSTN) != 0
                     || title && is_open_surname(b)
+                    || abbreviated && b & (SURN_OPEN | ALLOWW) == SURN_OPEN
                     || b & (FOREIGN | ALLOWW) == FOREIGN && !elided(j))
                 && b & BREAKS == 0
                 && (title || b & ALLOWW == 0)
         };
-        if !listed(&mut c.m, k) {
-            return;
-        }
-        // A second word after a space, and the parts of a hyphenated name ("abernathy-cole").
-        let mut last = k;
-        let mut spaced = false;
-        while last + 1 < c.toks.len() && listed(&mut c.m, last + 1) {
-            match &c.text[c.toks[last].end..c.toks[last + 1].start] {
-                "-" => {}
-                " " if !spaced => spaced = true,
-                _ => break,
+        let mut k = k;
+        loop {
+            if !listed(&mut c.m, k) {
+                return;
             }
-            last += 1;
+            // A second word after a space, and the parts of a hyphenated name
+            // ("abernathy-cole").
+            let mut last = k;
+            let mut spaced = false;
+            while last + 1 < c.toks.len() && listed(&mut c.m, last + 1) {
+                match &c.text[c.toks[last].end..c.toks[last + 1].start] {
+                    "-" => {}
+                    " " if !spaced => spaced = true,
+                    _ => break,
+                }
+                last += 1;
+            }
+            let run = Run { first: k, last };
+            if !title && !closed_apposition(c.text, toks, trigger_last, run) {
+                return;
+            }
+            c.push_run(
+                run,
+                name_label(role_subtype(bits)),
+                if title {
+                    "context:title"
+                } else {
+                    "context:trigger"
+                },
+                if title { S_TITLE } else { S_TRIGGER },
+            );
+            // "sons kieran and padraig": the next name joined to a relative's by "and".
+            match next_conjunct(c.text, toks, last) {
+                Some(n) if !title && bits & G_REL != 0 => k = n,
+                _ => return,
+            }
         }
-        let run = Run { first: k, last };
-        if !title && !closed_apposition(c.text, toks, trigger_last, run) {
-            return;
-        }
-        c.push_run(
-            run,
-            name_label(role_subtype(bits)),
-            if title {
-                "context:title"
-            } else {
-                "context:trigger"
-            },
-            if title { S_TITLE } else { S_TRIGGER },
-        );
     }
 
     /// Whether token `i` may open a first name's run: a listed first name, or a first name of
@@ -479,8 +524,11 @@ impl ContextRecognizer {
         if !(4..=5).contains(&n) || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return;
         }
-        // Four-digit years are not postcodes.
-        if n == 4 && (digits.starts_with("19") || digits.starts_with("20")) {
+        // Four-digit years are not postcodes, nor are numbers with a leading zero (no
+        // four-digit postcode system has one: "at 0200, MAPs > 65" is a time).
+        if n == 4
+            && (digits.starts_with("19") || digits.starts_with("20") || digits.starts_with('0'))
+        {
             return;
         }
         let mut k = i + 1;
@@ -496,7 +544,8 @@ impl ContextRecognizer {
             return;
         }
         let g = &c.text[c.toks[k - 1].end..c.toks[k].start];
-        if !(g == " " || g == ", " || g == "  " || g == " - ") {
+        // A four-digit postcode stands right before its town; "at 1400, Smith" is a time.
+        if !(g == " " || g == ", " && n == 5 || g == "  " || g == " - ") {
             return;
         }
         if let Some(run) = name_forward(&mut c.m, c.text, c.toks, k, 4, c.text.len()) {
@@ -672,6 +721,8 @@ impl Recognizer for ContextRecognizer {
                 let punct = text[toks[last].end..].starts_with(['.', ':']);
                 if t.shape != Shape::Upper || punct {
                     self.after_phrase(&mut c, last, bits);
+                } else {
+                    self.after_bare_caps_title(&mut c, last, bits);
                 }
             }
             if bits & TRIGGER != 0 {
@@ -773,6 +824,30 @@ fn capitalized_on_line(text: &str, toks: &[Token], k: usize) -> bool {
         hi += 1;
     }
     toks[lo..=hi].iter().any(|t| t.shape == Shape::Cap)
+}
+
+/// The token after "and" or "&" right after token `last` ("Kieran and Padraig", "Ana &
+/// Luis"), where a list of names goes on.
+fn next_conjunct(text: &str, toks: &[Token], last: usize) -> Option<usize> {
+    let gap = |a: usize, b: usize| &text[toks[a].end..toks[b].start];
+    let n = last + 1;
+    let t = toks.get(n)?;
+    if matches!(gap(last, n), " & " | ", & ") {
+        return Some(n);
+    }
+    let and = text[t.start..t.end].eq_ignore_ascii_case("and");
+    (and && matches!(gap(last, n), " " | ", ") && n + 1 < toks.len() && gap(n, n + 1) == " ")
+        .then_some(n + 1)
+}
+
+/// Whether the title token `t` is an abbreviation, never an ordinary word: written with its
+/// full stop ("Prof.", "dra.") or without a vowel ("dr", "MRS", "sr").
+fn abbreviated_title(text: &str, t: Token) -> bool {
+    let word = &text[t.start..t.end];
+    text[t.end..].starts_with('.')
+        || !word
+            .chars()
+            .any(|ch| "aeiouyAEIOUY".contains(ch) || !ch.is_ascii_alphabetic())
 }
 
 /// A name after a trigger and an opening parenthesis or comma is closed by its pair

@@ -244,7 +244,22 @@ fn names_after_titles_in_any_case() {
             Some("abernathy-cole"),
         ),
         (Lang::En, "nurse states pt slept well", None),
-        (Lang::En, "spoke with dr bank re: labs", None),
+        (Lang::En, "sister states pt slept well", None),
+        // After an abbreviated title even an open surname that is also a word ("hale").
+        (Lang::En, "spoke with dr hale re: labs", Some("hale")),
+        (Lang::En, "dr will call back", None),
+        // An all-caps title without its dot: a listed name in capitals only.
+        (Lang::En, "DR PRICE AWARE OF PLAN.", Some("PRICE")),
+        (Lang::En, "PCP DR HANNIGAN CALLED.", Some("HANNIGAN")),
+        (Lang::En, "HX OF MS WITH LE WEAKNESS", None),
+        // An allow-listed word after a relative's word is a name; staff named by role.
+        (Lang::En, "Pt's daughter Faith visited.", Some("Faith")),
+        (
+            Lang::En,
+            "Son-in-law Marcus Delacroix called.",
+            Some("Marcus Delacroix"),
+        ),
+        (Lang::En, "SW Leticia to see family.", Some("Leticia")),
         (Lang::En, "dr aware of low bp", None),
         (Lang::En, "called pt's son obrien", None),
         // Lower-case names after relative and doctor words, not after patient words.
@@ -367,4 +382,33 @@ fn institution_names_in_capitals_end_at_sentence_ends() {
         ["Medisch Centrum Leeuwarden"],
         "{text}"
     );
+}
+
+#[test]
+fn clock_times_are_no_postcodes() {
+    let text = "Neo off at 0200, MAPs > 65 since. At 1400, Smith called.";
+    assert!(
+        places(Lang::En, text).is_empty(),
+        "{:?}",
+        places(Lang::En, text)
+    );
+    assert_eq!(places(Lang::Nl, "Kerkstraat 1, 1234 Delft"), ["Delft"]);
+}
+
+#[test]
+fn names_joined_by_and_after_a_relatives_word_are_names() {
+    let names = |text: &str| -> Vec<String> {
+        run(Lang::En, text)
+            .into_iter()
+            .filter(|(_, l, _)| l.category == Category::Name)
+            .map(|(s, _, _)| s)
+            .collect()
+    };
+    assert_eq!(
+        names("family at bedside: sons kieran and brendan."),
+        ["kieran", "brendan"]
+    );
+    assert_eq!(names("Daughters Ana and Lucia visited."), ["Ana", "Lucia"]);
+    // Not what follows a title, nor a trigger word after "and".
+    assert_eq!(names("Wife Mary and Pt's son in."), ["Mary"]);
 }
