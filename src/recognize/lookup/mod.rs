@@ -29,6 +29,9 @@ const ACRONYM: u32 = 1 << 8;
 /// A town of the open gazetteer (`places_geonames`, `scripts/build_place_list.py`): found as a
 /// city, but no input feature of a tagger, which learned the place feature on the other lists.
 const TOWN: u32 = 1 << 9;
+/// A one-word title or role trigger ("Dr", "nephew", "attending"): before a name it is no
+/// part of it, even where a surname list holds it too ("NEPHEW RAYMOND OUELLETTE").
+const ROLE: u32 = 1 << 10;
 const NAME_BITS: u32 = FIRST | SURNAME;
 /// The places a tagger's list feature reads.
 const FEATURE_PLACE_BITS: u32 = CITY | REGION | COUNTRY;
@@ -179,6 +182,9 @@ impl LookupRecognizer {
                 lex.insert(&entry, if acronym { bits | ACRONYM } else { bits });
             }
         }
+        for word in role_words(lists, lang)? {
+            lex.insert(&word, ROLE);
+        }
         for (name, bits) in OPEN_LISTS {
             let entries = lists.load_optional(lang, name)?;
             lex.reserve(entries.len());
@@ -240,6 +246,23 @@ impl LookupRecognizer {
     }
 }
 
+/// The one-word titles and the one-word triggers of a patient's, doctor's or relative's name
+/// (`titles.txt`, `name_triggers.txt`), without a final full stop.
+fn role_words(lists: &ListSources, lang: Lang) -> Result<Vec<String>, VocabError> {
+    let mut words = Vec::new();
+    for file in ["titles", "name_triggers"] {
+        for line in lists.load(lang, file)? {
+            let mut cols = line.split('\t').map(str::trim);
+            let word = cols.next().unwrap_or("").trim_end_matches('.');
+            let role = matches!(cols.next(), Some("PATIENT" | "DOCTOR" | "RELATIVE"));
+            if role && !word.is_empty() && !word.contains(char::is_whitespace) {
+                words.push(word.to_string());
+            }
+        }
+    }
+    Ok(words)
+}
+
 /// Two hits are parts of one name when only spaces or a hyphen separate them.
 fn adjacent(text: &str, toks: &[Token], a: &Hit, b: &Hit) -> bool {
     let gap = &text[toks[a.last].end..toks[b.first].start];
@@ -260,13 +283,20 @@ impl Recognizer for LookupRecognizer {
         let hits = self.hits(text, words);
         let mut key = String::new();
         for (k, h) in hits.iter().enumerate() {
+            // A title or role word is no neighbour: "DR SMITH" is no name of two parts.
             let prev = k
                 .checked_sub(1)
                 .map(|p| &hits[p])
-                .filter(|p| adjacent(text, toks, p, h));
-            let next = hits.get(k + 1).filter(|n| adjacent(text, toks, h, n));
+                .filter(|p| p.bits & ROLE == 0 && adjacent(text, toks, p, h));
+            let next = hits
+                .get(k + 1)
+                .filter(|n| n.bits & ROLE == 0 && adjacent(text, toks, h, n));
             let namey =
                 |o: Option<&Hit>| o.is_some_and(|o| o.bits & NAME_BITS != 0 && o.bits & ALLOW == 0);
+            // A title or role word opens no name ("NEPHEW RAYMOND"; "Heung-min Son" stays).
+            if h.bits & ROLE != 0 && !namey(prev) {
+                continue;
+            }
             let name_neighbour = namey(prev) || namey(next);
             if h.bits & ALLOW != 0 && !name_neighbour {
                 continue;

@@ -127,6 +127,17 @@ fn allow_listed_word_next_to_a_name_is_kept() {
 }
 
 #[test]
+fn a_title_or_role_word_opens_no_name() {
+    let found = run(Lang::En, "FULL CODE PER HCP, NEPHEW RAYMOND OUELLETTE.");
+    let words: Vec<&str> = found.iter().map(|(s, _)| s.as_str()).collect();
+    assert!(!words.contains(&"NEPHEW"), "{found:?}");
+    assert!(words.contains(&"RAYMOND"), "{found:?}");
+    // After a name part a role word that is also a surname stays in the name.
+    let found = run(Lang::En, "Seen with Ruth Pastor at the clinic.");
+    assert!(found.iter().any(|(s, _)| s == "Pastor"), "{found:?}");
+}
+
+#[test]
 fn eponym_heads_hide_names_not_places() {
     use Subtype::*;
     let cases: &[Case] = &[
