@@ -49,6 +49,12 @@ fn contact_details() {
         (En, "covering resident beeper 2187", "2187", "CONTACT/PHONE"),
         (En, "unit desk ext 5-3321", "5-3321", "CONTACT/PHONE"),
         (
+            En,
+            "reached by phone at 2187, ward clerk",
+            "2187",
+            "CONTACT/PHONE",
+        ),
+        (
             Es,
             "o enviar fax al 934 112 233.",
             "934 112 233",
@@ -206,6 +212,8 @@ fn contact_details() {
             "CONTACT/FAX",
         ),
     ]);
+    // A clock time after "phone at" is when the call was made.
+    check_absent(&[(En, "daughter notified by phone at 0700.", "0700")]);
 }
 
 #[test]

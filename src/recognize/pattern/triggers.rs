@@ -233,6 +233,10 @@ impl Triggers {
                 let c = shapes
                     .read_at(Kind::PhoneIntl, text, v)
                     .or_else(|| shapes.read_at(Kind::PhoneLocal, text, v))?;
+                // "called by phone at 0700": a clock time, not an extension.
+                if clock_time_after_at(text, c.start, c.end) {
+                    return None;
+                }
                 let rule = if label.subtype == Some(Subtype::Fax) {
                     "fax"
                 } else {
@@ -391,6 +395,23 @@ fn address_field(text: &str, field: Cand, shapes: &Shapes, out: &mut Vec<Cand>) 
         return;
     }
     out.push(field);
+}
+
+/// Whether `text[s..e]` is four digits that read as a 24-hour clock time (0000 to 2359) right
+/// after the word "at".
+fn clock_time_after_at(text: &str, s: usize, e: usize) -> bool {
+    let v = &text[s..e];
+    let clock =
+        v.len() == 4 && v.bytes().all(|b| b.is_ascii_digit()) && v[..2] < *"24" && v[2..] < *"60";
+    let before = text[..s].trim_end_matches([' ', '\t']);
+    let Some(head) = before
+        .strip_suffix("at")
+        .or_else(|| before.strip_suffix("AT"))
+        .or_else(|| before.strip_suffix("At"))
+    else {
+        return false;
+    };
+    clock && !head.chars().next_back().is_some_and(char::is_alphanumeric)
 }
 
 fn trim_span(text: &str, (s, e): (usize, usize)) -> (usize, usize) {
