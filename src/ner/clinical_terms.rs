@@ -2,6 +2,9 @@
 //! procedures ("hyperkalemia", "pancreatitis", "cholecystectomy", "splenomegaly") is no name
 //! and no place, in any of the five languages (the suffixes are Greek and Latin).
 //!
+//! So is a device or test written with capitals inside after a lower-case letter ("BiPAP",
+//! "CoNS"): names have at most one capital inside ("McDonald", "DeVries").
+//!
 //! News taggers meet such words rarely and sometimes take them for names; nursing notes write
 //! them on every line. A word a name or place list holds is left to the lists.
 
@@ -20,6 +23,14 @@ pub fn is_clinical_term(word: &str) -> bool {
         && SUFFIXES.iter().any(|s| lower.ends_with(s))
 }
 
+/// Whether `word` has a lower-case letter followed by two capitals ("BiPAP").
+fn has_inner_capitals(word: &str) -> bool {
+    let chars: Vec<char> = word.chars().collect();
+    chars
+        .windows(3)
+        .any(|w| w[0].is_lowercase() && w[1].is_uppercase() && w[2].is_uppercase())
+}
+
 /// Whether every word of `surface` with letters is a clinical term that `listed` (a name or
 /// place list) does not hold; a span without such words is none.
 pub fn all_clinical_terms(surface: &str, listed: impl Fn(&str) -> bool) -> bool {
@@ -27,7 +38,9 @@ pub fn all_clinical_terms(surface: &str, listed: impl Fn(&str) -> bool) -> bool 
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.chars().any(char::is_alphabetic))
         .peekable();
-    words.peek().is_some() && words.all(|w| is_clinical_term(w) && !listed(&w.to_lowercase()))
+    words.peek().is_some()
+        && words
+            .all(|w| (is_clinical_term(w) || has_inner_capitals(w)) && !listed(&w.to_lowercase()))
 }
 
 #[cfg(test)]
@@ -44,10 +57,20 @@ mod tests {
             "Cholecystectomy",
             "splenomegaly",
             "neutropenia",
+            "BiPAP",
         ] {
             assert!(all_clinical_terms(term, none), "{term}");
         }
-        for other in ["Mary", "Osis", "walker", "Smith emia", "12", ""] {
+        for other in [
+            "Mary",
+            "Osis",
+            "walker",
+            "Smith emia",
+            "12",
+            "",
+            "McDonald",
+            "DeVries",
+        ] {
             assert!(!all_clinical_terms(other, none), "{other}");
         }
         // A listed name or place is left to the lists.

@@ -12,6 +12,12 @@ use crate::lang::Lang;
 use crate::wordlists::ListSources;
 use std::collections::HashSet;
 
+/// Routes and schedules written after a drug's name (English abbreviations).
+const ROUTES: &[&str] = &[
+    "po", "iv", "im", "sq", "sc", "sl", "pr", "ng", "gtt", "prn", "bid", "tid", "qid", "qd", "qhs",
+    "neb", "nebs", "inh", "drip",
+];
+
 pub struct DrugNames {
     /// Drug words, lower case.
     words: HashSet<String>,
@@ -32,12 +38,14 @@ impl DrugNames {
     }
 
     /// Whether every word of `surface` with letters is a listed drug (words with digits, such
-    /// as a strength, count neither way; a span without such words is no drug).
+    /// as a strength, and the route or schedule of a dose, "Flagyl PO", count neither way; a
+    /// span without drug words is no drug).
     pub fn all_drugs(&self, surface: &str) -> bool {
         let mut words = surface
             .split(|c: char| c.is_whitespace() || matches!(c, ',' | '/' | ';' | '+'))
             .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
             .filter(|w| w.chars().any(char::is_alphabetic) && !w.chars().any(char::is_numeric))
+            .filter(|w| !ROUTES.iter().any(|r| r.eq_ignore_ascii_case(w)))
             .peekable();
         words.peek().is_some() && words.all(|w| self.words.contains(&w.to_lowercase()))
     }
@@ -56,6 +64,7 @@ mod tests {
             "LASIX",
             "Zofran 4",
             "Neo-Synephrine",
+            "Flagyl PO",
         ] {
             assert!(drugs.all_drugs(drug), "{drug} not a drug");
         }
@@ -69,6 +78,7 @@ mod tests {
             "Mary",
             "12",
             "",
+            "PO",
         ] {
             assert!(!drugs.all_drugs(other), "{other} taken for a drug");
         }

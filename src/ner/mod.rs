@@ -167,6 +167,64 @@ impl NerRecognizer {
         }
     }
 
+    /// The pieces of a NAME span (numbered from 0) once it is cut at the role words and
+    /// titles inside it (not a last one) and at words with a slash ("wexler d/w granddaughter
+    /// chloe": two names); such words belong to no piece. Other spans are one piece.
+    fn name_pieces(
+        &self,
+        category: Category,
+        text: &str,
+        start: usize,
+        end: usize,
+    ) -> Vec<(usize, (usize, usize))> {
+        if category != Category::Name {
+            return vec![(0, (start, end))];
+        }
+        let mut pieces = Vec::new();
+        let mut open: Option<(usize, usize)> = None;
+        let mut any_cut = false;
+        let mut words = text[start..end].split_whitespace().peekable();
+        while let Some(word) = words.next() {
+            // A word of `split_whitespace` lies inside `text`: its offset is the pointers' gap.
+            let at = word.as_ptr() as usize - text.as_ptr() as usize;
+            let written = word.trim_end_matches(',').to_lowercase();
+            let bare = written.trim_end_matches('.');
+            // A role word last in the span may be a surname ("Paul Nurse"), not an
+            // abbreviation ("MARTA RN").
+            let role = (words.peek().is_some() || bare.chars().count() <= 3)
+                && (self.roles.contains(bare)
+                    || bare.chars().count() >= 2 && self.titles_written.contains(&written));
+            let cut = word.contains('/') || role;
+            if cut {
+                any_cut = true;
+                pieces.extend(open.take());
+            } else {
+                let kept = word.trim_end_matches(|c: char| !c.is_alphanumeric());
+                if !kept.is_empty() {
+                    let from = open.map_or(at, |(s, _)| s);
+                    open = Some((from, at + kept.len()));
+                }
+            }
+        }
+        if !any_cut {
+            return vec![(0, (start, end))];
+        }
+        pieces.extend(open);
+        pieces.into_iter().enumerate().collect()
+    }
+
+    /// Whether `text[start..end]` is an abbreviated title ("Dr.", "MRS") and one word: a
+    /// person ("Dr. Whitford"), where a longer span may name a place ("Dr Watson Clinic").
+    fn opens_with_title(&self, text: &str, start: usize, end: usize) -> bool {
+        let words: Vec<&str> = text[start..end].split_whitespace().collect();
+        let [title, _] = words[..] else {
+            return false;
+        };
+        let written = title.to_lowercase();
+        let abbreviated = written.ends_with('.') || !written.contains(['a', 'e', 'i', 'o', 'u']);
+        abbreviated && self.titles_written.contains(&written)
+    }
+
     /// Where a NAME span starts once the titles and role words ("Dr", "Mrs.", "wife",
     /// "attending") at its start are left out, and a title further in with every word before
     /// it ("PCP DR. FITZGERALD" → "FITZGERALD"): the name is what follows the last one that
@@ -210,6 +268,12 @@ impl Recognizer for NerRecognizer {
             .unwrap_or_else(|e| panic!("the NER model failed on a document: {e:#}"));
         let source = self.tagger.source();
         for (s, e, l) in spans {
+            // "Dr. Whitford" is a person whatever label the tagger gave it.
+            let l = if l.category == Category::Location && self.opens_with_title(text, s, e) {
+                Label::category_only(Category::Name)
+            } else {
+                l
+            };
             let name_or_place = matches!(l.category, Category::Name | Category::Location);
             let Some((lang, filters)) = &self.span_filters else {
                 let s = self.name_start(l.category, text, s, e);
@@ -224,6 +288,10 @@ impl Recognizer for NerRecognizer {
                     .unwrap_or_else(|e| panic!("the drug-name list: {e:#}"));
                 (gate, drugs)
             });
+            // A name has no digits: "40meq kcl" is a dose.
+            if l.category == Category::Name && text[s..e].bytes().any(|b| b.is_ascii_digit()) {
+                continue;
+            }
             let parts = if name_or_place {
                 sentence_cut::sentence_parts(text, s, e, &self.titles)
             } else {
@@ -231,29 +299,47 @@ impl Recognizer for NerRecognizer {
             };
             for (part_start, e) in parts {
                 let after_title = self.name_start(l.category, text, part_start, e);
-                let Some((s, e)) = gate.trim_edges(l.category, text, after_title, e) else {
-                    continue;
-                };
-                // In capitals the words after a title are the name only as far as the lists
-                // support them, as in the rules ("PCP DR. FITZGERALD NOTIFIED").
-                let e = if after_title > part_start {
-                    gate.caps_name_end(text, s, e)
-                } else {
-                    e
-                };
-                if name_or_place
-                    && (before_dose(text, e)
-                        || drugs.all_drugs(&text[s..e])
-                        || clinical_terms::all_clinical_terms(&text[s..e], |w| gate.is_listed(w)))
-                {
-                    continue;
-                }
-                let mixed = || caseless::in_mixed_case_line(text, s, e);
-                if gate.keeps(l.category, &text[s..e], mixed) {
-                    out.push(Entity::new(s, e, l, source, MODEL_SPAN_SCORE));
+                for (piece, (s, e)) in self.name_pieces(l.category, text, after_title, e) {
+                    let e = before_slash_word(text, s, e);
+                    let Some((s, e)) = gate.trim_edges(l.category, text, s, e) else {
+                        continue;
+                    };
+                    // In capitals the words after a title are the name only as far as the
+                    // lists support them, as in the rules ("PCP DR. FITZGERALD NOTIFIED").
+                    let e = if piece == 0 && after_title > part_start {
+                        gate.caps_name_end(text, s, e)
+                    } else {
+                        e
+                    };
+                    if name_or_place
+                        && (before_dose(text, e)
+                            || drugs.all_drugs(&text[s..e])
+                            || clinical_terms::all_clinical_terms(&text[s..e], |w| {
+                                gate.is_listed(w)
+                            }))
+                    {
+                        continue;
+                    }
+                    let mixed = || caseless::in_mixed_case_line(text, s, e);
+                    if gate.keeps(l.category, &text[s..e], mixed) {
+                        out.push(Entity::new(s, e, l, source, MODEL_SPAN_SCORE));
+                    }
                 }
             }
         }
+    }
+}
+
+/// Where a span `text[start..end]` ends once a last word of one or two characters that goes on
+/// after a slash is left out ("NORWOOD S" of "NORWOOD S/P FALL").
+fn before_slash_word(text: &str, start: usize, end: usize) -> usize {
+    if !text[end..].starts_with('/') {
+        return end;
+    }
+    let span = &text[start..end];
+    match span.rfind(char::is_whitespace) {
+        Some(i) if span[i..].trim().chars().count() <= 2 => start + span[..i].trim_end().len(),
+        _ => end,
     }
 }
 
@@ -382,6 +468,39 @@ mod tests {
         assert_eq!(
             found("Prince performed; Anna Wife", &["Prince", "Anna Wife"]),
             ["Prince", "Anna Wife"]
+        );
+        // Inside a span, a role word or a word with a slash parts two names; a span with a
+        // digit is a dose, not a name.
+        let text = "dr wexler d/w granddaughter chloe, plan set. kcl 40meq kcl given.";
+        assert_eq!(
+            found(text, &["wexler d/w granddaughter chloe", "40meq kcl"]),
+            ["wexler", "chloe"]
+        );
+        assert_eq!(found("NGT PLACED BY MARTA RN.", &["MARTA RN"]), ["MARTA"]);
+    }
+
+    #[test]
+    fn a_titled_place_is_a_person_and_a_slash_word_ends_no_span() {
+        let text = "REFERRED TO DR. HENDERSON. PT FROM NORWOOD S/P FALL.";
+        let place = Label::category_only(Category::Location);
+        let at = |w: &str| text.find(w).unwrap();
+        let spans = vec![
+            (at("DR. HENDERSON"), at("DR. HENDERSON") + 13, place),
+            (at("NORWOOD S"), at("NORWOOD S") + 9, place),
+        ];
+        let r = NerRecognizer::new(Arc::new(Fixed(spans)), crate::lang::Lang::En, true).unwrap();
+        let mut out = Vec::new();
+        r.find(text, &mut out);
+        let got: Vec<(&str, Category)> = out
+            .iter()
+            .map(|e| (&text[e.start..e.end], e.label.category))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("HENDERSON", Category::Name),
+                ("NORWOOD", Category::Location)
+            ]
         );
     }
 
