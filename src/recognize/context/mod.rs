@@ -46,6 +46,8 @@ pub struct ContextRecognizer {
     surname_first: bool,
     /// Capitalized words inside a sentence are proper nouns (Hungarian orthography).
     proper_nouns: bool,
+    /// The word that joins two names ("and", "en", "y", "e", "és").
+    and: &'static str,
 }
 
 impl ContextRecognizer {
@@ -57,6 +59,7 @@ impl ContextRecognizer {
             kin_terms,
             surname_first: lang == Lang::Hu,
             proper_nouns: lang == Lang::Hu,
+            and: conjunction(lang),
         })
     }
 
@@ -246,7 +249,9 @@ impl ContextRecognizer {
         c.push_run(run, role, source, if title { S_TITLE } else { S_TRIGGER });
         // "sons Kieran and Padraig": the capitalized names joined to a relative's by "and".
         let mut last = run.last;
-        while let Some(k) = next_conjunct(c.text, c.toks, last).filter(|_| bits & G_REL != 0) {
+        while let Some(k) =
+            next_conjunct(c.text, c.toks, last, self.and).filter(|_| bits & G_REL != 0)
+        {
             let joined = c.toks[k].shape == Shape::Cap && c.m.single(k) & (TRIGGER | BREAKS) == 0;
             let Some(next) = joined
                 .then(|| name_forward(&mut c.m, c.text, c.toks, k, 4, c.text.len()))
@@ -332,7 +337,7 @@ impl ContextRecognizer {
                 if title { S_TITLE } else { S_TRIGGER },
             );
             // "sons kieran and padraig": the next name joined to a relative's by "and".
-            match next_conjunct(c.text, toks, last) {
+            match next_conjunct(c.text, toks, last, self.and) {
                 Some(n) if !title && bits & G_REL != 0 => k = n,
                 _ => return,
             }
@@ -826,16 +831,27 @@ fn capitalized_on_line(text: &str, toks: &[Token], k: usize) -> bool {
     toks[lo..=hi].iter().any(|t| t.shape == Shape::Cap)
 }
 
-/// The token after "and" or "&" right after token `last` ("Kieran and Padraig", "Ana &
-/// Luis"), where a list of names goes on.
-fn next_conjunct(text: &str, toks: &[Token], last: usize) -> Option<usize> {
+/// The word of `lang` that joins two names.
+fn conjunction(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "and",
+        Lang::Nl => "en",
+        Lang::Es => "y",
+        Lang::It => "e",
+        Lang::Hu => "és",
+    }
+}
+
+/// The token after `and` (the language's "and") or "&" right after token `last` ("Kieran and
+/// Padraig", "Ana & Luis"), where a list of names goes on.
+fn next_conjunct(text: &str, toks: &[Token], last: usize, and: &str) -> Option<usize> {
     let gap = |a: usize, b: usize| &text[toks[a].end..toks[b].start];
     let n = last + 1;
     let t = toks.get(n)?;
     if matches!(gap(last, n), " & " | ", & ") {
         return Some(n);
     }
-    let and = text[t.start..t.end].eq_ignore_ascii_case("and");
+    let and = text[t.start..t.end].to_lowercase() == and;
     (and && matches!(gap(last, n), " " | ", ") && n + 1 < toks.len() && gap(n, n + 1) == " ")
         .then_some(n + 1)
 }
