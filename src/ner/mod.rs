@@ -268,12 +268,6 @@ impl Recognizer for NerRecognizer {
             .unwrap_or_else(|e| panic!("the NER model failed on a document: {e:#}"));
         let source = self.tagger.source();
         for (s, e, l) in spans {
-            // "Dr. Whitford" is a person whatever label the tagger gave it.
-            let l = if l.category == Category::Location && self.opens_with_title(text, s, e) {
-                Label::category_only(Category::Name)
-            } else {
-                l
-            };
             let name_or_place = matches!(l.category, Category::Name | Category::Location);
             let Some((lang, filters)) = &self.span_filters else {
                 let s = self.name_start(l.category, text, s, e);
@@ -288,6 +282,12 @@ impl Recognizer for NerRecognizer {
                     .unwrap_or_else(|e| panic!("the drug-name list: {e:#}"));
                 (gate, drugs)
             });
+            // "Dr. Whitford" is a person whatever label the tagger gave it.
+            let l = if l.category == Category::Location && self.opens_with_title(text, s, e) {
+                Label::category_only(Category::Name)
+            } else {
+                l
+            };
             // A name has no digits: "40meq kcl" is a dose.
             if l.category == Category::Name && text[s..e].bytes().any(|b| b.is_ascii_digit()) {
                 continue;
@@ -318,6 +318,11 @@ impl Recognizer for NerRecognizer {
                                 gate.is_listed(w)
                             }))
                     {
+                        continue;
+                    }
+                    let place = l.category == Category::Location
+                        && l.subtype != Some(crate::labels::Subtype::Organization);
+                    if place && gate.unlisted_lower_case(&text[s..e]) {
                         continue;
                     }
                     let mixed = || caseless::in_mixed_case_line(text, s, e);
