@@ -38,14 +38,14 @@ impl DrugNames {
     }
 
     /// Whether every word of `surface` with letters is a listed drug (words with digits, such
-    /// as a strength, and the route or schedule of a dose, "Flagyl PO", count neither way; a
-    /// span without drug words is no drug).
+    /// as a strength, single letters ("Zosyn D#3", its day) and the route or schedule of a dose
+    /// ("Flagyl PO") count neither way; a span without drug words is no drug).
     pub fn all_drugs(&self, surface: &str) -> bool {
         let mut words = surface
             .split(|c: char| c.is_whitespace() || matches!(c, ',' | '/' | ';' | '+'))
             .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
             .filter(|w| w.chars().any(char::is_alphabetic) && !w.chars().any(char::is_numeric))
-            .filter(|w| !ROUTES.iter().any(|r| r.eq_ignore_ascii_case(w)))
+            .filter(|w| w.chars().count() > 1 && !ROUTES.iter().any(|r| r.eq_ignore_ascii_case(w)))
             .peekable();
         words.peek().is_some() && words.all(|w| self.words.contains(&w.to_lowercase()))
     }
@@ -65,6 +65,7 @@ mod tests {
             "Zofran 4",
             "Neo-Synephrine",
             "Flagyl PO",
+            "Zosyn D",
         ] {
             assert!(drugs.all_drugs(drug), "{drug} not a drug");
         }

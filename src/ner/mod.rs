@@ -213,6 +213,17 @@ impl NerRecognizer {
         pieces.into_iter().enumerate().collect()
     }
 
+    /// Whether a title stands right before byte `start`, a space between ("DR. O'ROURKE" when
+    /// the span leaves the title out).
+    fn title_before(&self, text: &str, start: usize) -> bool {
+        let Some(head) = text[..start].strip_suffix(' ') else {
+            return false;
+        };
+        let word = head.rsplit(char::is_whitespace).next().unwrap_or("");
+        let written = word.to_lowercase();
+        written.chars().count() >= 2 && self.titles_written.contains(&written)
+    }
+
     /// Whether `text[start..end]` is an abbreviated title ("Dr.", "MRS") and one word: a
     /// person ("Dr. Whitford"), where a longer span may name a place ("Dr Watson Clinic").
     fn opens_with_title(&self, text: &str, start: usize, end: usize) -> bool {
@@ -306,7 +317,8 @@ impl Recognizer for NerRecognizer {
                     };
                     // In capitals the words after a title are the name only as far as the
                     // lists support them, as in the rules ("PCP DR. FITZGERALD NOTIFIED").
-                    let e = if piece == 0 && after_title > part_start {
+                    let titled = after_title > part_start || self.title_before(text, s);
+                    let e = if piece == 0 && titled {
                         gate.caps_name_end(text, s, e)
                     } else {
                         e
@@ -469,6 +481,9 @@ mod tests {
             es(text, "Joao Pimienta da Veiga"),
             ["Joao Pimienta da Veiga"]
         );
+        // A span that leaves out the title before it is read as one after a title.
+        let caps = "CHEST TUBE PLACED. DR. HENDERSON AWARE OF K 5.8.";
+        assert_eq!(found(caps, &["HENDERSON AWARE OF"]), ["HENDERSON"]);
         // A role word alone, or last, is no title of anything.
         assert_eq!(
             found("Prince performed; Anna Wife", &["Prince", "Anna Wife"]),

@@ -225,8 +225,11 @@ impl ContextRecognizer {
         if !title && !closed_apposition(c.text, c.toks, last, run) {
             return;
         }
-        // After an all-caps title the note is in capitals, which mark no name.
-        let run = if title && shape == Shape::Upper && c.toks[last].shape == Shape::Upper {
+        // After an all-caps title the note is in capitals, which mark no name ("O'ROURKE"
+        // opens with a letter and an apostrophe).
+        let caps = shape == Shape::Upper
+            || opens_surname(c.text, c.toks, k) && c.toks[k + 1].shape == Shape::Upper;
+        let run = if title && caps && c.toks[last].shape == Shape::Upper {
             caps_name(&mut c.m, c.text, c.toks, run)
         } else {
             run

@@ -207,6 +207,7 @@ fn names_after_titles_in_any_case() {
             Some("JOHN HENDERSON"),
         ),
         (Lang::En, "DR. OKAFOR-BELL NOTIFIED.", Some("OKAFOR-BELL")),
+        (Lang::En, "DR. O'ROURKE AWARE OF K 5.8.", Some("O'ROURKE")),
         (
             Lang::Nl,
             "GEZIEN DOOR DR. VAN DER BERG VANDAAG",
