@@ -8,6 +8,7 @@ pub mod pattern;
 pub mod propagate;
 pub mod settings;
 pub mod stage;
+pub mod state_codes;
 
 use crate::lang::{Lang, LangChoice};
 use crate::span::{merge_adjacent, resolve_overlaps, Entity};
@@ -127,18 +128,34 @@ impl Pipeline {
         }
         let found = merge_adjacent(text, resolve_overlaps(cands));
         step_done("overlaps");
-        let Some(p) = &lp.propagate else {
-            return found;
+        let found = match &lp.propagate {
+            None => found,
+            Some(p) => {
+                let more = p.find(text, &words, &found);
+                step_done("propagate");
+                if more.is_empty() {
+                    found
+                } else {
+                    let mut all = found;
+                    all.extend(more);
+                    merge_adjacent(text, resolve_overlaps(all))
+                }
+            }
         };
-        let more = p.find(text, &words, &found);
-        let all = if more.is_empty() {
-            found
+        if lang == Lang::En {
+            with_state_codes(text, found)
         } else {
-            let mut all = found;
-            all.extend(more);
-            merge_adjacent(text, resolve_overlaps(all))
-        };
-        step_done("propagate");
-        all
+            found
+        }
     }
+}
+
+/// `found` with the US state codes that follow its places ("Nashua, NH"), in text order.
+fn with_state_codes(text: &str, mut found: Vec<Entity>) -> Vec<Entity> {
+    let states = state_codes::after_places(text, &found);
+    if !states.is_empty() {
+        found.extend(states);
+        found.sort_by_key(|e| e.start);
+    }
+    found
 }

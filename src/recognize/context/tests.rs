@@ -267,6 +267,9 @@ fn names_after_titles_in_any_case() {
         (Lang::En, "pt seen with wife mary at bedside", Some("mary")),
         (Lang::En, "daughter susan called, updated", Some("susan")),
         (Lang::En, "wife visited this am", None),
+        // Relatives as nursing notes abbreviate them, and staff in a header line.
+        (Lang::En, "pt's dtr maura called x2", Some("maura")),
+        (Lang::En, "Resident: Nakamura.", Some("Nakamura")),
         // A first name of another language, in lower case or in capitals.
         (
             Lang::En,

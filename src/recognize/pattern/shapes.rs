@@ -112,12 +112,14 @@ pub fn written_date_source(lang: Lang, lex: &Lexicon) -> (String, String) {
     (first.join("|"), dmy)
 }
 
+/// A number in digits or in the language's words, two of them joined by its "and" or a
+/// hyphen ("ninety-two").
 fn number_source(lex: &Lexicon) -> String {
     if lex.number_words.is_empty() {
         format!("{D}{{1,3}}")
     } else {
         let w = alternation(lex.number_words);
-        format!(r"(?:{D}{{1,3}}|(?i:(?:{w})(?:[ ]+(?:y|e|and)[ ]+(?:{w}))?))")
+        format!(r"(?:{D}{{1,3}}|(?i:(?:{w})(?:(?:[ ]+(?:y|e|and)[ ]+|-)(?:{w}))?))")
     }
 }
 

@@ -328,6 +328,12 @@ fn identifiers_with_checksums_and_triggers() {
         ),
         (Hu, "KBA: 1234567", "1234567", "ID/MEDICALRECORD"),
         (En, "MRN: ES1234567", "ES1234567", "ID/MEDICALRECORD"),
+        (
+            En,
+            "MR# 4471-209. Admitted from home.",
+            "4471-209",
+            "ID/MEDICALRECORD",
+        ),
     ]);
 }
 
@@ -497,6 +503,13 @@ fn ages() {
         ),
         (It, "Pietro Bruno, di anni 12, è stato", "12", "AGE/AGE"),
         (En, "Mrs Green (57 years) settled", "57 years", "AGE/AGE"),
+        // Tens and units joined by a hyphen are one number.
+        (
+            En,
+            "Pt is ninety-two years old.",
+            "ninety-two years",
+            "AGE/AGE",
+        ),
     ]);
     check_absent(&[
         (Es, "tratamiento con insulina (10 años) y", "10 años"),
