@@ -1,6 +1,6 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch4.txt`, 30
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch5.txt`, 30
 //! notes each (each batch written after the rules designed on the ones before, and scored
 //! before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
@@ -151,4 +151,14 @@ fn names_places_and_dates_of_the_fourth_batch_are_found() {
     // positives designed on: about three gold tokens below the figures after (default 0.947,
     // 0.947, 0.943; rules only 0.894, 0.944, 0.925).
     floors_hold("en_batch4.txt", [0.92, 0.92, 0.91], [0.87, 0.92, 0.89]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_fifth_batch_are_found() {
+    // Written after the fourth batch's fixes and scored before any change (default 0.919,
+    // 0.947, 0.982; rules only 0.801, 0.973, 0.893), then designed on (relatives as notes
+    // abbreviate them, staff header lines, `MR#`, written-out ages, state codes): about three
+    // gold tokens below the figures after (default 0.949, 0.949, 0.982; rules only 0.846,
+    // 0.975, 0.929).
+    floors_hold("en_batch5.txt", [0.92, 0.92, 0.95], [0.82, 0.95, 0.90]);
 }
