@@ -6,6 +6,7 @@ pub mod config;
 pub mod fields;
 mod proper;
 pub mod runs;
+mod staff;
 
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
@@ -48,6 +49,8 @@ pub struct ContextRecognizer {
     proper_nouns: bool,
     /// The word that joins two names ("and", "en", "y", "e", "és").
     and: &'static str,
+    /// Staff beside their role, as English nursing notes write them ([`staff`]).
+    staff_roles: bool,
 }
 
 impl ContextRecognizer {
@@ -60,6 +63,7 @@ impl ContextRecognizer {
             surname_first: lang == Lang::Hu,
             proper_nouns: lang == Lang::Hu,
             and: conjunction(lang),
+            staff_roles: lang == Lang::En,
         })
     }
 
@@ -686,6 +690,9 @@ impl Recognizer for ContextRecognizer {
             out,
         };
         self.fields(&mut c);
+        if self.staff_roles {
+            staff::names_beside_roles(&mut c);
+        }
         let hosp = Label::new(Category::Location, Subtype::Hospital);
         let org = Label::new(Category::Location, Subtype::Organization);
         let mut key = String::new();

@@ -208,6 +208,17 @@ fn names_after_titles_in_any_case() {
         ),
         (Lang::En, "DR. OKAFOR-BELL NOTIFIED.", Some("OKAFOR-BELL")),
         (Lang::En, "DR. O'ROURKE AWARE OF K 5.8.", Some("O'ROURKE")),
+        // Plural titles and a nun's title are titles, not names.
+        (
+            Lang::En,
+            "Drs. Whitcombe and team to see pt.",
+            Some("Whitcombe"),
+        ),
+        (
+            Lang::En,
+            "Visited by Sr. Bernadette today.",
+            Some("Bernadette"),
+        ),
         (
             Lang::Nl,
             "GEZIEN DOOR DR. VAN DER BERG VANDAAG",
@@ -267,9 +278,8 @@ fn names_after_titles_in_any_case() {
         (Lang::En, "pt seen with wife mary at bedside", Some("mary")),
         (Lang::En, "daughter susan called, updated", Some("susan")),
         (Lang::En, "wife visited this am", None),
-        // Relatives as nursing notes abbreviate them, and staff in a header line.
+        // Relatives as nursing notes abbreviate them.
         (Lang::En, "pt's dtr maura called x2", Some("maura")),
-        (Lang::En, "Resident: Nakamura.", Some("Nakamura")),
         // A first name of another language, in lower case or in capitals.
         (
             Lang::En,
@@ -415,4 +425,20 @@ fn names_joined_by_and_after_a_relatives_word_are_names() {
     assert_eq!(names("Daughters Ana and Lucia visited."), ["Ana", "Lucia"]);
     // Not what follows a title, nor a trigger word after "and".
     assert_eq!(names("Wife Mary and Pt's son in."), ["Mary"]);
+}
+
+#[test]
+fn staff_header_labels_name_doctors() {
+    let found = run(
+        Lang::En,
+        "Attending: Ferreira. Resident: Nakamura.
+PCP: Okonjo
+",
+    );
+    let named: Vec<&str> = found
+        .iter()
+        .filter(|(_, l, src)| src == "context:field_label" && *l == label("NAME/DOCTOR"))
+        .map(|(s, _, _)| s.as_str())
+        .collect();
+    assert_eq!(named, ["Ferreira", "Nakamura", "Okonjo"]);
 }

@@ -1,0 +1,136 @@
+//! Staff named beside their role where no trigger reads them (English nursing notes): before a
+//! role written after the name ("Tamsin, RN", "DEIRDRE RN") and alone in parentheses after a
+//! service or team ("cards (Rourke)", "MICU team (Fenwick)").
+
+use super::config::{
+    is_open_surname, ALLOWW, BREAKS, FIRSTN, G_DOC, STOP, SURN, SURN_WORD, TRIGGER, T_DOC,
+};
+use super::runs::Run;
+use super::{name_label, Ctx, S_TITLE};
+use crate::labels::Subtype;
+use crate::recognize::lookup::tokens::Shape;
+
+/// Roles written after a name, in capitals.
+const ROLES_AFTER_NAME: &[&str] = &["RN", "LPN", "NP", "CNA", "RRT", "LICSW", "MSW"];
+
+/// Words after which a name alone in parentheses is a staff member's, besides the services and
+/// the doctor's words of the lists (`STOP` "Cards", "MD"; "fellow", "attending").
+const TEAM_WORDS: &[&str] = &["team", "consult", "consults", "service"];
+
+const SOURCE: &str = "context:staff";
+
+/// Whether a word's `bits` make it a listed name that is no ordinary word, title or term.
+fn listed_name(bits: u32) -> bool {
+    bits & (BREAKS | TRIGGER | ALLOWW | SURN_WORD) == 0
+        && (bits & (FIRSTN | SURN) != 0 || is_open_surname(bits))
+}
+
+/// Whether a word's `bits` make it a listed first name, ordinary word or not ("Maria"), and no
+/// title, trigger or term.
+fn is_first_name(bits: u32) -> bool {
+    bits & FIRSTN != 0 && bits & (BREAKS | TRIGGER | ALLOWW) == 0
+}
+
+/// Adds the names of staff written beside their role.
+pub(super) fn names_beside_roles(c: &mut Ctx) {
+    let (text, toks) = (c.text, c.toks);
+    for k in 1..toks.len() {
+        let gap = &text[toks[k - 1].end..toks[k].start];
+        let word = &text[toks[k].start..toks[k].end];
+        let run = if ROLES_AFTER_NAME.contains(&word) && matches!(gap, " " | ", ") {
+            name_before_role(c, k - 1, gap == ", ")
+        } else if gap.ends_with('(')
+            && text[toks[k].end..].starts_with(')')
+            && toks[k].shape.is_proper()
+            && after_team_word(c, k - 1)
+            && listed_name(c.m.single(k))
+        {
+            Some(Run { first: k, last: k })
+        } else {
+            None
+        };
+        if let Some(run) = run {
+            c.push_run(run, name_label(Subtype::Doctor), SOURCE, S_TITLE);
+        }
+    }
+}
+
+/// The name that ends at token `j` before a role. Without a comma between them the word must
+/// be a listed name ("Charge RN", "Night RN" are roles); with one ("Tamsin, RN") a capitalized
+/// word in mixed case is one too. A first name right before it, in the same case, joins it.
+fn name_before_role(c: &mut Ctx, j: usize, comma: bool) -> Option<Run> {
+    let toks = c.toks;
+    let shape = toks[j].shape;
+    let bits = c.m.single(j);
+    let name = listed_name(bits)
+        || comma && shape == Shape::Cap && bits & (BREAKS | TRIGGER | ALLOWW) == 0;
+    if !shape.is_proper() || !name {
+        return None;
+    }
+    let first = match j.checked_sub(1) {
+        Some(i)
+            if toks[i].shape == shape
+                && &c.text[toks[i].end..toks[j].start] == " "
+                && is_first_name(c.m.single(i)) =>
+        {
+            i
+        }
+        _ => j,
+    };
+    Some(Run { first, last: j })
+}
+
+/// Whether token `j` is a service, team or doctor's word ("cards", "MICU team", "fellow").
+fn after_team_word(c: &mut Ctx, j: usize) -> bool {
+    let word = c.text[c.toks[j].start..c.toks[j].end].to_lowercase();
+    c.m.single(j) & (STOP | G_DOC | T_DOC) != 0 || TEAM_WORDS.contains(&word.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lang::Lang;
+    use crate::recognize::context::ContextRecognizer;
+    use crate::recognize::Recognizer;
+    use crate::wordlists::ListSources;
+
+    fn names(text: &str) -> Vec<String> {
+        let r = ContextRecognizer::new(Lang::En, &ListSources::default()).unwrap();
+        let mut out = Vec::new();
+        r.find(text, &mut out);
+        out.iter()
+            .filter(|e| e.source == super::SOURCE)
+            .map(|e| text[e.start..e.end].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn names_before_a_role_after_them() {
+        assert_eq!(
+            names("Report called to Tamsin, RN on the floor."),
+            ["Tamsin"]
+        );
+        assert_eq!(names("REPORT GIVEN TO DEIRDRE RN."), ["DEIRDRE"]);
+        assert_eq!(names("Seen by Maria Lopez, NP."), ["Maria Lopez"]);
+        for role in [
+            "Charge RN aware.",
+            "Report to night RN.",
+            "ICU RN notified.",
+            "Pt, RN",
+        ] {
+            assert!(names(role).is_empty(), "{role}");
+        }
+    }
+
+    #[test]
+    fn names_alone_in_parentheses_after_a_service() {
+        assert_eq!(names("EKG done, cards (Rourke) aware."), ["Rourke"]);
+        assert_eq!(names("MICU team (Fenwick) aware of temp."), ["Fenwick"]);
+        for other in [
+            "Psych (Consult) following.",
+            "Started on heparin (Lovenox).",
+            "Pt (Fenwick)",
+        ] {
+            assert!(names(other).is_empty(), "{other}");
+        }
+    }
+}
