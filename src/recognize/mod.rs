@@ -132,14 +132,15 @@ impl Pipeline {
             None => found,
             Some(p) => {
                 let more = p.find(text, &words, &found);
-                step_done("propagate");
-                if more.is_empty() {
+                let all = if more.is_empty() {
                     found
                 } else {
                     let mut all = found;
                     all.extend(more);
                     merge_adjacent(text, resolve_overlaps(all))
-                }
+                };
+                step_done("propagate");
+                all
             }
         };
         if lang == Lang::En {
