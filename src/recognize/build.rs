@@ -4,6 +4,7 @@ use super::context::ContextRecognizer;
 use super::lookup::LookupRecognizer;
 use super::pattern::PatternRecognizer;
 use super::propagate::Propagator;
+use super::state_codes::StateCodes;
 use super::{LangPipeline, Pipeline, Recognizer};
 use crate::lang::{Lang, LangChoice};
 use crate::wordlists::ListSources;
@@ -38,11 +39,13 @@ pub fn build_lang(lang: Lang, lists: &ListSources) -> Result<LangPipeline, Build
         Box::new(ContextRecognizer::new(lang, lists).map_err(vocab_err)?),
     ];
     let propagate = Some(Propagator::new(lang, lists).map_err(vocab_err)?);
+    let state_codes = StateCodes::new(lang, lists).map_err(vocab_err)?;
     Ok(LangPipeline {
         lang,
         recognizers,
         lookup,
         propagate,
+        state_codes,
     })
 }
 

@@ -63,6 +63,9 @@ pub struct LangPipeline {
     pub lookup: std::sync::Arc<lookup::LookupRecognizer>,
     /// Marks the other mentions of the names found (after the recognizers, on their result).
     pub propagate: Option<propagate::Propagator>,
+    /// Takes the state codes after the places found, last ("Nashua, NH"); languages with a
+    /// `state_codes` list.
+    pub state_codes: Option<state_codes::StateCodes>,
 }
 
 /// All configured languages; picks one per document and resolves the candidates.
@@ -143,17 +146,20 @@ impl Pipeline {
                 all
             }
         };
-        if lang == Lang::En {
-            with_state_codes(text, found)
-        } else {
-            found
+        match &lp.state_codes {
+            Some(codes) => with_state_codes(codes, text, found),
+            None => found,
         }
     }
 }
 
-/// `found` with the US state codes that follow its places ("Nashua, NH"), in text order.
-fn with_state_codes(text: &str, mut found: Vec<Entity>) -> Vec<Entity> {
-    let states = state_codes::after_places(text, &found);
+/// `found` with the state codes that follow its places ("Nashua, NH"), in text order.
+fn with_state_codes(
+    codes: &state_codes::StateCodes,
+    text: &str,
+    mut found: Vec<Entity>,
+) -> Vec<Entity> {
+    let states = codes.after_places(text, &found);
     if !states.is_empty() {
         found.extend(states);
         found.sort_by_key(|e| e.start);

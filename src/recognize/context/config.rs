@@ -62,6 +62,12 @@ pub const G_PLACE: u32 = 1 << 22;
 /// A one-word listed place (towns, regions, countries): the place after such a phrase in a
 /// note without capitals ("home in dorchester").
 pub const PLACE_WORD: u32 = 1 << 23;
+/// A staff role written after the name, in capitals (`ROLE_AFTER` in `name_triggers.txt`:
+/// "Tamsin, RN").
+pub const ROLE_AFTER: u32 = 1 << 24;
+/// A team or service word after which a listed name alone in parentheses is a staff member's
+/// (`TEAM` in `name_triggers.txt`: "MICU team (Fenwick)").
+pub const TEAM: u32 = 1 << 25;
 
 /// Whether a word's `bits` make it an open surname that is no ordinary word (nor an
 /// allow-listed medical word): a name where no capital marks one ("called dr obrien").
@@ -105,6 +111,8 @@ fn role_bits(role: &str, title: bool) -> Option<u32> {
         "STOP" if !title => Some(STOP),
         "PLACE" if !title => Some(G_PLACE),
         "PARTICLE" if !title => Some(PARTICLE),
+        "ROLE_AFTER" if !title => Some(ROLE_AFTER),
+        "TEAM" if !title => Some(TEAM),
         _ => None,
     }
 }

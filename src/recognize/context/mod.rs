@@ -49,7 +49,8 @@ pub struct ContextRecognizer {
     proper_nouns: bool,
     /// The word that joins two names ("and", "en", "y", "e", "és").
     and: &'static str,
-    /// Staff beside their role, as English nursing notes write them ([`staff`]).
+    /// Staff beside their role ([`staff`]), where the language's triggers list such roles
+    /// (`ROLE_AFTER`, `TEAM`; English nursing notes).
     staff_roles: bool,
 }
 
@@ -57,13 +58,14 @@ impl ContextRecognizer {
     pub fn new(lang: Lang, lists: &ListSources) -> Result<Self, VocabError> {
         let cfg = ContextConfig::load(lang, lists)?;
         let kin_terms = cfg.lex.all_bits() & KIN != 0;
+        let staff_roles = cfg.lex.all_bits() & (ROLE_AFTER | TEAM) != 0;
         Ok(ContextRecognizer {
             cfg,
             kin_terms,
             surname_first: lang == Lang::Hu,
             proper_nouns: lang == Lang::Hu,
             and: conjunction(lang),
-            staff_roles: lang == Lang::En,
+            staff_roles,
         })
     }
 

@@ -1,21 +1,16 @@
 //! Staff named beside their role where no trigger reads them (English nursing notes): before a
 //! role written after the name ("Tamsin, RN", "DEIRDRE RN") and alone in parentheses after a
-//! service or team ("cards (Rourke)", "MICU team (Fenwick)").
+//! service or team ("cards (Rourke)", "MICU team (Fenwick)"). The roles and team words are
+//! `ROLE_AFTER` and `TEAM` entries of the language's `name_triggers.txt`.
 
 use super::config::{
-    is_open_surname, ALLOWW, BREAKS, FIRSTN, G_DOC, STOP, SURN, SURN_WORD, TRIGGER, T_DOC,
+    is_open_surname, ALLOWW, BREAKS, FIRSTN, G_DOC, ROLE_AFTER, STOP, SURN, SURN_WORD, TEAM,
+    TRIGGER, T_DOC,
 };
 use super::runs::Run;
 use super::{name_label, Ctx, S_TITLE};
 use crate::labels::Subtype;
 use crate::recognize::lookup::tokens::Shape;
-
-/// Roles written after a name, in capitals.
-const ROLES_AFTER_NAME: &[&str] = &["RN", "LPN", "NP", "CNA", "RRT", "LICSW", "MSW"];
-
-/// Words after which a name alone in parentheses is a staff member's, besides the services and
-/// the doctor's words of the lists (`STOP` "Cards", "MD"; "fellow", "attending").
-const TEAM_WORDS: &[&str] = &["team", "consult", "consults", "service"];
 
 const SOURCE: &str = "context:staff";
 
@@ -36,8 +31,9 @@ pub(super) fn names_beside_roles(c: &mut Ctx) {
     let (text, toks) = (c.text, c.toks);
     for k in 1..toks.len() {
         let gap = &text[toks[k - 1].end..toks[k].start];
-        let word = &text[toks[k].start..toks[k].end];
-        let run = if ROLES_AFTER_NAME.contains(&word) && matches!(gap, " " | ", ") {
+        // A role after a name is written in capitals ("RN"; "rn" is no evidence).
+        let role = toks[k].shape == Shape::Upper && c.m.single(k) & ROLE_AFTER != 0;
+        let run = if role && matches!(gap, " " | ", ") {
             name_before_role(c, k - 1, gap == ", ")
         } else if gap.ends_with('(')
             && text[toks[k].end..].starts_with(')')
@@ -80,10 +76,10 @@ fn name_before_role(c: &mut Ctx, j: usize, comma: bool) -> Option<Run> {
     Some(Run { first, last: j })
 }
 
-/// Whether token `j` is a service, team or doctor's word ("cards", "MICU team", "fellow").
+/// Whether token `j` is a service, team or doctor's word ("cards", "MICU team", "fellow"):
+/// a `TEAM` word, or a `STOP` word (the services, "MD") or a doctor's trigger or title.
 fn after_team_word(c: &mut Ctx, j: usize) -> bool {
-    let word = c.text[c.toks[j].start..c.toks[j].end].to_lowercase();
-    c.m.single(j) & (STOP | G_DOC | T_DOC) != 0 || TEAM_WORDS.contains(&word.as_str())
+    c.m.single(j) & (TEAM | STOP | G_DOC | T_DOC) != 0
 }
 
 #[cfg(test)]
