@@ -1,7 +1,8 @@
-//! A state's code after a place found in the same line and a comma ("Nashua, NH", "LOWELL, MA
-//! 01852"), from the language's `state_codes.txt` (US postal codes in English). Alone the codes
-//! are ordinary abbreviations (`MD`, `PA`, `CO`, `OR`), so only the place before them makes them
-//! a state.
+//! A state's code after a place found in the same line and a comma ("Nashua, NH"), and the
+//! ZIP code after that code or right after the place ("LOWELL, MA 01852", "Boston 02116"), in
+//! the languages with a `state_codes.txt` (US postal codes in English). Alone the codes are
+//! ordinary abbreviations (`MD`, `PA`, `CO`, `OR`) and five digits are anything, so only the
+//! place before them makes them a state and a ZIP code.
 
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
@@ -10,6 +11,7 @@ use crate::wordlists::{ListSources, VocabError};
 use std::collections::HashSet;
 
 const SOURCE: &str = "context:state_code";
+const ZIP_SOURCE: &str = "context:zip";
 
 /// The state codes of a language, matched as written.
 pub struct StateCodes {
@@ -27,33 +29,77 @@ impl StateCodes {
         Ok((!codes.is_empty()).then_some(StateCodes { codes }))
     }
 
-    /// The state codes that follow a place of `found` (sorted by start, not overlapping) as
-    /// `LOCATION/STATE` entities.
+    /// The state codes (`LOCATION/STATE`) and ZIP codes (`LOCATION/ZIP`) that follow a place of
+    /// `found` (sorted by start, not overlapping), where no other entity stands.
     pub fn after_places(&self, text: &str, found: &[Entity]) -> Vec<Entity> {
+        let free = |start: usize, end: usize| !found.iter().any(|e| e.start < end && start < e.end);
         let mut out = Vec::new();
-        for (i, place) in found.iter().enumerate() {
+        for place in found {
             if place.label.category != Category::Location
-                || place.label.subtype == Some(Subtype::State)
+                || matches!(
+                    place.label.subtype,
+                    Some(
+                        Subtype::Hospital
+                            | Subtype::Organization
+                            | Subtype::Department
+                            | Subtype::Room
+                            | Subtype::Zip
+                    )
+                )
             {
                 continue;
             }
-            let Some(rest) = text[place.end..].strip_prefix(", ") else {
-                continue;
-            };
-            let start = place.end + 2;
-            let len = rest
-                .find(|c: char| !c.is_alphanumeric())
-                .unwrap_or(rest.len());
-            let (code, after) = rest.split_at(len);
-            let end = start + len;
-            let taken = found.get(i + 1).is_some_and(|next| next.start < end);
-            if !after.starts_with('\'') && !taken && self.codes.contains(code) {
-                let label = Label::new(Category::Location, Subtype::State);
-                out.push(Entity::new(start, end, label, SOURCE, 0.5));
+            let mut end = place.end;
+            if place.label.subtype != Some(Subtype::State) {
+                if let Some((start, code_end)) = self.code_after(text, end) {
+                    if free(start, code_end) {
+                        let label = Label::new(Category::Location, Subtype::State);
+                        out.push(Entity::new(start, code_end, label, SOURCE, 0.5));
+                        end = code_end;
+                    }
+                }
+            }
+            if let Some((start, zip_end)) = zip_after(text, end) {
+                if free(start, zip_end) {
+                    let label = Label::new(Category::Location, Subtype::Zip);
+                    out.push(Entity::new(start, zip_end, label, ZIP_SOURCE, 0.5));
+                }
             }
         }
         out
     }
+
+    /// The byte range of a listed code after `", "` at `at`, ending its word.
+    fn code_after(&self, text: &str, at: usize) -> Option<(usize, usize)> {
+        let rest = text[at..].strip_prefix(", ")?;
+        let len = rest
+            .find(|c: char| !c.is_alphanumeric())
+            .unwrap_or(rest.len());
+        let (code, after) = rest.split_at(len);
+        let ok = !after.starts_with('\'') && self.codes.contains(code);
+        ok.then_some((at + 2, at + 2 + len))
+    }
+}
+
+/// The byte range of a ZIP code (five digits, or ZIP+4: `02116-3301`) after one space at `at`,
+/// ending its word.
+fn zip_after(text: &str, at: usize) -> Option<(usize, usize)> {
+    let rest = text[at..].strip_prefix(' ')?.as_bytes();
+    let digits = |from: usize, n: usize| {
+        (from..from + n).all(|k| rest.get(k).is_some_and(u8::is_ascii_digit))
+    };
+    if !digits(0, 5) {
+        return None;
+    }
+    let len = if rest.get(5) == Some(&b'-') && digits(6, 4) {
+        10
+    } else {
+        5
+    };
+    let ends_word = rest
+        .get(len)
+        .is_none_or(|c| !c.is_ascii_alphanumeric() && *c != b'-');
+    ends_word.then_some((at + 1, at + 1 + len))
 }
 
 #[cfg(test)]
@@ -85,7 +131,7 @@ mod tests {
             ("moved from Portland, OR.", "Portland"),
         ] {
             let found = codes().after_places(text, &[city(text, place)]);
-            assert_eq!(found.len(), 1, "{text}");
+            assert_eq!(found.len(), 1 + text.ends_with("01852") as usize, "{text}");
             let code = &text[found[0].start..found[0].end];
             assert!(["NH", "MA", "OR"].contains(&code), "{text}");
             assert_eq!(found[0].label.subtype, Some(Subtype::State));
@@ -106,6 +152,40 @@ mod tests {
         assert!(codes()
             .after_places(text, &[name, city(text, "Nashua")])
             .is_empty());
+    }
+
+    #[test]
+    fn a_zip_code_after_a_state_code_or_a_place_is_a_zip() {
+        for (text, place, zip) in [
+            ("LOWELL, MA 01852", "LOWELL", "01852"),
+            (
+                "227 Commonwealth Ave, apt 4, Boston 02116.",
+                "Boston",
+                "02116",
+            ),
+            ("Boston, MA 02116-3301, USA", "Boston", "02116-3301"),
+        ] {
+            let found = codes().after_places(text, &[city(text, place)]);
+            let zips: Vec<&str> = found
+                .iter()
+                .filter(|e| e.label.subtype == Some(Subtype::Zip))
+                .map(|e| &text[e.start..e.end])
+                .collect();
+            assert_eq!(zips, [zip], "{text}");
+        }
+        for text in [
+            "Boston 021163",
+            "Boston 0211",
+            "Boston 02116A",
+            "Boston  02116",
+            "Boston 02116-33",
+        ] {
+            let found = codes().after_places(text, &[city(text, "Boston")]);
+            assert!(
+                found.iter().all(|e| e.label.subtype != Some(Subtype::Zip)),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -180,11 +180,12 @@ impl ContextRecognizer {
         let (skip, title): (&[char], bool) = if bits & TITLE != 0 {
             (&['.', ':', ' ', '\t'], true)
         } else if bits & (G_REL | G_DOC) != 0 {
-            // "daughter (Marisol)", "Son, Ezekiel, called": a name in parentheses or in
-            // apposition, closed on its other side (below).
-            (&[' ', '\t', '(', ','], false)
+            // "daughter (Marisol)", "Son, Ezekiel, called", "wife "Bunny"": a name in
+            // parentheses, in apposition or in quotes, closed on its other side (below).
+            (&[' ', '\t', '(', ',', '"', '“'], false)
         } else {
-            (&[' ', '\t'], false)
+            // "goes by "Tink"": a patient's name in quotes, closed on its other side.
+            (&[' ', '\t', '"', '“'], false)
         };
         let Some(k) = c.next_token_after(c.toks[last].end, skip) else {
             return;
@@ -878,14 +879,16 @@ fn abbreviated_title(text: &str, t: Token) -> bool {
             .any(|ch| "aeiouyAEIOUY".contains(ch) || !ch.is_ascii_alphabetic())
 }
 
-/// A name after a trigger and an opening parenthesis or comma is closed by its pair
-/// ("daughter (Marisol)", "Son, Ezekiel, called"); "Dos Hermanas, Sevilla." and
-/// "Huisarts, Rijnstate" are a place and a workplace. Without either the name stands.
+/// A name after a trigger and an opening parenthesis, comma or quote is closed by its pair
+/// ("daughter (Marisol)", "Son, Ezekiel, called", "goes by "Tink""); "Dos Hermanas, Sevilla."
+/// and "Huisarts, Rijnstate" are a place and a workplace. Without either the name stands.
 fn closed_apposition(text: &str, toks: &[Token], trigger_last: usize, run: Run) -> bool {
     let before = &text[toks[trigger_last].end..toks[run.first].start];
     let after = text[toks[run.last].end..].trim_start_matches([' ', '\t']);
     if before.contains('(') {
         after.starts_with(')')
+    } else if before.contains(['"', '“']) {
+        after.starts_with(['"', '”'])
     } else if before.contains(',') {
         after.starts_with(',')
     } else {

@@ -4,8 +4,9 @@
 //! Submodules: `shapes` (one combined scan for number-like shapes), `triggers` (values after
 //! trigger words from `wordlists/<lang>/id_triggers.txt`), `street` (street-type words from
 //! `wordlists/<lang>/street_types.txt`), `web` (e-mail, URL, IPv6), `card` (Luhn-checked payment
-//! card numbers), `lexicon` (month names, age words), `openings` (which two bytes can open a
-//! shape), `text` (offset helpers).
+//! card numbers), `extension` (a telephone extension after an `x`: "x4-1187"), `lexicon`
+//! (month names, age words), `openings` (which two bytes can open a shape), `text` (offset
+//! helpers).
 //!
 //! Choices: a Spanish NASS (social security number) is labelled ID/HEALTHPLAN, because it is
 //! the number of the public health insurance (MEDDOCAN's ID_ASEGURAMIENTO); national personal
@@ -14,6 +15,7 @@
 //! when the checksum fails (recall first).
 
 mod card;
+mod extension;
 mod grid;
 mod lexicon;
 mod openings;
@@ -104,6 +106,7 @@ impl PatternRecognizer {
         self.urls.find(text, &mut c);
         web::ipv6(text, &mut c);
         card::cards(text, &mut c);
+        extension::extensions(text, &mut c);
         self.shapes.find(text, &mut c);
         self.triggers.find(text, &self.shapes, &mut c);
         self.streets.find(text, &mut c);
