@@ -1,6 +1,6 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch6.txt`, 30
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch7.txt`, 30
 //! notes each (each batch written after the rules designed on the ones before, and scored
 //! before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
@@ -170,4 +170,14 @@ fn names_places_and_dates_of_the_sixth_batch_are_found() {
     // role, plural and religious titles): about three gold tokens below the figures after
     // (default 0.945, 0.932, 0.957; rules only 0.897, 0.949, 0.929).
     floors_hold("en_batch6.txt", [0.92, 0.90, 0.93], [0.87, 0.92, 0.90]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_seventh_batch_are_found() {
+    // Written after the sixth batch's changes and scored before any change (default 0.930,
+    // 0.911, 0.926; rules only 0.818, 0.951, 0.870), then designed on (the name a patient goes
+    // by, names in quotes after a trigger, extensions after an `x`, ZIP codes after a state
+    // code or a place): about three gold tokens below the figures after (default 0.958, 0.919,
+    // 0.944; rules only 0.846, 0.953, 0.889).
+    floors_hold("en_batch7.txt", [0.93, 0.90, 0.92], [0.82, 0.93, 0.87]);
 }

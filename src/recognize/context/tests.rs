@@ -442,3 +442,21 @@ PCP: Okonjo
         .collect();
     assert_eq!(named, ["Ferreira", "Nakamura", "Okonjo"]);
 }
+
+#[test]
+fn a_name_in_quotes_after_a_trigger_is_a_name() {
+    let names = |text: &str| -> Vec<String> {
+        run(Lang::En, text)
+            .into_iter()
+            .filter(|(_, l, _)| l.category == Category::Name)
+            .map(|(s, _, _)| s)
+            .collect()
+    };
+    assert_eq!(names("Pt goes by \"Tink\" on the unit."), ["Tink"]);
+    assert_eq!(names("Prefers to be called “Bunny”."), ["Bunny"]);
+    assert_eq!(names("Pt known as Ziggy to staff."), ["Ziggy"]);
+    assert_eq!(names("Wife \"Dot\" at bedside."), ["Dot"]);
+    // The quote must close right after the name.
+    assert!(names("Pt goes by \"Tink and friends").is_empty());
+    assert!(names("Pt known as a heavy drinker.").is_empty());
+}
