@@ -88,6 +88,9 @@ pub struct ContextConfig {
     pub fields: FxMap<String, Option<Label>>,
     pub field_max_words: usize,
     pub eponym_heads: EponymHeads,
+    /// The folded words of the value triggers (`id_triggers.txt`: "cell", "pager", "home" of
+    /// "home phone"): no name before a phone number ("WIFE CELL (617) ...").
+    pub value_words: FxMap<String, ()>,
 }
 
 fn bad(lang: Lang, file: &str, line: usize, msg: impl Into<String>) -> VocabError {
@@ -242,12 +245,20 @@ impl ContextConfig {
             field_max_words = field_max_words.max(key.split(' ').count());
             fields.insert(key, label);
         }
+        let mut value_words = FxMap::default();
+        for line in lists.load(lang, "id_triggers")? {
+            let phrase = line.split('\t').next().unwrap_or("");
+            for w in fold_phrase(phrase).split(' ').filter(|w| !w.is_empty()) {
+                value_words.insert(w.to_string(), ());
+            }
+        }
         Ok(ContextConfig {
             lex,
             professions,
             fields,
             field_max_words,
             eponym_heads: EponymHeads::load(lists, lang)?,
+            value_words,
         })
     }
 }

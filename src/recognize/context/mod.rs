@@ -296,10 +296,30 @@ impl ContextRecognizer {
     /// "nurse states"), after an abbreviated title even one that is ("dr hale"), and after
     /// either a first name of another language ("wife agnieszka": its list holds no word the
     /// corpora use as an ordinary one). After a relative's word, the listed names joined by
-    /// "and" are too ("sons kieran and brendan").
+    /// "and" are too ("sons kieran and brendan"). So is any word of three letters or more
+    /// right before a phone number, after a relative's or doctor's word ("NEPHEW ANATOLE
+    /// (781) ...", "daughter philippa 978-..."), unless it announces the number ("WIFE CELL").
     fn caseless_name(&self, c: &mut Ctx, trigger_last: usize, k: usize, bits: u32, title: bool) {
         let toks = c.toks;
         let shape = toks[k].shape;
+        let before_phone = !title
+            && toks[k].shape == shape
+            && c.text[toks[k].start..toks[k].end]
+                .chars()
+                .filter(|ch| ch.is_alphabetic())
+                .count()
+                >= 3
+            && phone_follows(&c.text[toks[k].end..])
+            && !self.cfg.value_words.contains_key(c.words.folded(k))
+            && c.m.single(k) & (BREAKS | TRIGGER | ALLOWW) == 0;
+        if before_phone {
+            let run = Run { first: k, last: k };
+            if closed_apposition(c.text, toks, trigger_last, run) {
+                let role = name_label(role_subtype(bits));
+                c.push_run(run, role, "context:trigger", S_TRIGGER);
+            }
+            return;
+        }
         // An elided article or preposition ("sorella dell'ex moglie") is no foreign name.
         let elided = |j: usize| c.text[toks[j].end..].starts_with(['\'', '’']);
         // After an abbreviated title ("dr", "MRS") an open surname that is also an ordinary
@@ -877,6 +897,29 @@ fn abbreviated_title(text: &str, t: Token) -> bool {
         || !word
             .chars()
             .any(|ch| "aeiouyAEIOUY".contains(ch) || !ch.is_ascii_alphabetic())
+}
+
+/// Whether `rest` opens with a phone number, after at most a blank and an opening
+/// parenthesis, `@` or a colon: seven digits or more among digits, blanks, hyphens, dots and
+/// parentheses ("(781) 555-0141", " 978-555-0103", " @ 617.555.0172").
+fn phone_follows(rest: &str) -> bool {
+    let rest = rest.trim_start_matches([' ', '\t']);
+    let rest = rest
+        .strip_prefix(['@', ':'])
+        .map_or(rest, |r| r.trim_start_matches([' ', '\t']));
+    if !rest.starts_with(|ch: char| ch.is_ascii_digit() || ch == '(') {
+        return false;
+    }
+    let number: String = rest
+        .chars()
+        .take_while(|ch| ch.is_ascii_digit() || matches!(ch, ' ' | '-' | '.' | '(' | ')'))
+        .take(20)
+        .collect();
+    let number = number.trim_end_matches([' ', '-', '.', '(']);
+    let digits = number.chars().filter(char::is_ascii_digit).count();
+    // A closing word boundary: "617-555-0141x" or a longer code is no phone number.
+    let next = rest[number.len()..].chars().next();
+    digits >= 7 && next.is_none_or(|ch| !ch.is_alphanumeric())
 }
 
 /// A name after a trigger and an opening parenthesis, comma or quote is closed by its pair

@@ -460,3 +460,32 @@ fn a_name_in_quotes_after_a_trigger_is_a_name() {
     assert!(names("Pt goes by \"Tink and friends").is_empty());
     assert!(names("Pt known as a heavy drinker.").is_empty());
 }
+
+#[test]
+fn any_word_before_a_phone_number_after_a_relatives_word_is_a_name() {
+    let names = |text: &str| -> Vec<String> {
+        run(Lang::En, text)
+            .into_iter()
+            .filter(|(_, l, _)| l.category == Category::Name)
+            .map(|(s, _, _)| s)
+            .collect()
+    };
+    assert_eq!(names("HCP: NEPHEW ANATOLE (781) 555-0141."), ["ANATOLE"]);
+    assert_eq!(names("HCP: NEPHEW ANATOLE (781-555-0141)."), ["ANATOLE"]);
+    assert_eq!(
+        names("per daughter zenobia 978-555-0103 or her husband"),
+        ["zenobia"]
+    );
+    assert_eq!(names("son quillon @ 617.555.0172"), ["quillon"]);
+    // A word that announces the number, a short word, a date or a code is no name.
+    for text in [
+        "WIFE CELL (617) 555-0141",
+        "wife home 617-555-0141",
+        "son at 617-555-0141",
+        "WIFE AWARE 3/4",
+        "SON VISITED 12-31-20",
+        "daughter notified (781-555-0141x)",
+    ] {
+        assert!(names(text).is_empty(), "{text}: {:?}", names(text));
+    }
+}
