@@ -176,8 +176,9 @@ fn names_places_and_dates_of_the_sixth_batch_are_found() {
 fn names_places_and_dates_of_the_seventh_batch_are_found() {
     // Written after the sixth batch's changes and scored before any change (default 0.930,
     // 0.911, 0.926; rules only 0.818, 0.951, 0.870), then designed on (the name a patient goes
-    // by, names in quotes after a trigger, extensions after an `x`, ZIP codes after a state
-    // code or a place): about three gold tokens below the figures after (default 0.958, 0.919,
-    // 0.944; rules only 0.846, 0.953, 0.889).
-    floors_hold("en_batch7.txt", [0.93, 0.90, 0.92], [0.82, 0.93, 0.87]);
+    // by, names in quotes after a trigger, a name before a phone number after a relative's
+    // word, extensions after an `x`, ZIP codes after a state code or a place): about three
+    // gold tokens below the figures after (default 0.965, 0.920, 0.963; rules only 0.853,
+    // 0.953, 0.907).
+    floors_hold("en_batch7.txt", [0.94, 0.90, 0.94], [0.83, 0.93, 0.88]);
 }
