@@ -5,9 +5,10 @@
 //! English notes (month first) also write them bare ("admitted 4/12", "CXR 3/14 clear"):
 //! there a month/day pair with a slash is a date on its own unless it reads as a score or a
 //! fraction (a numerator at most a denominator of 2–6, 10 or 15: "pain 5/10", "strength 4/5",
-//! "2/6 murmur", "1/2 NS", "GCS 11/15"), a pressure-support setting (a day of 5: "PS 10/5") or
-//! a ventilator setting after its name ("CPAP 12/8"). A dash pair ("3-11 shift", "RR 12-20")
-//! still needs the date word: bare, it is a range far more often than a date.
+//! "2/6 murmur", "1/2 NS", "GCS 11/15"), a pressure-support setting (a day of 5: "PS 10/5",
+//! unless a clock time follows: "12/5 @ 0215") or a ventilator setting after its name ("CPAP
+//! 12/8"). A dash pair ("3-11 shift", "RR 12-20") still needs the date word: bare, it is a
+//! range far more often than a date.
 
 use super::text::{next_char, prev_char};
 use super::Cand;
@@ -76,6 +77,8 @@ impl ShortDates {
     /// Whether the slash pair `month/day` at `s..e` is a date without a word before it: it stands
     /// alone between spaces or punctuation, and reads as neither a score, a fraction nor a
     /// ventilator setting.
+    /// A pair followed by a clock time ("12/5 @ 0215", "12/4 at 1500") is a date even with a
+    /// day of 5, which bare reads as a pressure-support setting.
     fn bare_date(&self, text: &str, s: usize, e: usize, month: u32, day: u32) -> bool {
         if !self.bare_month_day {
             return false;
@@ -102,7 +105,7 @@ impl ShortDates {
             && after_ok
             && (1..=12).contains(&month)
             && (1..=31).contains(&day)
-            && day != 5
+            && (day != 5 || clock_time_after(&text[e..]))
             && !scale
             && !vent
     }
@@ -145,6 +148,28 @@ impl ShortDates {
             }
         }
     }
+}
+
+/// Whether `rest` opens with a clock time of 24 hours, after one space and an optional `@` or
+/// `at` ("@ 0215", " at 1500", " 0600"), and ends there.
+fn clock_time_after(rest: &str) -> bool {
+    let Some(rest) = rest.strip_prefix(' ') else {
+        return false;
+    };
+    let rest = ["@ ", "@", "at "]
+        .iter()
+        .find_map(|p| rest.strip_prefix(p))
+        .unwrap_or(rest);
+    let b = rest.as_bytes();
+    let digits = b.len() >= 4 && b[..4].iter().all(u8::is_ascii_digit);
+    let hhmm = digits && {
+        let (h, m) = (
+            (b[0] - b'0') * 10 + (b[1] - b'0'),
+            (b[2] - b'0') * 10 + (b[3] - b'0'),
+        );
+        h < 24 && m < 60
+    };
+    hhmm && b.get(4).is_none_or(|c| !c.is_ascii_alphanumeric())
 }
 
 /// Every "d/d" or "d-d" of one or two ASCII digits on each side that stands as a word of its
@@ -245,6 +270,10 @@ mod tests {
             ("11-7 NPN: RR 12-20", &[]),
             ("BP 110/60, ABG 7.32/45/78", &[]),
             ("x2/3 and 3/14a", &[]),
+            // A clock time after the pair dates it, a day of 5 too; a score stays a score.
+            ("Event 12/5 @ 0215: brady", &["12/5"]),
+            ("seen 12/5 at 1500 and 11/5 0600", &["12/5", "11/5"]),
+            ("pain 5/10 at 0400, PS 10/5 at 0800, 12/5 at 2500", &[]),
         ];
         for (text, want) in cases {
             assert_eq!(found(Lang::En, text), *want, "{text}");

@@ -372,6 +372,13 @@ fn dates_in_five_languages() {
             "DATE/DATE",
         ),
         (Es, "En mayo de 2010 se operó", "mayo de 2010", "DATE/DATE"),
+        // A year shifted past 2100, as notes derived from MIMIC write them.
+        (
+            En,
+            "Family meeting held 12/10/2130 with wife",
+            "12/10/2130",
+            "DATE/DATE",
+        ),
         (
             Es,
             "el día 26-julio-2004 reinició",
