@@ -18,6 +18,15 @@ fn label(s: &str) -> Label {
     Label::parse(s).expect("test label parses")
 }
 
+/// The surfaces of the NAME spans the English context rules find in `text`.
+fn names(text: &str) -> Vec<String> {
+    run(Lang::En, text)
+        .into_iter()
+        .filter(|(_, l, _)| l.category == Category::Name)
+        .map(|(s, _, _)| s)
+        .collect()
+}
+
 #[test]
 fn context_rules_in_each_language() {
     let cases: &[Case] = &[
@@ -411,13 +420,6 @@ fn clock_times_are_no_postcodes() {
 
 #[test]
 fn names_joined_by_and_after_a_relatives_word_are_names() {
-    let names = |text: &str| -> Vec<String> {
-        run(Lang::En, text)
-            .into_iter()
-            .filter(|(_, l, _)| l.category == Category::Name)
-            .map(|(s, _, _)| s)
-            .collect()
-    };
     assert_eq!(
         names("family at bedside: sons kieran and brendan."),
         ["kieran", "brendan"]
@@ -445,13 +447,6 @@ PCP: Okonjo
 
 #[test]
 fn a_name_in_quotes_after_a_trigger_is_a_name() {
-    let names = |text: &str| -> Vec<String> {
-        run(Lang::En, text)
-            .into_iter()
-            .filter(|(_, l, _)| l.category == Category::Name)
-            .map(|(s, _, _)| s)
-            .collect()
-    };
     assert_eq!(names("Pt goes by \"Tink\" on the unit."), ["Tink"]);
     assert_eq!(names("Prefers to be called “Bunny”."), ["Bunny"]);
     assert_eq!(names("Pt known as Ziggy to staff."), ["Ziggy"]);
@@ -463,13 +458,6 @@ fn a_name_in_quotes_after_a_trigger_is_a_name() {
 
 #[test]
 fn any_word_before_a_phone_number_after_a_relatives_word_is_a_name() {
-    let names = |text: &str| -> Vec<String> {
-        run(Lang::En, text)
-            .into_iter()
-            .filter(|(_, l, _)| l.category == Category::Name)
-            .map(|(s, _, _)| s)
-            .collect()
-    };
     assert_eq!(names("HCP: NEPHEW ANATOLE (781) 555-0141."), ["ANATOLE"]);
     assert_eq!(names("HCP: NEPHEW ANATOLE (781-555-0141)."), ["ANATOLE"]);
     assert_eq!(
