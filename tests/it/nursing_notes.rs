@@ -187,8 +187,8 @@ fn names_places_and_dates_of_the_seventh_batch_are_found() {
 fn names_places_and_dates_of_the_eighth_batch_are_found() {
     // Written after the seventh batch's changes and scored before any change (default 0.843,
     // 0.935, 0.956; rules only 0.725, 0.925, 0.956), then designed on (an age with the sex
-    // glued to it, a date before a clock time, years shifted past 2100): about three gold
-    // tokens below the figures after (default 0.882, 0.938, 0.956; rules only 0.765, 0.929,
-    // 0.956).
-    floors_hold("en_batch8.txt", [0.86, 0.91, 0.93], [0.74, 0.90, 0.93]);
+    // glued to it, a date before a clock time, years shifted past 2100, the facility after
+    // "accepted at" or "treated at"): about three gold tokens below the figures after
+    // (default 0.895, 0.938, 0.956; rules only 0.778, 0.930, 0.956).
+    floors_hold("en_batch8.txt", [0.87, 0.91, 0.93], [0.75, 0.90, 0.93]);
 }
