@@ -32,9 +32,10 @@ impl StateCodes {
     /// The state codes (`LOCATION/STATE`) and ZIP codes (`LOCATION/ZIP`) that follow a place of
     /// `found` (sorted by start, not overlapping), where no other entity stands.
     pub fn after_places(&self, text: &str, found: &[Entity]) -> Vec<Entity> {
-        let free = |start: usize, end: usize| !found.iter().any(|e| e.start < end && start < e.end);
         let mut out = Vec::new();
-        for place in found {
+        for (i, place) in found.iter().enumerate() {
+            // What follows the place is free up to the next entity found.
+            let free = |end: usize| found.get(i + 1).is_none_or(|next| next.start >= end);
             if place.label.category != Category::Location
                 || matches!(
                     place.label.subtype,
@@ -52,7 +53,7 @@ impl StateCodes {
             let mut end = place.end;
             if place.label.subtype != Some(Subtype::State) {
                 if let Some((start, code_end)) = self.code_after(text, end) {
-                    if free(start, code_end) {
+                    if free(code_end) {
                         let label = Label::new(Category::Location, Subtype::State);
                         out.push(Entity::new(start, code_end, label, SOURCE, 0.5));
                         end = code_end;
@@ -60,7 +61,7 @@ impl StateCodes {
                 }
             }
             if let Some((start, zip_end)) = zip_after(text, end) {
-                if free(start, zip_end) {
+                if free(zip_end) {
                     let label = Label::new(Category::Location, Subtype::Zip);
                     out.push(Entity::new(start, zip_end, label, ZIP_SOURCE, 0.5));
                 }

@@ -303,7 +303,6 @@ impl ContextRecognizer {
         let toks = c.toks;
         let shape = toks[k].shape;
         let before_phone = !title
-            && toks[k].shape == shape
             && c.text[toks[k].start..toks[k].end]
                 .chars()
                 .filter(|ch| ch.is_alphabetic())

@@ -1,15 +1,19 @@
 //! An age written with the patient's sex glued to it at the start of a line, as English notes
 //! open an admission ("92F admitted from ...", "67M w/ CP"): the number is the age. Elsewhere
-//! such a shape is as often a temperature ("T 99F"), so only the line start reads it.
+//! such a shape is as often a temperature ("T 99F"), so only the line start reads it. The
+//! letters are the language's (`Lexicon::sex_after_age`; English `F`, `M`).
 
 use super::Cand;
 use crate::labels::{Category, Label, Subtype};
 
 const SCORE: f32 = 0.8;
 
-/// Appends the ages of `text` written as `NNF` or `NNM` (one to three digits, 1 to 125) at the
-/// start of a line, before a blank, a comma or the end.
-pub fn ages_with_sex(text: &str, out: &mut Vec<Cand>) {
+/// Appends the ages of `text` written as `NNF` or `NNM` (one to three digits, 1 to 125, then
+/// one of the `sex` letters) at the start of a line, before a blank, a comma or the end.
+pub fn ages_with_sex(text: &str, sex: &[u8], out: &mut Vec<Cand>) {
+    if sex.is_empty() {
+        return;
+    }
     let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1));
     for line in line_starts {
         let rest = &text[line..];
@@ -17,7 +21,7 @@ pub fn ages_with_sex(text: &str, out: &mut Vec<Cand>) {
         let start = line + lead;
         let b = &text.as_bytes()[start..];
         let digits = b.iter().take(4).take_while(|c| c.is_ascii_digit()).count();
-        if !(1..=3).contains(&digits) || !matches!(b.get(digits), Some(b'F' | b'M')) {
+        if !(1..=3).contains(&digits) || !b.get(digits).is_some_and(|c| sex.contains(c)) {
             continue;
         }
         let ends = b
@@ -37,7 +41,7 @@ mod tests {
 
     fn found(text: &str) -> Vec<&str> {
         let mut out = Vec::new();
-        ages_with_sex(text, &mut out);
+        ages_with_sex(text, b"FM", &mut out);
         out.iter().map(|c| &text[c.start..c.end]).collect()
     }
 
@@ -62,5 +66,9 @@ mod tests {
         ] {
             assert!(found(text).is_empty(), "{text}");
         }
+        // A language whose notes do not write ages so reads none.
+        let mut out = Vec::new();
+        ages_with_sex("92F admitted", &[], &mut out);
+        assert!(out.is_empty());
     }
 }

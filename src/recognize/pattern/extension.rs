@@ -11,7 +11,7 @@ const SCORE: f32 = 0.8;
 /// Appends the extensions of `text`.
 pub fn extensions(text: &str, out: &mut Vec<Cand>) {
     let b = text.as_bytes();
-    for (i, _) in text.match_indices(['x', 'X']) {
+    for i in memchr::memchr2_iter(b'x', b'X', b) {
         // The `x` opens a word: after the start, a blank or an opening bracket or comma.
         if i > 0 && !matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'(' | b',' | b';' | b'/') {
             continue;

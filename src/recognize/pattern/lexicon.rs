@@ -35,6 +35,9 @@ pub struct Lexicon {
     pub year_preps: &'static [&'static str],
     /// The noun "year" that may precede the number and then belongs to the date span.
     pub year_nouns: &'static [&'static str],
+    /// The letters of the patient's sex that notes glue to an age opening a line ("92F"; see
+    /// `age_sex`); empty where notes do not write ages so.
+    pub sex_after_age: &'static [u8],
 }
 
 pub fn lexicon(lang: Lang) -> &'static Lexicon {
@@ -173,6 +176,7 @@ static ES: Lexicon = Lexicon {
         "mediados",
     ],
     year_nouns: &["año"],
+    sex_after_age: &[],
 };
 
 static NL: Lexicon = Lexicon {
@@ -209,6 +213,7 @@ static NL: Lexicon = Lexicon {
         "voor",
     ],
     year_nouns: &[],
+    sex_after_age: &[],
 };
 
 static HU: Lexicon = Lexicon {
@@ -233,6 +238,7 @@ static HU: Lexicon = Lexicon {
     number_words: &[],
     year_preps: &["óta", "év", "évben"],
     year_nouns: &[],
+    sex_after_age: &[],
 };
 
 static IT: Lexicon = Lexicon {
@@ -303,6 +309,7 @@ static IT: Lexicon = Lexicon {
         "prima",
     ],
     year_nouns: &["anno"],
+    sex_after_age: &[],
 };
 
 static EN: Lexicon = Lexicon {
@@ -374,6 +381,7 @@ static EN: Lexicon = Lexicon {
         "in", "since", "until", "till", "from", "year", "by", "during", "early", "late", "mid",
     ],
     year_nouns: &["year"],
+    sex_after_age: b"FM",
 };
 
 /// `a|b|c` with regex metacharacters escaped, longest first so alternation prefers full words.

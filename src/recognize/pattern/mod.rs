@@ -1,7 +1,7 @@
 //! Pattern recognizer: regular shapes with checksum validators (IDs, phones, e-mails, URLs,
 //! IPs, dates, ages, postcodes, street addresses) and trigger-word values, for one language.
 //!
-//! Submodules: `age_sex` (an age with the sex glued to it opening an English line: "92F"),
+//! Submodules: `age_sex` (an age with the sex glued to it opening a line: "92F"),
 //! `shapes` (one combined scan for number-like shapes), `triggers` (values after
 //! trigger words from `wordlists/<lang>/id_triggers.txt`), `street` (street-type words from
 //! `wordlists/<lang>/street_types.txt`), `web` (e-mail, URL, IPv6), `card` (Luhn-checked payment
@@ -109,9 +109,7 @@ impl PatternRecognizer {
         web::ipv6(text, &mut c);
         card::cards(text, &mut c);
         extension::extensions(text, &mut c);
-        if self.lang == Lang::En {
-            age_sex::ages_with_sex(text, &mut c);
-        }
+        age_sex::ages_with_sex(text, lexicon::lexicon(self.lang).sex_after_age, &mut c);
         self.shapes.find(text, &mut c);
         self.triggers.find(text, &self.shapes, &mut c);
         self.streets.find(text, &mut c);

@@ -76,9 +76,8 @@ impl ShortDates {
 
     /// Whether the slash pair `month/day` at `s..e` is a date without a word before it: it stands
     /// alone between spaces or punctuation, and reads as neither a score, a fraction nor a
-    /// ventilator setting.
-    /// A pair followed by a clock time ("12/5 @ 0215", "12/4 at 1500") is a date even with a
-    /// day of 5, which bare reads as a pressure-support setting.
+    /// ventilator setting. A pair followed by a clock time ("12/5 @ 0215", "12/4 at 1500") is a
+    /// date even with a day of 5, which bare reads as a pressure-support setting.
     fn bare_date(&self, text: &str, s: usize, e: usize, month: u32, day: u32) -> bool {
         if !self.bare_month_day {
             return false;
