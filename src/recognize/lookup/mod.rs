@@ -32,32 +32,37 @@ const TOWN: u32 = 1 << 9;
 /// A one-word title or role trigger ("Dr", "nephew", "attending"): before a name it is no
 /// part of it, even where a surname list holds it too ("NEPHEW RAYMOND OUELLETTE").
 const ROLE: u32 = 1 << 10;
+/// A country of the open gazetteer (`countries_geonames`): found as a country, and like
+/// [`TOWN`] no input feature of a tagger.
+const OPEN_COUNTRY: u32 = 1 << 11;
 const NAME_BITS: u32 = FIRST | SURNAME;
 /// The places a tagger's list feature reads.
 const FEATURE_PLACE_BITS: u32 = CITY | REGION | COUNTRY;
-const PLACE_BITS: u32 = FEATURE_PLACE_BITS | TOWN;
+const PLACE_BITS: u32 = FEATURE_PLACE_BITS | TOWN | OPEN_COUNTRY;
 /// Number of ids [`LookupRecognizer::word_lists`] returns.
 pub const WORD_LIST_FEATURES: usize = 16;
 
 /// The lists derived from open data by `scripts/build_name_lists.py` and
 /// `scripts/build_place_list.py` (see `wordlists/PROVENANCE_names.md` and
-/// `PROVENANCE_places.md`); not every language has all four. (`first_names_foreign` is no
+/// `PROVENANCE_places.md`); not every language has all five. (`first_names_foreign` is no
 /// lookup list: only the context rules read it, to open names.)
-pub(crate) const OPEN_LISTS: [(&str, u32); 4] = [
+pub(crate) const OPEN_LISTS: [(&str, u32); 5] = [
     ("first_names_open", FIRST),
     ("surnames_open", SURNAME),
     ("places_open", CITY),
     ("places_geonames", TOWN),
+    ("countries_geonames", OPEN_COUNTRY),
 ];
 
 /// Every list of places, one place per entry (towns, regions, countries): the lists the context
 /// rules and the tagger's gate read as places.
-pub(crate) const PLACE_LISTS: [&str; 5] = [
+pub(crate) const PLACE_LISTS: [&str; 6] = [
     "cities",
     "regions",
     "countries",
     "places_open",
     "places_geonames",
+    "countries_geonames",
 ];
 
 /// Loads `name` and keeps the plain entries (lines without a `key:` directive).
@@ -358,7 +363,7 @@ impl Recognizer for LookupRecognizer {
                     "lookup:first_names"
                 };
                 (Label::new(Category::Name, Subtype::Patient), source, 0.45)
-            } else if b & COUNTRY != 0 {
+            } else if b & (COUNTRY | OPEN_COUNTRY) != 0 {
                 (
                     Label::new(Category::Location, Subtype::Country),
                     "lookup:countries",

@@ -202,8 +202,16 @@ fn gazetteer_towns_are_cities_but_no_tagger_feature() {
     for text in ["Mold noted. Union of fracture.", "MOLD NOTED. APEX CLEAR."] {
         assert!(run(Lang::En, text).is_empty(), "{text}");
     }
+    // The countries of the open gazetteer (English) are countries, and no tagger feature
+    // either.
+    let text = "Emigrated from Haiti; son in the Dominican Republic.";
+    let found = run(Lang::En, text);
+    for surface in ["Haiti", "Dominican Republic"] {
+        assert!(has(&found, surface, Subtype::Country), "{text}: {found:?}");
+    }
     let r = LookupRecognizer::new(Lang::En, &ListSources::default()).unwrap();
     let mut buf = String::new();
+    assert_eq!(r.word_lists("Haiti", &mut buf), 0);
     assert_eq!(r.word_lists("Brockton", &mut buf), 0);
     assert_ne!(r.word_lists("Boston", &mut buf) & 4, 0, "a listed city is");
 }
