@@ -99,7 +99,8 @@ fn substitute_digits(original: &str, rng: &mut dyn RngCore) -> String {
 
 /// An address shaped like `original`: the longest run of words becomes a street name, other
 /// capitalized words become a city, single letters (doors, blocks) other letters, numbers
-/// other numbers of the same length; lowercase words ("piso", "bis") and punctuation stay.
+/// other numbers of the same length; lowercase words ("piso", "bis"), the words of a floor or
+/// unit in any case ("Apt", "Unit") and punctuation stay.
 pub fn street_like(lang: Lang, original: &str, rng: &mut dyn RngCore) -> String {
     // Word groups: maximal runs of letters joined by single spaces, dots, hyphens, apostrophes.
     let chars: Vec<(usize, char)> = original.char_indices().collect();
@@ -162,7 +163,7 @@ pub fn street_like(lang: Lang, original: &str, rng: &mut dyn RngCore) -> String 
                 }
             }
             out.push_str(&match_case(g, &street));
-        } else if abbreviation {
+        } else if abbreviation || crate::recognize::pattern::is_unit_word(g) {
             out.push_str(g);
         } else if letters == 1 {
             out.push_str(&substitute_layout(g, rng));
@@ -434,6 +435,10 @@ mod tests {
             !hu.contains("Debrecen") && !hu.contains("Nagyerdei"),
             "{hu}"
         );
+        // The unit keeps its word, not a city's name in its place.
+        let en = street_like(Lang::En, "14 Elmwood Rd, Apt 3", &mut rng);
+        assert!(en.contains(", Apt "), "{en}");
+        assert!(!en.contains("Elmwood"), "{en}");
     }
 
     #[test]

@@ -24,6 +24,7 @@ mod openings;
 mod shapes;
 mod short_date;
 mod street;
+pub use street::is_unit_word;
 mod text;
 mod triggers;
 mod web;

@@ -119,6 +119,16 @@ const TAIL_WORDS: &[&str] = &[
     "oficina",
 ];
 
+/// English words of a flat or unit after the street ("88 Elm St, Apt 3", "12 Main St Unit 2B").
+const UNIT_WORDS: &[&str] = &["apt", "apartment", "unit", "suite", "ste", "fl", "floor"];
+
+/// Whether `word` names a floor, door, flat or unit of an address ("piso", "Apt", "Unit"):
+/// a surrogate address keeps it as written.
+pub fn is_unit_word(word: &str) -> bool {
+    let lower = word.trim_end_matches('.').to_lowercase();
+    UNIT_WORDS.contains(&lower.as_str()) || TAIL_WORDS.contains(&lower.as_str())
+}
+
 fn is_abbrev(word: &str) -> bool {
     word.chars().filter(|c| c.is_alphabetic()).count() <= 4
 }
@@ -278,6 +288,9 @@ impl Streets {
         let abbreviated = word.ends_with('.');
         if !numbered && (self.lang == Lang::En || self.lang == Lang::Nl || abbreviated) {
             return None;
+        }
+        if self.lang == Lang::En {
+            end = unit_tail(text, end);
         }
         Some(street(start, end, 0.8))
     }
@@ -588,6 +601,44 @@ fn number_tail(text: &str, p: usize) -> usize {
         }
     }
     end
+}
+
+/// End of an English flat or unit after a street ending at `p` (", Apt 3", " Unit 2B",
+/// ", apt. #4", " #12"); `p` when none follows. The unit is a number with at most two letters,
+/// or one letter: "Apt B".
+fn unit_tail(text: &str, p: usize) -> usize {
+    let rest = &text[p..];
+    let after_sep = rest.trim_start_matches(',').trim_start_matches(' ');
+    if after_sep.len() + 3 < rest.len() {
+        return p;
+    }
+    let word_len = after_sep
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(after_sep.len());
+    let word = after_sep[..word_len].to_ascii_lowercase();
+    let mut unit = if UNIT_WORDS.contains(&word.as_str()) {
+        let u = &after_sep[word_len..];
+        let u = u.strip_prefix('.').unwrap_or(u);
+        let u = u.strip_prefix(' ').unwrap_or(u);
+        u.strip_prefix('#').unwrap_or(u)
+    } else if let Some(u) = after_sep.strip_prefix('#') {
+        u
+    } else {
+        return p;
+    };
+    unit = unit.strip_prefix(' ').unwrap_or(unit);
+    let len = unit
+        .find(|c: char| !c.is_ascii_alphanumeric())
+        .unwrap_or(unit.len());
+    let (token, digits) = (
+        &unit[..len],
+        unit[..len].bytes().filter(u8::is_ascii_digit).count(),
+    );
+    let one_letter = len == 1 && token.bytes().all(|b| b.is_ascii_uppercase());
+    if !(one_letter || (digits > 0 && digits <= 4 && len - digits <= 2)) {
+        return p;
+    }
+    text.len() - unit.len() + len
 }
 
 /// "nº 23", "N° 62", "no 15", "no13", "número 4", "Numero 69" (a number word before digits).

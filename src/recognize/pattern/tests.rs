@@ -694,6 +694,44 @@ fn addresses_and_postcodes() {
             "NW1 6XE",
             "LOCATION/ZIP",
         ),
+        // The flat or unit belongs to the address.
+        (
+            En,
+            "lives at 14 Elmwood Rd, Apt 3, Waltham",
+            "14 Elmwood Rd, Apt 3",
+            "LOCATION/STREET",
+        ),
+        (
+            En,
+            "home: 9 Cedar St unit 2B with wife",
+            "9 Cedar St unit 2B",
+            "LOCATION/STREET",
+        ),
+        (
+            En,
+            "at 40 Main St, #12 today",
+            "40 Main St, #12",
+            "LOCATION/STREET",
+        ),
+        (
+            En,
+            "at 40 Main St apt. B",
+            "40 Main St apt. B",
+            "LOCATION/STREET",
+        ),
+        // No unit: a floor of the hospital or a count stays out.
+        (
+            En,
+            "at 40 Main St, floor plan",
+            "40 Main St",
+            "LOCATION/STREET",
+        ),
+        (
+            En,
+            "at 40 Main St, unit secretary",
+            "40 Main St",
+            "LOCATION/STREET",
+        ),
     ]);
 }
 
