@@ -68,6 +68,9 @@ pub const ROLE_AFTER: u32 = 1 << 24;
 /// A team or service word after which a listed name alone in parentheses is a staff member's
 /// (`TEAM` in `name_triggers.txt`: "MICU team (Fenwick)").
 pub const TEAM: u32 = 1 << 25;
+/// A preposition after which a listed place is named in a line without capitals
+/// (`PLACE_LISTED` in `name_triggers.txt`: "called from florida", "IN QUINCY").
+pub const PLACE_LISTED: u32 = 1 << 26;
 
 /// Whether a word's `bits` make it an open surname that is no ordinary word (nor an
 /// allow-listed medical word): a name where no capital marks one ("called dr obrien").
@@ -116,6 +119,7 @@ fn role_bits(role: &str, title: bool) -> Option<u32> {
         "PARTICLE" if !title => Some(PARTICLE),
         "ROLE_AFTER" if !title => Some(ROLE_AFTER),
         "TEAM" if !title => Some(TEAM),
+        "PLACE_LISTED" if !title => Some(PLACE_LISTED),
         _ => None,
     }
 }

@@ -616,6 +616,28 @@ impl ContextRecognizer {
         }
     }
 
+    /// After a preposition (`PLACE_LISTED`: "in", "from"), in a line without a capitalized
+    /// word, one word that a place list holds and that is no ordinary word ("called from
+    /// florida", "FORMER SCHOOLTEACHER IN QUINCY"). Where capitals mark names the lookup finds
+    /// the place; a preposition is too common to take an unlisted word after it.
+    fn listed_place_after(&self, c: &mut Ctx, last: usize) {
+        let k = last + 1;
+        let Some(t) = c.toks.get(k) else { return };
+        if !matches!(t.shape, Shape::Upper | Shape::Lower)
+            || &c.text[c.toks[last].end..t.start] != " "
+        {
+            return;
+        }
+        let b = c.m.single(k);
+        if b & PLACE_WORD == 0 || b & (BREAKS | ALLOWW | SURN_WORD) != 0 {
+            return;
+        }
+        if !capitalized_on_line(c.text, c.toks, k) {
+            let label = Label::new(Category::Location, Subtype::City);
+            c.push_run(Run { first: k, last: k }, label, "context:place", S_PLACE);
+        }
+    }
+
     fn profession_after(&self, c: &mut Ctx, last: usize) {
         if self.profession_field(c, last) {
             return;
@@ -777,6 +799,8 @@ impl Recognizer for ContextRecognizer {
             }
             if bits & G_PLACE != 0 {
                 self.place_after(&mut c, last);
+            } else if bits & PLACE_LISTED != 0 {
+                self.listed_place_after(&mut c, last);
             }
             if bits & SIGNOFF != 0 {
                 self.signature(&mut c, i, last);

@@ -381,12 +381,33 @@ fn the_place_after_lives_in_is_named_in_any_case() {
 }
 
 #[test]
+fn a_listed_place_after_a_preposition_is_named_where_no_capital_marks_it() {
+    let cases: &[(Lang, &str, &[&str])] = &[
+        (
+            Lang::En,
+            "husband called from florida, will fly up",
+            &["florida"],
+        ),
+        (Lang::En, "pt was living alone in chelsea.", &["chelsea"]),
+        (Lang::En, "FORMER NURSE IN WORCESTER.", &["WORCESTER"]),
+        // Where capitals mark names the lookup finds the place; the rule takes nothing.
+        (Lang::En, "Pt called from florida today.", &[]),
+        // Not listed, or an ordinary word: left alone.
+        (Lang::En, "wife called from work, in bed", &[]),
+        (Lang::En, "pt from home in am", &[]),
+    ];
+    for (lang, text, want) in cases {
+        assert_eq!(places(*lang, text), *want, "{lang}: {text}");
+    }
+}
+
+#[test]
 fn prepositions_end_an_institution_name() {
     let text =
         "F/U IN 2 WKS AT THE CHELSEA CLINIC. FROM ST. VINCENT'S HOSPITAL IN WORCESTER ON 11/2.";
     assert_eq!(
         places(Lang::En, text),
-        ["THE CHELSEA CLINIC", "ST. VINCENT'S HOSPITAL"],
+        ["THE CHELSEA CLINIC", "ST. VINCENT'S HOSPITAL", "WORCESTER"],
         "{text}"
     );
 }
