@@ -1,6 +1,6 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch8.txt`, 30
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch9.txt`, 30
 //! notes each (each batch written after the rules designed on the ones before, and scored
 //! before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
@@ -191,4 +191,15 @@ fn names_places_and_dates_of_the_eighth_batch_are_found() {
     // "accepted at" or "treated at"): about three gold tokens below the figures after
     // (default 0.895, 0.938, 0.956; rules only 0.778, 0.930, 0.956).
     floors_hold("en_batch8.txt", [0.87, 0.91, 0.93], [0.75, 0.90, 0.93]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_ninth_batch_are_found() {
+    // Written after the eighth batch's changes and scored before any change made on it
+    // (default 0.906, 0.892, 1.000; rules only 0.836, 0.915, 1.000; the GeoNames countries,
+    // built before it was written, made rules only 0.867, 0.917, 1.000), then designed on (the
+    // flat or unit of an address, Puerto Rico's towns, a listed place after "in" or "from" in
+    // a line without capitals): about three gold tokens below the figures after (default
+    // 0.930, 0.895, 1.000; rules only 0.898, 0.920, 1.000).
+    floors_hold("en_batch9.txt", [0.91, 0.87, 0.97], [0.87, 0.90, 0.97]);
 }
