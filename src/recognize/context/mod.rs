@@ -617,14 +617,16 @@ impl ContextRecognizer {
     }
 
     /// After a preposition (`PLACE_LISTED`: "in", "from"), in a line without a capitalized
-    /// word, one word that a place list holds and that is no ordinary word ("called from
-    /// florida", "FORMER SCHOOLTEACHER IN QUINCY"). Where capitals mark names the lookup finds
-    /// the place; a preposition is too common to take an unlisted word after it.
+    /// word, one word of four letters or more that a place list holds and that is no ordinary
+    /// word ("called from florida", "FORMER NURSE IN WORCESTER"). Where capitals mark names
+    /// the lookup finds the place; a preposition is too common to take an unlisted word after
+    /// it, and shorter words are mostly abbreviations ("updates from us", "in oz").
     fn listed_place_after(&self, c: &mut Ctx, last: usize) {
         let k = last + 1;
         let Some(t) = c.toks.get(k) else { return };
         if !matches!(t.shape, Shape::Upper | Shape::Lower)
             || &c.text[c.toks[last].end..t.start] != " "
+            || c.text[t.start..t.end].chars().count() < 4
         {
             return;
         }

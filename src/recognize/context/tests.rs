@@ -395,6 +395,12 @@ fn a_listed_place_after_a_preposition_is_named_where_no_capital_marks_it() {
         // Not listed, or an ordinary word: left alone.
         (Lang::En, "wife called from work, in bed", &[]),
         (Lang::En, "pt from home in am", &[]),
+        // Short words are abbreviations more often than places (`US`, `Oz` are listed).
+        (
+            Lang::En,
+            "family asks for updates from us, intake in oz",
+            &[],
+        ),
     ];
     for (lang, text, want) in cases {
         assert_eq!(places(*lang, text), *want, "{lang}: {text}");
