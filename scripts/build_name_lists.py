@@ -554,8 +554,8 @@ def foreign_first_names(vocab, lang, stats, own, kept_first):
     rules let such a name open a name only with a capitalized word after it, never alone and
     never at a sentence start ("Helmuth Köcher", "Tomasz Sulej" in Italian news)."""
     taken = {fold(e) for e in own}
-    places = ("cities", "regions", "countries", "places_open", "places_geonames")
-    for name in places + ("countries_geonames",):
+    places = ("cities", "regions", "countries", "places_open", "places_geonames", "countries_geonames")
+    for name in places:
         for place in hand_list(vocab, lang, name):
             # Also the first word of a longer place: "Medina" of "Medina del Campo".
             taken |= {fold(place), fold(place.split(" ")[0])}
@@ -623,8 +623,8 @@ def write_provenance(path, summary):
         "lists (one word, at least `FOREIGN_MIN_LETTERS` letters), passed through this language's",
         "filter, less the language's own first names and every place its lists hold (cities,",
         "regions, countries, `places_open`, `places_geonames`, `countries_geonames`, and the first",
-        "word of each longer place: `Medina` of `Medina del Campo`; in Hungarian also a place with a case ending or",
-        "the adjective's `-i`: `Érdi`) and every word its corpora tag",
+        "word of each longer place: `Medina` of `Medina del Campo`; in Hungarian also a place with",
+        "a case ending or the adjective's `-i`: `Érdi`) and every word its corpora tag",
         "more often as a place or an organisation than as a person. It is no lookup list: the context",
         "rules let such a name open a name only with a capitalized word after it, never alone",
         "and never at a sentence start.",

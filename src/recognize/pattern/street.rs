@@ -630,10 +630,8 @@ fn unit_tail(text: &str, p: usize) -> usize {
     let len = unit
         .find(|c: char| !c.is_ascii_alphanumeric())
         .unwrap_or(unit.len());
-    let (token, digits) = (
-        &unit[..len],
-        unit[..len].bytes().filter(u8::is_ascii_digit).count(),
-    );
+    let token = &unit[..len];
+    let digits = token.bytes().filter(u8::is_ascii_digit).count();
     let one_letter = len == 1 && token.bytes().all(|b| b.is_ascii_uppercase());
     if !(one_letter || (digits > 0 && digits <= 4 && len - digits <= 2)) {
         return p;
