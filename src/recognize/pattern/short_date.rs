@@ -50,6 +50,10 @@ const FRACTION_AFTER: &[&str] = &[
     " parte", " deel",
 ];
 
+/// Fluids and doses after a fraction ("on 1/2 NS", "1/4 strength"), lower case: a pair that
+/// reads as a fraction is one before them even after a date word.
+const FLUID_AFTER: &[&str] = &[" ns", " normal saline", " strength", " tab", " dose"];
+
 /// Ventilator settings written as two pressures with a slash ("PS 10/5", "BiPAP 12/8"), lower
 /// case: the word right before such a pair.
 const VENT_SETTINGS: &[&str] = &[
@@ -59,6 +63,20 @@ const VENT_SETTINGS: &[&str] = &[
 
 /// Denominators of scores and fractions: halves to sixths, pain out of 10, GCS out of 15.
 const SCALES: &[u32] = &[2, 3, 4, 5, 6, 10, 15];
+
+/// Whether `a/b` reads as a score or a fraction: a numerator at most a scale's denominator.
+fn fraction(a: u32, b: u32) -> bool {
+    SCALES.contains(&b) && a <= b
+}
+
+/// Whether `rest` (the text after a pair) opens with a fluid or a dose ("1/2 NS at 75").
+fn fluid_after(rest: &str) -> bool {
+    FLUID_AFTER.iter().any(|f| {
+        rest.get(..f.len())
+            .is_some_and(|r| r.eq_ignore_ascii_case(f))
+            && !rest[f.len()..].starts_with(|c: char| c.is_alphanumeric())
+    })
+}
 
 pub struct ShortDates {
     words: &'static [&'static str],
@@ -90,7 +108,7 @@ impl ShortDates {
             .chars()
             .next()
             .is_none_or(|c| c.is_whitespace() || ".,;:)".contains(c));
-        let scale = SCALES.contains(&day) && month <= day;
+        let scale = fraction(month, day);
         let word_before = text[..s]
             .trim_end()
             .rsplit(|c: char| !c.is_ascii_alphabetic() && c != '/')
@@ -135,6 +153,7 @@ impl ShortDates {
             if longer
                 || text[..s].ends_with(|ch: char| "/-.,".contains(ch))
                 || FRACTION_AFTER.iter().any(|f| rest.starts_with(f))
+                || (slash && fraction(a, b) && fluid_after(rest))
                 || !introduced
             {
                 continue;
@@ -263,6 +282,11 @@ mod tests {
             // Scores, fractions, settings, ranges and readings.
             ("pain 5/10, strength 4/5 and 5/5, 2/6 SEM", &[]),
             ("D5 1/2NS at 75, then 1/2 NS", &[]),
+            // After a date word too; a date is still one before them ("on 12/3 NS bolus").
+            (
+                "on 1/2 NS at 75, on 1/4 strength feeds, on 12/3 NS bolus",
+                &["12/3"],
+            ),
             ("GCS 11/15, pulses 2/4", &[]),
             ("on PS 10/5 overnight, CPAP 12/8 by day, BiPAP 15/8", &[]),
             ("SOB 2/2 CHF", &[]),
