@@ -862,8 +862,10 @@ impl Recognizer for ContextRecognizer {
     }
 }
 
-/// Whether a capitalized word ("Ilona", "Pt") stands on the line of token `k`, up to 30 tokens
-/// either side (bounded, so that a long one-line document stays linear).
+/// Whether a capitalized word that opens no sentence ("Ilona", not "Pt" in "Pt lives in
+/// dedham. Dtr visits") stands on the line of token `k`, up to 30 tokens either side (bounded,
+/// so that a long one-line document stays linear): a note that capitalizes only its sentences
+/// marks no names by case.
 fn capitalized_on_line(text: &str, toks: &[Token], k: usize) -> bool {
     let same_line = |a: usize, b: usize| !text[toks[a].end..toks[b].start].contains('\n');
     let mut lo = k;
@@ -874,7 +876,9 @@ fn capitalized_on_line(text: &str, toks: &[Token], k: usize) -> bool {
     while hi + 1 < toks.len() && hi - k < 30 && same_line(hi, hi + 1) {
         hi += 1;
     }
-    toks[lo..=hi].iter().any(|t| t.shape == Shape::Cap)
+    (lo..=hi).any(|i| {
+        toks[i].shape == Shape::Cap && !crate::recognize::lookup::sentence_start(text, toks, i)
+    })
 }
 
 /// The word of `lang` that joins two names.

@@ -390,8 +390,14 @@ fn a_listed_place_after_a_preposition_is_named_where_no_capital_marks_it() {
         ),
         (Lang::En, "pt was living alone in chelsea.", &["chelsea"]),
         (Lang::En, "FORMER NURSE IN WORCESTER.", &["WORCESTER"]),
+        // Capitals that only open sentences mark no names.
+        (
+            Lang::En,
+            "Pt discharged to home in dedham. Dtr to pick up.",
+            &["dedham"],
+        ),
         // Where capitals mark names the lookup finds the place; the rule takes nothing.
-        (Lang::En, "Pt called from florida today.", &[]),
+        (Lang::En, "Wife Maria called from florida today.", &[]),
         // Not listed, or an ordinary word: left alone.
         (Lang::En, "wife called from work, in bed", &[]),
         (Lang::En, "pt from home in am", &[]),
@@ -414,6 +420,16 @@ fn prepositions_end_an_institution_name() {
     assert_eq!(
         places(Lang::En, text),
         ["THE CHELSEA CLINIC", "ST. VINCENT'S HOSPITAL", "WORCESTER"],
+        "{text}"
+    );
+}
+
+#[test]
+fn nursing_and_rehabilitation_centers_are_named_whole() {
+    let text = "Bed offer from Seacoast Nursing and Rehabilitation Center in Gloucester.";
+    assert_eq!(
+        places(Lang::En, text),
+        ["Seacoast Nursing and Rehabilitation Center"],
         "{text}"
     );
 }
@@ -477,6 +493,7 @@ fn a_name_in_quotes_after_a_trigger_is_a_name() {
     assert_eq!(names("Pt goes by \"Tink\" on the unit."), ["Tink"]);
     assert_eq!(names("Prefers to be called “Bunny”."), ["Bunny"]);
     assert_eq!(names("Pt known as Ziggy to staff."), ["Ziggy"]);
+    assert_eq!(names("Pt asks to be called \"Bucky\"."), ["Bucky"]);
     assert_eq!(names("Wife \"Dot\" at bedside."), ["Dot"]);
     // The quote must close right after the name.
     assert!(names("Pt goes by \"Tink and friends").is_empty());
