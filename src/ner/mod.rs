@@ -115,10 +115,35 @@ pub struct NerRecognizer {
     /// ones that no list supports and those that name drugs or conditions (`None` for a
     /// `--model` of the user's own). Built on the first span it judges, like the shipped
     /// model itself, so a language no document is in costs nothing.
-    span_filters: Option<(
-        crate::lang::Lang,
-        std::sync::OnceLock<(caseless::CaselessGate, drug_names::DrugNames)>,
-    )>,
+    span_filters: Option<(crate::lang::Lang, std::sync::OnceLock<SpanFilters>)>,
+}
+
+/// The lists a news tagger's name and place spans are judged by (see `span_filters`).
+struct SpanFilters {
+    gate: caseless::CaselessGate,
+    drugs: drug_names::DrugNames,
+    /// Words after which a name is an eponym ("Hickman line", "Alzheimer's dementia").
+    eponyms: crate::recognize::lookup::EponymHeads,
+}
+
+impl SpanFilters {
+    /// The built-in lists cannot fail to load; a build that lost one stops here.
+    fn new(lang: crate::lang::Lang) -> Self {
+        let gate = caseless::CaselessGate::new(lang)
+            .unwrap_or_else(|e| panic!("the case gate's lists: {e:#}"));
+        let drugs = drug_names::DrugNames::new(lang)
+            .unwrap_or_else(|e| panic!("the drug-name list: {e:#}"));
+        let eponyms = crate::recognize::lookup::EponymHeads::load(
+            &crate::wordlists::ListSources::default(),
+            lang,
+        )
+        .unwrap_or_else(|e| panic!("the allow list: {e:#}"));
+        SpanFilters {
+            gate,
+            drugs,
+            eponyms,
+        }
+    }
 }
 
 impl NerRecognizer {
@@ -285,14 +310,11 @@ impl Recognizer for NerRecognizer {
                 out.push(Entity::new(s, e, l, source, MODEL_SPAN_SCORE));
                 continue;
             };
-            // The built-in lists cannot fail to load; a build that lost one stops here.
-            let (gate, drugs) = filters.get_or_init(|| {
-                let gate = caseless::CaselessGate::new(*lang)
-                    .unwrap_or_else(|e| panic!("the case gate's lists: {e:#}"));
-                let drugs = drug_names::DrugNames::new(*lang)
-                    .unwrap_or_else(|e| panic!("the drug-name list: {e:#}"));
-                (gate, drugs)
-            });
+            let SpanFilters {
+                gate,
+                drugs,
+                eponyms,
+            } = filters.get_or_init(|| SpanFilters::new(*lang));
             // "Dr. Whitford" is a person whatever label the tagger gave it.
             let l = if l.category == Category::Location && self.opens_with_title(text, s, e) {
                 Label::category_only(Category::Name)
@@ -325,6 +347,7 @@ impl Recognizer for NerRecognizer {
                     };
                     if name_or_place
                         && (before_dose(text, e)
+                            || !titled && eponyms.tail_after(text, e)
                             || drugs.all_drugs(&text[s..e])
                             || clinical_terms::all_clinical_terms(&text[s..e], |w| {
                                 gate.is_listed(w)

@@ -349,3 +349,23 @@ fn the_shipped_english_tagger_leaves_nursing_abbreviations_alone() {
         );
     }
 }
+
+/// Eponyms before the word they qualify ("Hickman line", "Alzheimer's dementia") are no names
+/// or places, from the shipped tagger or the lists, while a name after a title stays one.
+#[test]
+fn eponyms_before_their_word_are_no_names() {
+    let note = "Pt is a 93 yo woman with hx of Alzheimer's dementia, Parkinson's disease and \
+        CHF. Hickman line removed by IR. Cheyne-Stokes respirations noted, Dr. Quigley aware. \
+        Swan-Ganz in place.\n";
+    let found = recognized_en(note, &[]);
+    for eponym in ["Alzheimer", "Parkinson", "Hickman", "Cheyne", "Swan"] {
+        assert!(
+            !found.iter().any(|(_, s)| s.contains(eponym)),
+            "{eponym} in {found:?}"
+        );
+    }
+    assert!(
+        found.iter().any(|(l, s)| l == "NAME" && s == "Quigley"),
+        "{found:?}"
+    );
+}

@@ -93,21 +93,29 @@ pub(crate) fn directive(line: &str) -> Option<(&str, &str)> {
 }
 
 /// Folded phrases after which a capitalized word is an eponym ("enfermedad de" Parkinson),
-/// from the `after:` lines of the allow list.
+/// from the `after:` lines of the allow list, and the words before which it is one ("Hickman"
+/// line, "Alzheimer's" dementia), from its `tail:` lines.
 #[derive(Default)]
 pub struct EponymHeads {
     phrases: FxMap<String, ()>,
     /// The last word of every phrase: a word before a name that is none of them rules out
     /// every phrase with one lookup (the lists ask this of every name they find).
     last_words: FxMap<String, ()>,
+    /// Tail words, lower case.
+    tails: FxMap<String, ()>,
 }
 
 impl EponymHeads {
     pub fn load(lists: &ListSources, lang: Lang) -> Result<Self, VocabError> {
         let mut heads = EponymHeads::default();
         for line in lists.load(lang, "allow")? {
-            let Some(("after", p)) = directive(&line) else {
-                continue;
+            let p = match directive(&line) {
+                Some(("after", p)) => p,
+                Some(("tail", w)) => {
+                    heads.tails.insert(w.to_lowercase(), ());
+                    continue;
+                }
+                _ => continue,
             };
             let phrase = fold_phrase(p);
             if let Some(last) = phrase.rsplit(' ').next().filter(|w| !w.is_empty()) {
@@ -145,6 +153,32 @@ impl EponymHeads {
             }
         }
         false
+    }
+}
+
+impl EponymHeads {
+    /// Whether a tail word follows byte `end` (the end of a name), after one space or a
+    /// possessive ("Hickman line", "Parkinson's disease", "Graves' disease"), as a whole word:
+    /// "sign" but not "sign-out".
+    pub fn tail_after(&self, text: &str, end: usize) -> bool {
+        if self.tails.is_empty() {
+            return false;
+        }
+        let rest = &text[end..];
+        let rest = ["'s", "\u{2019}s", "'", "\u{2019}"]
+            .iter()
+            .find_map(|p| rest.strip_prefix(p))
+            .unwrap_or(rest);
+        let Some(rest) = rest.strip_prefix(' ') else {
+            return false;
+        };
+        let len = rest
+            .find(|c: char| !c.is_alphabetic())
+            .unwrap_or(rest.len());
+        let word = &rest[..len];
+        !word.is_empty()
+            && !rest[len..].starts_with(|c: char| c == '-' || c.is_alphanumeric())
+            && self.tails.contains_key(word.to_lowercase().as_str())
     }
 }
 
@@ -309,7 +343,13 @@ impl Recognizer for LookupRecognizer {
             // An eponym head ("bolsa de") hides names, never a listed place: "bolsa de Douglas"
             // is anatomy, "bolsa de Madrid" the stock exchange of a city. A place that is also
             // allow-listed as an eponym ("escala de Glasgow") stays hidden.
-            let eponym = self.heads.before(text, words, h.first, &mut key);
+            let titled = k > 0 && {
+                let p = &hits[k - 1];
+                let gap = &text[toks[p.last].end..toks[h.first].start];
+                p.bits & ROLE != 0 && gap.len() <= 3 && gap.bytes().all(|c| c == b' ' || c == b'.')
+            };
+            let eponym = self.heads.before(text, words, h.first, &mut key)
+                || !titled && self.heads.tail_after(text, toks[h.last].end);
             let place = h.bits & PLACE_BITS != 0 && h.bits & ALLOW == 0;
             if eponym && !place {
                 continue;

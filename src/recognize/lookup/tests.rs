@@ -148,6 +148,25 @@ fn eponym_heads_hide_names_not_places() {
             &[("Madrid", City)],
         ),
         (Lang::Es, "Puntuación en la escala de Glasgow de 15.", &[]),
+        // English eponyms go before their word, with or without a possessive.
+        (Lang::En, "IR removed the Hickman line today.", &[]),
+        (
+            Lang::En,
+            "Positive for Murphy's sign and Homans' sign.",
+            &[],
+        ),
+        (
+            Lang::En,
+            "Then Swan-Ganz placed, then Lyme disease ruled out in Boston.",
+            &[("Boston", City)],
+        ),
+        // A title keeps the name; a word that goes on is no tail ("sign-out").
+        (Lang::En, "Then Nguyen line placed, Walsh disease.", &[]),
+        (
+            Lang::En,
+            "Seen by Dr Nguyen's line of residents, Walsh sign-out at 7.",
+            &[("Nguyen", Patient), ("Walsh", Patient)],
+        ),
     ];
     for (lang, text, want) in cases {
         let found = run(*lang, text);
