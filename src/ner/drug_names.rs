@@ -1,6 +1,7 @@
 //! Drug names from an open dictionary (`wordlists/en/drugs_open.txt`, derived by
-//! `scripts/build_drug_list.py`): a per-language tagger's name or place whose words are all
-//! drugs is a drug ("Coumadin held", "Protonix, Colace per order").
+//! `scripts/build_drug_list.py`) and the short forms notes write (`drug_abbreviations.txt`):
+//! a per-language tagger's name or place whose words are all drugs is a drug ("Coumadin
+//! held", "Protonix, Colace per order", "Vanco trough").
 //!
 //! The dose rule ([`crate::recognize::dose_context`]) catches a drug followed by its dose; this
 //! catches the drug named alone, as nursing notes mostly do. The list leaves out every word
@@ -15,7 +16,7 @@ use std::collections::HashSet;
 /// Routes and schedules written after a drug's name (English abbreviations).
 const ROUTES: &[&str] = &[
     "po", "iv", "im", "sq", "sc", "sl", "pr", "ng", "gtt", "prn", "bid", "tid", "qid", "qd", "qhs",
-    "neb", "nebs", "inh", "drip",
+    "neb", "nebs", "inh", "drip", "pca", "patch", "pump",
 ];
 
 pub struct DrugNames {
@@ -27,13 +28,19 @@ impl DrugNames {
     /// The built-in drug list of `lang` (none for most languages). Fails closed if it cannot
     /// load.
     pub fn new(lang: Lang) -> Result<Self> {
-        let words = ListSources::default()
-            .load_optional(lang, "drugs_open")
-            .stage_context("the drug-name list")?
-            .iter()
-            .map(|line| line.split('\t').next().unwrap_or("").trim().to_lowercase())
-            .filter(|w| !w.is_empty())
-            .collect();
+        let lists = ListSources::default();
+        let mut words = HashSet::new();
+        for name in ["drugs_open", "drug_abbreviations"] {
+            let entries = lists
+                .load_optional(lang, name)
+                .stage_context("the drug-name list")?;
+            words.extend(
+                entries
+                    .iter()
+                    .map(|line| line.split('\t').next().unwrap_or("").trim().to_lowercase())
+                    .filter(|w| !w.is_empty()),
+            );
+        }
         Ok(DrugNames { words })
     }
 
@@ -66,6 +73,8 @@ mod tests {
             "Neo-Synephrine",
             "Flagyl PO",
             "Zosyn D",
+            "Vanco",
+            "Dilaudid PCA",
         ] {
             assert!(drugs.all_drugs(drug), "{drug} not a drug");
         }
