@@ -334,7 +334,16 @@ fn identifiers_with_checksums_and_triggers() {
             "4471-209",
             "ID/MEDICALRECORD",
         ),
+        (
+            En,
+            "Spanish interpreter (ID 40118) used.",
+            "40118",
+            "ID/IDNUM",
+        ),
     ]);
+    // "ID" is also the infectious-disease service: without a number it reads nothing.
+    let text = "ID consult called, ID following 2/2 cultures, day 5 of vanco.";
+    assert!(run(En, text).is_empty(), "{:?}", run(En, text));
 }
 
 #[test]
