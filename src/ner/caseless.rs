@@ -74,6 +74,8 @@ const NAME_LISTS: [&str; 4] = [
 pub struct CaselessGate {
     /// Listed names and places, lower case (multi-word entries whole, as one string).
     listed: HashSet<String>,
+    /// The listed places alone, lower case.
+    places: HashSet<String>,
     /// The language's name particles ("van", "de", "della"), lower case: lower-case words
     /// that do belong to names.
     particles: HashSet<String>,
@@ -91,7 +93,8 @@ impl CaselessGate {
     /// cannot load.
     pub fn new(lang: Lang) -> Result<Self> {
         let lists = ListSources::default();
-        let (mut listed, mut first_names) = (HashSet::new(), HashSet::new());
+        let (mut listed, mut first_names, mut places) =
+            (HashSet::new(), HashSet::new(), HashSet::new());
         for name in NAME_LISTS.into_iter().chain(PLACE_LISTS) {
             for line in lists
                 .load_optional(lang, name)
@@ -101,6 +104,9 @@ impl CaselessGate {
                 if !entry.is_empty() {
                     if name.starts_with("first_names") {
                         first_names.insert(entry.to_lowercase());
+                    }
+                    if PLACE_LISTS.contains(&name) {
+                        places.insert(entry.to_lowercase());
                     }
                     listed.insert(entry.to_lowercase());
                 }
@@ -129,6 +135,7 @@ impl CaselessGate {
             .collect();
         Ok(CaselessGate {
             listed,
+            places,
             particles,
             stops,
             ordinary,
@@ -138,6 +145,11 @@ impl CaselessGate {
     /// Whether a name or place list holds `lower` (a lower-case word or phrase).
     pub fn is_listed(&self, lower: &str) -> bool {
         self.listed.contains(lower)
+    }
+
+    /// Whether a place list holds `surface` (any case, a word or a phrase).
+    pub fn is_listed_place(&self, surface: &str) -> bool {
+        self.places.contains(&surface.to_lowercase())
     }
 
     /// The byte range of a span of `category` over `text[start..end]` once the tokens at

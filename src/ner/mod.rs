@@ -347,7 +347,9 @@ impl Recognizer for NerRecognizer {
                     };
                     if name_or_place
                         && (before_dose(text, e)
-                            || !titled && eponyms.tail_after(text, e)
+                            || !titled
+                                && eponyms.tail_after(text, e)
+                                && !gate.is_listed_place(&text[s..e])
                             || drugs.all_drugs(&text[s..e])
                             || clinical_terms::all_clinical_terms(&text[s..e], |w| {
                                 gate.is_listed(w)
