@@ -1,6 +1,6 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch9.txt`, 30
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch10.txt`, 30
 //! notes each (each batch written after the rules designed on the ones before, and scored
 //! before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
@@ -202,4 +202,15 @@ fn names_places_and_dates_of_the_ninth_batch_are_found() {
     // a line without capitals): about three gold tokens below the figures after (default
     // 0.930, 0.895, 1.000; rules only 0.898, 0.920, 1.000).
     floors_hold("en_batch9.txt", [0.91, 0.87, 0.97], [0.87, 0.90, 0.97]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_tenth_batch_are_found() {
+    // Written after the ninth batch's changes and scored before any change made on it
+    // (default 0.907, 0.836, 0.973; rules only 0.888, 0.913, 0.973), then designed on
+    // (eponyms before their word, drug short forms, a fraction before a fluid after "on",
+    // capitals that only open sentences, nursing and rehabilitation centers, an "ID" number,
+    // the name a patient asks to be called): about three gold tokens below the figures after
+    // (default 0.972, 0.945, 1.000; rules only 0.953, 0.953, 1.000).
+    floors_hold("en_batch10.txt", [0.94, 0.91, 0.97], [0.92, 0.92, 0.97]);
 }
