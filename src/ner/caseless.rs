@@ -16,7 +16,7 @@ use crate::labels::Category;
 use crate::lang::Lang;
 use crate::recognize::lookup::PLACE_LISTS;
 use crate::wordlists::ListSources;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Whether `word` mixes digits and letters (`80s`, `30cc`, `500x14`, `2L`): a reading or a
 /// dose, never part of a name, and no evidence of case either way.
@@ -72,10 +72,9 @@ const NAME_LISTS: [&str; 4] = [
 ];
 
 pub struct CaselessGate {
-    /// Listed names and places, lower case (multi-word entries whole, as one string).
-    listed: HashSet<String>,
-    /// The listed places alone, lower case.
-    places: HashSet<String>,
+    /// Listed names and places, lower case (multi-word entries whole, as one string), each
+    /// with whether a place list holds it.
+    listed: HashMap<String, bool>,
     /// The language's name particles ("van", "de", "della"), lower case: lower-case words
     /// that do belong to names.
     particles: HashSet<String>,
@@ -93,8 +92,7 @@ impl CaselessGate {
     /// cannot load.
     pub fn new(lang: Lang) -> Result<Self> {
         let lists = ListSources::default();
-        let (mut listed, mut first_names, mut places) =
-            (HashSet::new(), HashSet::new(), HashSet::new());
+        let (mut listed, mut first_names) = (HashMap::new(), HashSet::new());
         for name in NAME_LISTS.into_iter().chain(PLACE_LISTS) {
             for line in lists
                 .load_optional(lang, name)
@@ -105,10 +103,8 @@ impl CaselessGate {
                     if name.starts_with("first_names") {
                         first_names.insert(entry.to_lowercase());
                     }
-                    if PLACE_LISTS.contains(&name) {
-                        places.insert(entry.to_lowercase());
-                    }
-                    listed.insert(entry.to_lowercase());
+                    *listed.entry(entry.to_lowercase()).or_insert(false) |=
+                        PLACE_LISTS.contains(&name);
                 }
             }
         }
@@ -135,7 +131,6 @@ impl CaselessGate {
             .collect();
         Ok(CaselessGate {
             listed,
-            places,
             particles,
             stops,
             ordinary,
@@ -144,12 +139,15 @@ impl CaselessGate {
 
     /// Whether a name or place list holds `lower` (a lower-case word or phrase).
     pub fn is_listed(&self, lower: &str) -> bool {
-        self.listed.contains(lower)
+        self.listed.contains_key(lower)
     }
 
     /// Whether a place list holds `surface` (any case, a word or a phrase).
     pub fn is_listed_place(&self, surface: &str) -> bool {
-        self.places.contains(&surface.to_lowercase())
+        self.listed
+            .get(&surface.to_lowercase())
+            .copied()
+            .unwrap_or(false)
     }
 
     /// The byte range of a span of `category` over `text[start..end]` once the tokens at
@@ -191,7 +189,7 @@ impl CaselessGate {
             let lower = w.to_lowercase();
             first.is_lowercase()
                 && !self.particles.contains(&lower)
-                && !self.listed.contains(&lower)
+                && !self.listed.contains_key(&lower)
         };
         let first = toks.iter().position(|t| !foreign(t))?;
         let last = toks.iter().rposition(|t| !foreign(t))?;
@@ -230,7 +228,7 @@ impl CaselessGate {
                 || after_initial
                 || self.particles.contains(&prev_lower)
                 || self.particles.contains(&lower)
-                || (word.chars().count() > 2 && self.listed.contains(&lower));
+                || (word.chars().count() > 2 && self.listed.contains_key(&lower));
             if !keep {
                 break;
             }
@@ -252,8 +250,8 @@ impl CaselessGate {
             .collect();
         !surface.chars().any(char::is_uppercase)
             && !words.is_empty()
-            && !self.listed.contains(&words.join(" "))
-            && !words.iter().any(|w| self.listed.contains(w))
+            && !self.listed.contains_key(&words.join(" "))
+            && !words.iter().any(|w| self.listed.contains_key(w))
     }
 
     /// Whether a span of `category` reading `surface` is kept. Other categories and spans
@@ -289,7 +287,7 @@ impl CaselessGate {
         // holds it ("Ty", "Li", "Wu").
         if let [word] = words[..] {
             let lower = word.to_lowercase();
-            if word.chars().count() <= 2 && !self.listed.contains(&lower) {
+            if word.chars().count() <= 2 && !self.listed.contains_key(&lower) {
                 return false;
             }
         }
@@ -317,7 +315,7 @@ impl CaselessGate {
             return false;
         }
         // Two capitals are an abbreviation ("GU", "PO") far more often than a name.
-        let listed = |w: &str| w.chars().count() > 2 && self.listed.contains(w);
+        let listed = |w: &str| w.chars().count() > 2 && self.listed.contains_key(w);
         listed(&words.join(" ").to_lowercase())
             || words.iter().any(|w| {
                 let lower = abbreviation_stem(w).to_lowercase();

@@ -154,9 +154,7 @@ impl EponymHeads {
         }
         false
     }
-}
 
-impl EponymHeads {
     /// Whether a tail word follows byte `end` (the end of a name), after one space or a
     /// possessive ("Hickman line", "Parkinson's disease", "Graves' disease"), as a whole word:
     /// "sign" but not "sign-out".
@@ -343,13 +341,17 @@ impl Recognizer for LookupRecognizer {
             // An eponym head ("bolsa de") hides names, never a listed place: "bolsa de Douglas"
             // is anatomy, "bolsa de Madrid" the stock exchange of a city. A place that is also
             // allow-listed as an eponym ("escala de Glasgow") stays hidden.
-            let titled = k > 0 && {
-                let p = &hits[k - 1];
-                let gap = &text[toks[p.last].end..toks[h.first].start];
-                p.bits & ROLE != 0 && gap.len() <= 3 && gap.bytes().all(|c| c == b' ' || c == b'.')
+            // A title right before keeps the name before a tail word ("Dr Nguyen's line").
+            let titled = || {
+                k.checked_sub(1).map(|p| &hits[p]).is_some_and(|p| {
+                    let gap = &text[toks[p.last].end..toks[h.first].start];
+                    p.bits & ROLE != 0
+                        && gap.len() <= 3
+                        && gap.bytes().all(|c| c == b' ' || c == b'.')
+                })
             };
             let eponym = self.heads.before(text, words, h.first, &mut key)
-                || !titled && self.heads.tail_after(text, toks[h.last].end);
+                || self.heads.tail_after(text, toks[h.last].end) && !titled();
             let place = h.bits & PLACE_BITS != 0 && h.bits & ALLOW == 0;
             if eponym && !place {
                 continue;
