@@ -150,12 +150,21 @@ pub struct EvalArgs {
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Megabytes of synthetic text per measurement.
+    /// Megabytes of text per measurement: synthetic, or the first documents of --input
+    /// (repeated when the input is shorter).
     #[arg(long, default_value_t = 32)]
     pub mb: usize,
-    /// Language of the synthetic text: nl, hu, es, it, en, or all.
+    /// Language of the synthetic text: nl, hu, es, it, en, or all. With --input: the language
+    /// of its documents, or all to guess it per document.
     #[arg(long, default_value = "all", value_parser = langs)]
     pub lang: Langs,
+    /// Measure recognition on this corpus (a file or directory, read as `recognize` reads it)
+    /// instead of synthetic notes; the one-document row and start-up stay synthetic.
+    #[arg(long)]
+    pub input: Option<PathBuf>,
+    /// Format of --input: text, jsonl, brat, conll, or auto (from the path).
+    #[arg(long, default_value = "auto", requires = "input")]
+    pub format: String,
     #[command(flatten)]
     pub threads: Threads,
     /// Write the figures as JSON here.

@@ -1,10 +1,12 @@
 //! `anonlm bench`: throughput (MB/s, words/s) of recognize and deid with every rule recognizer
-//! on, one 1 MB document against the same text as small documents, peak memory and start-up.
+//! on (over synthetic notes or the first megabytes of a user's corpus), one 1 MB document
+//! against the same text as small documents, peak memory and start-up.
 
 use super::common::write_bytes_atomic;
 use super::synth::write_documents;
 use crate::cli::BenchArgs;
-use crate::corpus::{Document, Format};
+use crate::corpus::source::{open_documents, resolve_format, InputSpans};
+use crate::corpus::{Document, Format, ReadOptions};
 use crate::deid::apply::Deidentifier;
 use crate::deid::policy::Policy;
 use crate::lang::{Lang, LangChoice};
@@ -48,6 +50,25 @@ fn replicate(base: &[Document], bytes: usize) -> Vec<Document> {
         out.push(Document::new(format!("{}#{i}", d.id), d.text.clone()));
     }
     out
+}
+
+/// The first documents of the corpus at `path` up to `bytes` bytes of text (spans dropped),
+/// repeated when the corpus is shorter; only what is measured is read.
+fn input_corpus(path: &Path, format: &str, bytes: usize) -> Result<Vec<Document>> {
+    let format = resolve_format(format, path)?;
+    let max = ReadOptions::DEFAULT_MAX_DOC_BYTES;
+    let mut docs = Vec::new();
+    let mut total = 0;
+    for doc in open_documents(path, format, max, None, InputSpans::Ignore)? {
+        let doc = doc?;
+        total += doc.text.len();
+        docs.push(Document::new(doc.id, doc.text));
+        if total >= bytes {
+            return Ok(docs);
+        }
+    }
+    anyhow::ensure!(total > 0, "{}: no text to measure", path.display());
+    Ok(replicate(&docs, bytes))
 }
 
 /// Runs `work` over `docs` on a pool of `threads` workers and reports throughput.
@@ -162,10 +183,18 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         .count
         .unwrap_or_else(rayon::current_num_threads);
     let started = Instant::now();
-    let base = generate(&langs, 200, 42);
-    let small = replicate(&base, args.mb << 20);
+    let (small, origin) = match &args.input {
+        Some(path) => (
+            input_corpus(path, &args.format, args.mb << 20)?,
+            "documents of the input",
+        ),
+        None => (
+            replicate(&generate(&langs, 200, 42), args.mb << 20),
+            "synthetic documents",
+        ),
+    };
     eprintln!(
-        "corpus: {} synthetic documents, {:.1} MB, languages {:?} (built in {:.1}s)",
+        "corpus: {} {origin}, {:.1} MB, languages {:?} (built in {:.1}s)",
         small.len(),
         small.iter().map(|d| d.text.len()).sum::<usize>() as f64 / 1e6,
         langs.iter().map(|l| l.code()).collect::<Vec<_>>(),
@@ -177,7 +206,14 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     } else {
         LangChoice::Auto
     };
-    let pipeline = build_pipeline(choice, langs[0], &lists)?;
+    // A user's corpus falls back to English, as `recognize` does; the synthetic one holds
+    // every language it names.
+    let fallback = if args.input.is_some() && langs.len() > 1 {
+        Lang::En
+    } else {
+        langs[0]
+    };
+    let pipeline = build_pipeline(choice, fallback, &lists)?;
     let tag = Deidentifier::new(Policy::builtin("default")?, None, 0)?;
     let surrogate = Deidentifier::new(Policy::builtin("surrogate")?, None, 0)?;
     let recognize_only = |d: &Document| pipeline.recognize(&d.text).1.len();
@@ -330,6 +366,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             "tool": "anonlm",
             "version": env!("CARGO_PKG_VERSION"),
             "languages": langs.iter().map(|l: &Lang| l.code()).collect::<Vec<_>>(),
+            "corpus": if args.input.is_some() { "input" } else { "synthetic" },
             "figures": figs,
             "one_document_vs_small_documents": big_vs_small,
             "peak_rss_bytes_corpus": peak_corpus,

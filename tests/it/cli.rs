@@ -369,3 +369,53 @@ fn eponyms_before_their_word_are_no_names() {
         "{found:?}"
     );
 }
+
+/// `bench --input` measures the user's own corpus (repeated up to --mb), prints no text of it,
+/// and stops with exit 2 naming a missing or malformed input.
+#[test]
+fn bench_measures_a_users_corpus() {
+    let dir = tempdir();
+    let input = dir.path().join("notes.txt");
+    fs::write(
+        &input,
+        "Paciente remitido por la Dra. Quintanilla el 3 de mayo de 2010.\n\
+         Vive en Calle Mayor 12, Albacete. Teléfono 612 345 678.\n",
+    )
+    .unwrap();
+    let json = dir.path().join("bench.json");
+    let out = anonlm()
+        .args([
+            "bench",
+            "--mb",
+            "1",
+            "--lang",
+            "es",
+            "--threads",
+            "1",
+            "--input",
+        ])
+        .arg(&input)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let text = crate::util::printed(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("documents of the input"), "{text}");
+    for value in ["Quintanilla", "Albacete", "612 345 678"] {
+        assert!(!text.contains(value), "{value} printed: {text}");
+    }
+    let v = crate::util::read_json(&json);
+    assert_eq!(v["corpus"], "input");
+    let first = &v["figures"][0];
+    assert_eq!(first["task"], "recognize");
+    assert!(first["megabytes"].as_f64().unwrap() >= 1.0, "{first}");
+    assert!(first["mb_per_s"].as_f64().unwrap() > 0.0, "{first}");
+    let missing = dir.path().join("missing.jsonl");
+    let msg = fails(anonlm().arg("bench").arg("--input").arg(&missing));
+    assert!(msg.contains("missing.jsonl"), "{msg}");
+    let bad = dir.path().join("bad.jsonl");
+    fs::write(&bad, "{\"id\": \"a\", \"text\": \"x\"}\nnot json\n").unwrap();
+    let msg = fails(anonlm().arg("bench").arg("--input").arg(&bad));
+    assert!(msg.contains("bad.jsonl:2"), "{msg}");
+}
