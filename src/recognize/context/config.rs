@@ -18,7 +18,8 @@
 //!   `tail: WORD` (ends one: Antonius "Ziekenhuis"); plain lines are known names (lookup).
 //! - `professions.txt`: plain professions; `trigger: PHRASE` introduces one ("de profesión").
 //! - `first_names_foreign.txt` (derived): first names of the other languages, which open a name
-//!   only with a capitalized word after it.
+//!   only with a capitalized word after it; `first_names_rare.txt` (derived, optional): the
+//!   language's own first names below its list threshold, which take the same part.
 //! - `surnames_open.txt`, `surname_words.txt` (derived): open surnames, and those of them that
 //!   are ordinary words; the others are names after a lower-case title.
 //! - `allow.txt`: plain words are medical terms that collide with names; `after: PHRASE` marks
@@ -51,7 +52,8 @@ pub const PROF_TRIG: u32 = 1 << 15;
 pub const FIRSTN: u32 = 1 << 16;
 pub const SURN: u32 = 1 << 17;
 pub const ALLOWW: u32 = 1 << 18;
-/// A first name of another language (`first_names_foreign.txt`).
+/// A first name of another language (`first_names_foreign.txt`) or a rare one of the language
+/// (`first_names_rare.txt`).
 pub const FOREIGN: u32 = 1 << 19;
 /// A one-word open surname (`surnames_open.txt`): a name after a lower-case title.
 pub const SURN_OPEN: u32 = 1 << 20;
@@ -212,6 +214,11 @@ impl ContextConfig {
         let foreign = lists.load(lang, "first_names_foreign")?;
         lex.reserve(foreign.len());
         for e in foreign {
+            lex.insert(&e, FOREIGN);
+        }
+        // Rare first names of the language itself (today English: "Dermot") take the same
+        // part; a language without the list has none.
+        for e in lists.load_optional(lang, "first_names_rare")? {
             lex.insert(&e, FOREIGN);
         }
         // One-word places, for the place after "lives in" where no capital marks it.

@@ -296,6 +296,10 @@ fn names_after_titles_in_any_case() {
             Some("agnieszka"),
         ),
         (Lang::En, "SON TORSTEN CALLED", Some("TORSTEN")),
+        // A rare first name of the language, in capitals or in lower case; no ordinary word.
+        (Lang::En, "GRANDSON DERMOT AT BEDSIDE.", Some("DERMOT")),
+        (Lang::En, "wife rosaleen called, updated", Some("rosaleen")),
+        (Lang::En, "GRANDSON VISITING TODAY. WIFE TEARFUL.", None),
         (Lang::It, "la sorella dell'ex moglie", None),
         // In parentheses or apposition, closed on the other side.
         (

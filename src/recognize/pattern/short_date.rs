@@ -2,6 +2,10 @@
 //! `-`, taken right after a word that introduces a date in the note's language, because on
 //! their own such pairs are as often fractions, scores or ranges.
 //!
+//! A weekday right before the pair introduces it too ("Monday 3/15", "Tues. 3/15", "FRIDAY,
+//! 12/4", "lunes 15-3"): its full name in any of the languages, and in English the
+//! abbreviations of three letters or more but `sat` and `sun` (a saturation, the sun).
+//!
 //! English notes (month first) also write them bare ("admitted 4/12", "CXR 3/14 clear"):
 //! there a month/day pair with a slash is a date on its own unless it reads as a score or a
 //! fraction (a numerator at most a denominator of 2–6, 10 or 15: "pain 5/10", "strength 4/5",
@@ -78,8 +82,21 @@ fn fluid_after(rest: &str) -> bool {
     })
 }
 
+/// The weekdays that introduce a pair (lower case; see the module line).
+fn weekdays(lang: Lang) -> Vec<&'static str> {
+    let abbreviated = crate::dates::weekday_abbreviations(lang);
+    crate::dates::weekday_spellings(lang)
+        .into_iter()
+        .filter(|w| {
+            !abbreviated.contains(w)
+                || lang == Lang::En && w.len() >= 3 && !matches!(*w, "sat" | "sun")
+        })
+        .collect()
+}
+
 pub struct ShortDates {
     words: &'static [&'static str],
+    weekdays: Vec<&'static str>,
     /// Month-first notes: a slash pair needs no date word before it.
     bare_month_day: bool,
 }
@@ -88,6 +105,7 @@ impl ShortDates {
     pub fn new(lang: Lang) -> Self {
         ShortDates {
             words: date_words(lang),
+            weekdays: weekdays(lang),
             bare_month_day: lang == Lang::En,
         }
     }
@@ -139,6 +157,20 @@ impl ShortDates {
         self.words.iter().any(|d| d.eq_ignore_ascii_case(w))
     }
 
+    /// Whether a weekday stands right before byte `s`, with one space and at most a "." or ","
+    /// between ("Monday 3/15", "Tues. 3/15", "FRIDAY, 12/4").
+    fn after_weekday(&self, text: &str, s: usize) -> bool {
+        let Some(before) = text[..s].strip_suffix(' ') else {
+            return false;
+        };
+        let before = before.strip_suffix(['.', ',']).unwrap_or(before);
+        let w = before
+            .rsplit(|c: char| !c.is_alphabetic())
+            .next()
+            .unwrap_or("");
+        !w.is_empty() && self.weekdays.contains(&w.to_lowercase().as_str())
+    }
+
     pub fn find(&self, text: &str, out: &mut Vec<Cand>) {
         for (s, sep, e) in digit_pairs(text) {
             let rest = &text[e..];
@@ -148,8 +180,9 @@ impl ShortDates {
             let n = |r: std::ops::Range<usize>| text[r].parse::<u32>().unwrap_or(0);
             let (a, b) = (n(s..sep), n(sep + 1..e));
             let slash = text.as_bytes()[sep] == b'/';
-            let introduced =
-                self.after_date_word(text, s) || (slash && self.bare_date(text, s, e, a, b));
+            let introduced = self.after_date_word(text, s)
+                || self.after_weekday(text, s)
+                || (slash && self.bare_date(text, s, e, a, b));
             if longer
                 || text[..s].ends_with(|ch: char| "/-.,".contains(ch))
                 || FRACTION_AFTER.iter().any(|f| rest.starts_with(f))
@@ -243,6 +276,12 @@ mod tests {
             (Lang::Es, "ingresó el 22-7 por disnea", &["22-7"]),
             (Lang::Nl, "controle op 3/11 gepland", &["3/11"]),
             (Lang::It, "ricoverato il 12/3 in reparto", &["12/3"]),
+            (Lang::Es, "control el lunes 15-3 en consulta", &["15-3"]),
+            (
+                Lang::Nl,
+                "controle maandag 3-11, zo 3-4 keer per dag",
+                &["3-11"],
+            ),
             // No date word: a ratio, a score, a range.
             (Lang::Nl, "kracht 4/5 links", &[]),
             (Lang::Es, "control 12/3 sin cambios", &[]),
@@ -297,6 +336,13 @@ mod tests {
             ("Event 12/5 @ 0215: brady", &["12/5"]),
             ("seen 12/5 at 1500 and 11/5 0600", &["12/5", "11/5"]),
             ("pain 5/10 at 0400, PS 10/5 at 0800, 12/5 at 2500", &[]),
+            // A weekday introduces the pair, even one that reads as a score bare.
+            (
+                "f/u Monday 3/15 with PCP; seen Tues. 3/10, FRIDAY, 12/5 and Thurs 6/7",
+                &["3/15", "3/10", "12/5", "6/7"],
+            ),
+            // Not an abbreviation that is also a word, nor a weekday away from the pair.
+            ("O2 sat 3/4 L NC; Pain 3/10 Monday; Monday: pain 3/10", &[]),
         ];
         for (text, want) in cases {
             assert_eq!(found(Lang::En, text), *want, "{text}");
