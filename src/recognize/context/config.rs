@@ -216,8 +216,8 @@ impl ContextConfig {
         for e in foreign {
             lex.insert(&e, FOREIGN);
         }
-        // Rare first names of the language itself (today English: "Dermot") take the same
-        // part; a language without the list has none.
+        // Rare first names of the language itself (English and Spanish: "Dermot") take the
+        // same part; a language without the list has none.
         for e in lists.load_optional(lang, "first_names_rare")? {
             lex.insert(&e, FOREIGN);
         }
