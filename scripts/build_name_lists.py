@@ -577,19 +577,27 @@ def foreign_first_names(vocab, lang, stats, own, kept_first):
     entries = set()
     for other, (_stats, names) in kept_first.items():
         if other != lang:
-            entries |= {e for e in names if " " not in e and len(e) >= FOREIGN_MIN_LETTERS}
+            entries |= names
+    return write_context_names(vocab, lang, "first_names_foreign",
+                               "first names of the other languages", entries, taken, stats)
+
+
+def write_context_names(vocab, lang, name, what, entries, taken, stats):
+    """Writes `<lang>/<name>.txt`: the one-word `entries` of `FOREIGN_MIN_LETTERS` letters or
+    more that are not `taken` (folded) and that the language's filter keeps; a name its
+    corpora tag mostly as a place or an organisation is left out too ("Európa" in Italian news,
+    "Liga" in Spanish). Returns (kept, dropped by the filter)."""
     dropped = []
-    # A name the language's corpora tag mostly as a place or an organisation opens none
-    # ("Európa" in Italian news, "Liga" in Spanish).
     kept = {e for e in sorted(entries)
-            if fold(e) not in taken and not stats.mostly_place_or_org(fold(e))
+            if " " not in e and len(e) >= FOREIGN_MIN_LETTERS
+            and fold(e) not in taken and not stats.mostly_place_or_org(fold(e))
             and keep(e, stats, dropped, strong=set())}
     header = [
-        f"first names of the other languages for '{lang}', derived by "
-        "scripts/build_name_lists.py (see wordlists/PROVENANCE_names.md); do not edit by hand.",
+        f"{what} for '{lang}', derived by scripts/build_name_lists.py "
+        "(see wordlists/PROVENANCE_names.md); do not edit by hand.",
         f"{len(kept)} entries; {len(dropped)} dropped by the common-word filter.",
     ]
-    write_list(f"{vocab}/{lang}/first_names_foreign.txt", header, kept)
+    write_list(f"{vocab}/{lang}/{name}.txt", header, kept)
     return (len(kept), len(dropped))
 
 
@@ -613,32 +621,22 @@ def rare_first_names_es(data):
 
 def rare_first_names(vocab, lang, stats, own, candidates):
     """Writes `first_names_rare.txt`: first names of the language's own sources below its list
-    threshold ("Dermot", "Rosaleen"), one word of three letters or more, that its filter keeps
-    and that are neither among its listed first names or surnames nor a place (after a
-    relative's word in one case, a surname is left alone: "son obrien"). Like the foreign first names they
-    are no lookup list: the context rules take one after a title or a relative's word in a
-    note written all in capitals or all in lower case ("GRANDSON DERMOT", "wife rosaleen"),
-    or before a capitalized word."""
+    threshold ("Dermot", "Rosaleen"), that are neither among its listed first names or
+    surnames (after a relative's word in one case a surname is left alone: "son obrien") nor a
+    place, a drug ("Belladonna") or an allow-listed term ("Gleason"). Like the foreign first
+    names they are no lookup list: the context rules take one after a title or a relative's
+    word in a note written all in capitals or all in lower case ("GRANDSON DERMOT", "wife
+    rosaleen"), or before a capitalized word."""
     taken = {fold(e) for e in own}
-    for name in ("surnames", "surnames_open", "cities", "regions", "countries", "places_open",
-                 "places_geonames", "countries_geonames"):
+    for name in ("surnames", "surnames_open", "drugs_open"):
+        taken |= {fold(e) for e in hand_list(vocab, lang, name)}
+    taken |= {fold(e) for e in hand_list(vocab, lang, "allow") if ":" not in e}
+    for name in ("cities", "regions", "countries", "places_open", "places_geonames",
+                 "countries_geonames"):
         for place in hand_list(vocab, lang, name):
             taken |= {fold(place), fold(place.split(" ")[0])}
-    # Nor a drug ("Belladonna") or an allow-listed term ("Gleason", "Gram").
-    taken |= {fold(e) for e in hand_list(vocab, lang, "drugs_open")}
-    taken |= {fold(e) for e in hand_list(vocab, lang, "allow") if ":" not in e}
-    dropped = []
-    kept = {e for e in sorted(candidates)
-            if " " not in e and len(e) >= FOREIGN_MIN_LETTERS and fold(e) not in taken
-            and not stats.mostly_place_or_org(fold(e))
-            and keep(e, stats, dropped, strong=set())}
-    header = [
-        f"rare first names for '{lang}', derived by scripts/build_name_lists.py "
-        "(see wordlists/PROVENANCE_names.md); do not edit by hand.",
-        f"{len(kept)} entries; {len(dropped)} dropped by the common-word filter.",
-    ]
-    write_list(f"{vocab}/{lang}/first_names_rare.txt", header, kept)
-    return (len(kept), len(dropped))
+    return write_context_names(vocab, lang, "first_names_rare", "rare first names", candidates,
+                               taken, stats)
 
 
 def write_provenance(path, summary):
