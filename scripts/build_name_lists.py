@@ -9,9 +9,8 @@ reads DATA/names (name lists with frequencies) and DATA/ner (annotated corpora),
 wordlists/<lang>/first_names_open.txt, surnames_open.txt, places_open.txt (when the language has an
 open gazetteer source), first_names_foreign.txt (the other languages' first names, after this
 language's filter), first_names_rare.txt (English and Spanish first names below the list
-threshold) and
-wordlists/PROVENANCE_names.md. The output is deterministic: the same
-input gives byte-identical files.
+threshold) and wordlists/PROVENANCE_names.md. The output is deterministic: the same input gives
+byte-identical files.
 
 Common-word filter: for every language, the tokens tagged O in that language's training
 corpora (DATA/ner; test splits are withheld and never read) are counted, in lower case and as
@@ -564,22 +563,28 @@ def foreign_first_names(vocab, lang, stats, own, kept_first):
     this language's filter keeps and that are not among its own names or places. The context
     rules let such a name open a name only with a capitalized word after it, never alone and
     never at a sentence start ("Helmuth Köcher", "Tomasz Sulej" in Italian news)."""
-    taken = {fold(e) for e in own}
-    places = ("cities", "regions", "countries", "places_open", "places_geonames", "countries_geonames")
-    for name in places:
-        for place in hand_list(vocab, lang, name):
-            # Also the first word of a longer place: "Medina" of "Medina del Campo".
-            taken |= {fold(place), fold(place.split(" ")[0])}
-            if lang == "hu":
-                # A Hungarian place with a case ending or the adjective's -i ("Érdi", of Érd;
-                # Erdi is a Dutch first name): the endings anonlm's lookup strips.
-                taken |= {fold(place) + ending for ending in HU_ENDINGS}
+    taken = {fold(e) for e in own} | place_keys(vocab, lang)
     entries = set()
     for other, (_stats, names) in kept_first.items():
         if other != lang:
             entries |= names
     return write_context_names(vocab, lang, "first_names_foreign",
                                "first names of the other languages", entries, taken, stats)
+
+
+def place_keys(vocab, lang):
+    """Folded keys of every place the language's lists hold, and of the first word of a longer
+    place ("Medina" of "Medina del Campo"); in Hungarian also a place with a case ending or the
+    adjective's -i ("Érdi", of Érd; Erdi is a Dutch first name): the endings anonlm's lookup
+    strips. No first name may be one of them."""
+    keys = set()
+    for name in ("cities", "regions", "countries", "places_open", "places_geonames",
+                 "countries_geonames"):
+        for place in hand_list(vocab, lang, name):
+            keys |= {fold(place), fold(place.split(" ")[0])}
+            if lang == "hu":
+                keys |= {fold(place) + ending for ending in HU_ENDINGS}
+    return keys
 
 
 def write_context_names(vocab, lang, name, what, entries, taken, stats):
@@ -627,14 +632,10 @@ def rare_first_names(vocab, lang, stats, own, candidates):
     names they are no lookup list: the context rules take one after a title or a relative's
     word in a note written all in capitals or all in lower case ("GRANDSON DERMOT", "wife
     rosaleen"), or before a capitalized word."""
-    taken = {fold(e) for e in own}
+    taken = {fold(e) for e in own} | place_keys(vocab, lang)
     for name in ("surnames", "surnames_open", "drugs_open"):
         taken |= {fold(e) for e in hand_list(vocab, lang, name)}
     taken |= {fold(e) for e in hand_list(vocab, lang, "allow") if ":" not in e}
-    for name in ("cities", "regions", "countries", "places_open", "places_geonames",
-                 "countries_geonames"):
-        for place in hand_list(vocab, lang, name):
-            taken |= {fold(place), fold(place.split(" ")[0])}
     return write_context_names(vocab, lang, "first_names_rare", "rare first names", candidates,
                                taken, stats)
 

@@ -62,7 +62,7 @@ fn input_corpus(path: &Path, format: &str, bytes: usize) -> Result<Vec<Document>
     for doc in open_documents(path, format, max, None, InputSpans::Ignore)? {
         let doc = doc?;
         total += doc.text.len();
-        docs.push(Document::new(doc.id, doc.text));
+        docs.push(doc);
         if total >= bytes {
             return Ok(docs);
         }

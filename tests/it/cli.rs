@@ -1,7 +1,7 @@
 //! Runs the real binary in temporary directories: the main commands end to end, the bad-input
 //! contract (exit 2, file and line named, nothing written) and key handling.
 
-use crate::util::{anonlm, fails, holds_value, read_jsonl, synth, tempdir};
+use crate::util::{anonlm, fails, holds_value, printed, read_json, read_jsonl, synth, tempdir};
 use std::fs;
 use std::path::Path;
 
@@ -399,13 +399,13 @@ fn bench_measures_a_users_corpus() {
         .arg(&json)
         .output()
         .unwrap();
-    let text = crate::util::printed(&out);
+    let text = printed(&out);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("documents of the input"), "{text}");
     for value in ["Quintanilla", "Albacete", "612 345 678"] {
         assert!(!text.contains(value), "{value} printed: {text}");
     }
-    let v = crate::util::read_json(&json);
+    let v = read_json(&json);
     assert_eq!(v["corpus"], "input");
     let first = &v["figures"][0];
     assert_eq!(first["task"], "recognize");
