@@ -167,9 +167,11 @@ pub struct BenchArgs {
     pub format: String,
     #[command(flatten)]
     pub threads: Threads,
-    /// Write the figures as JSON here.
+    /// Write the figures as JSON here (an existing file only with --overwrite).
     #[arg(long)]
     pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
 }
 
 #[derive(Args, Debug)]

@@ -9,6 +9,7 @@ use crate::corpus::source::{open_documents, resolve_format, InputSpans};
 use crate::corpus::{Document, Format, ReadOptions};
 use crate::deid::apply::Deidentifier;
 use crate::deid::policy::Policy;
+use crate::fsio::Inputs;
 use crate::lang::{Lang, LangChoice};
 use crate::recognize::build::build_pipeline;
 use crate::recognize::Pipeline;
@@ -182,6 +183,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         .threads
         .count
         .unwrap_or_else(rayon::current_num_threads);
+    let inputs: Vec<&Path> = args.input.iter().map(|p| p.as_path()).collect();
+    // The figures take minutes: a --json that could not be written is refused before them.
+    if let Some(path) = &args.json {
+        crate::fsio::check_dest(path, false, args.overwrite.allowed, &Inputs::of(&inputs))?;
+    }
     let started = Instant::now();
     let (small, origin) = match &args.input {
         Some(path) => (
@@ -376,7 +382,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             "seconds_by_step": by_step,
         });
         let text = serde_json::to_string_pretty(&body)?;
-        write_bytes_atomic(path, text.as_bytes(), true, &[])?;
+        write_bytes_atomic(path, text.as_bytes(), args.overwrite.allowed, &inputs)?;
     }
     Ok(ExitCode::SUCCESS)
 }

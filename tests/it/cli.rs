@@ -371,7 +371,8 @@ fn eponyms_before_their_word_are_no_names() {
 }
 
 /// `bench --input` measures the user's own corpus (repeated up to --mb), prints no text of it,
-/// and stops with exit 2 naming a missing or malformed input.
+/// keeps an existing figures file without --overwrite, and stops with exit 2 naming a missing
+/// or malformed input.
 #[test]
 fn bench_measures_a_users_corpus() {
     let dir = tempdir();
@@ -411,6 +412,21 @@ fn bench_measures_a_users_corpus() {
     assert_eq!(first["task"], "recognize");
     assert!(first["megabytes"].as_f64().unwrap() >= 1.0, "{first}");
     assert!(first["mb_per_s"].as_f64().unwrap() > 0.0, "{first}");
+    // The figures file is kept without --overwrite, and the input is never the output,
+    // both refused before any measuring.
+    let kept = fs::read(&json).unwrap();
+    for (dest, named) in [(&json, "bench.json"), (&input, "notes.txt")] {
+        let msg = fails(
+            anonlm()
+                .args(["bench", "--mb", "1", "--lang", "es", "--input"])
+                .arg(&input)
+                .arg("--json")
+                .arg(dest),
+        );
+        assert!(msg.contains(named), "{msg}");
+        assert!(!msg.contains("corpus:"), "measured before refusing: {msg}");
+    }
+    assert_eq!(fs::read(&json).unwrap(), kept);
     let missing = dir.path().join("missing.jsonl");
     let msg = fails(anonlm().arg("bench").arg("--input").arg(&missing));
     assert!(msg.contains("missing.jsonl"), "{msg}");
