@@ -25,6 +25,16 @@ pub fn weekday_spellings(lang: Lang) -> Vec<&'static str> {
     weekday_names(lang).iter().map(|e| e.0).collect()
 }
 
+/// The full weekday names of `lang` (lower case): "friday", "viernes", "péntek". Capitalized,
+/// they are never part of a name or a place ("Ireland Friday 12/4").
+pub fn weekday_full_names(lang: Lang) -> Vec<&'static str> {
+    weekday_names(lang)
+        .iter()
+        .filter(|e| !e.2)
+        .map(|e| e.0)
+        .collect()
+}
+
 /// The abbreviated weekday spellings of `lang` (lower case): "tues", "wed", "ma".
 pub fn weekday_abbreviations(lang: Lang) -> Vec<&'static str> {
     weekday_names(lang)

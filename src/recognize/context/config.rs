@@ -31,6 +31,7 @@ use crate::recognize::lookup::lexicon::Lexicon;
 use crate::recognize::lookup::tokens::{fold_phrase, FxMap};
 use crate::recognize::lookup::{directive, plain_entries, EponymHeads, PLACE_LISTS};
 use crate::wordlists::{ListSources, VocabError};
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 pub const T_PAT: u32 = 1;
@@ -73,6 +74,13 @@ pub const TEAM: u32 = 1 << 25;
 /// A preposition after which a listed place is named in a line without capitals
 /// (`PLACE_LISTED` in `name_triggers.txt`: "called from florida", "IN QUINCY").
 pub const PLACE_LISTED: u32 = 1 << 26;
+/// A title that names more than one person (`plural` in `titles.txt`: "Drs."): the names
+/// joined to its first by the language's "and" are its too ("Drs. Stone and Whitcombe").
+pub const T_PLURAL: u32 = 1 << 27;
+/// A title that is a whole word of five letters or more, listed only without a full stop
+/// ("Nurse", "Sister", "Doctor"): followed by one, it ends a sentence ("Staff Nurse.
+/// Verified ...") and names no one.
+pub const T_WORD: u32 = 1 << 28;
 
 /// Whether a word's `bits` make it an open surname that is no ordinary word (nor an
 /// allow-listed medical word): a name where no capital marks one ("called dr obrien").
@@ -129,6 +137,12 @@ fn role_bits(role: &str, title: bool) -> Option<u32> {
 impl ContextConfig {
     pub fn load(lang: Lang, lists: &ListSources) -> Result<Self, VocabError> {
         let mut lex = Lexicon::new(lang == Lang::Hu);
+        let dotted: HashSet<String> = lists
+            .load(lang, "titles")?
+            .iter()
+            .filter_map(|line| line.split('\t').next()?.trim().strip_suffix('.'))
+            .map(fold_phrase)
+            .collect();
         for (file, title) in [("titles", true), ("name_triggers", false)] {
             for (n, line) in lists.load(lang, file)?.iter().enumerate() {
                 let mut cols = line.split('\t').map(str::trim);
@@ -146,8 +160,16 @@ impl ContextConfig {
                 match (flag, title) {
                     ("", _) => {}
                     ("after", true) => bits |= T_AFTER,
+                    ("plural", true) => bits |= T_PLURAL,
                     ("tag", false) if bits == G_REL => bits |= KIN,
                     _ => return Err(bad(lang, file, n + 1, format!("unknown flag '{flag}'"))),
+                }
+                let word = title
+                    && phrase.chars().count() >= 5
+                    && phrase.chars().all(char::is_alphabetic)
+                    && !dotted.contains(&fold_phrase(phrase));
+                if word {
+                    bits |= T_WORD;
                 }
                 if !lex.insert(phrase, bits) {
                     return Err(bad(lang, file, n + 1, "entry has no word"));
@@ -191,6 +213,13 @@ impl ContextConfig {
         lex.reserve(first_open.len());
         for e in first_open {
             lex.insert(&e, FIRSTN);
+        }
+        // A weekday ends a name's run ("arrives from Ireland Friday 12/4"), unless the
+        // language names people so ("Domingo Mederos").
+        for day in crate::dates::weekday_full_names(lang) {
+            if lex.word_bits(&fold_phrase(day)) & FIRSTN == 0 {
+                lex.insert(day, STOP);
+            }
         }
         // The (much longer) open surnames are names where the surname comes first (Hungarian)
         // and after a lower-case title, where no capital marks them ("called dr obrien").

@@ -177,6 +177,10 @@ impl ContextRecognizer {
 
     /// Title or trigger before a name: the capitalized run after it.
     fn after_phrase(&self, c: &mut Ctx, last: usize, bits: u32) {
+        // "Staff Nurse. Verified ...": a whole-word title before a full stop ends a sentence.
+        if bits & T_WORD != 0 && c.text[c.toks[last].end..].starts_with('.') {
+            return;
+        }
         let (skip, title): (&[char], bool) = if bits & TITLE != 0 {
             (&['.', ':', ' ', '\t'], true)
         } else if bits & (G_REL | G_DOC) != 0 {
@@ -257,10 +261,11 @@ impl ContextRecognizer {
             "context:trigger"
         };
         c.push_run(run, role, source, if title { S_TITLE } else { S_TRIGGER });
-        // "sons Kieran and Padraig": the capitalized names joined to a relative's by "and".
+        // "sons Kieran and Padraig", "Drs. Stone and Whitcombe": the capitalized names joined
+        // by "and" to a relative's or to one after a plural title.
         let mut last = run.last;
         while let Some(k) =
-            next_conjunct(c.text, c.toks, last, self.and).filter(|_| bits & G_REL != 0)
+            next_conjunct(c.text, c.toks, last, self.and).filter(|_| bits & (G_REL | T_PLURAL) != 0)
         {
             let joined = c.toks[k].shape == Shape::Cap && c.m.single(k) & (TRIGGER | BREAKS) == 0;
             let Some(next) = joined
@@ -365,9 +370,10 @@ impl ContextRecognizer {
                 },
                 if title { S_TITLE } else { S_TRIGGER },
             );
-            // "sons kieran and padraig": the next name joined to a relative's by "and".
+            // "sons kieran and padraig", "drs. stone and whitcombe": the next name joined by
+            // "and" to a relative's or to one after a plural title.
             match next_conjunct(c.text, toks, last, self.and) {
-                Some(n) if !title && bits & G_REL != 0 => k = n,
+                Some(n) if !title && bits & G_REL != 0 || bits & T_PLURAL != 0 => k = n,
                 _ => return,
             }
         }

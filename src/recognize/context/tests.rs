@@ -19,12 +19,16 @@ fn label(s: &str) -> Label {
 }
 
 /// The surfaces of the NAME spans the English context rules find in `text`.
+/// The English names found in `text`, one per span (two rules that find the same name give it
+/// once).
 fn names(text: &str) -> Vec<String> {
-    run(Lang::En, text)
+    let mut found: Vec<String> = run(Lang::En, text)
         .into_iter()
         .filter(|(_, l, _)| l.category == Category::Name)
         .map(|(s, _, _)| s)
-        .collect()
+        .collect();
+    found.dedup();
+    found
 }
 
 #[test]
@@ -134,6 +138,23 @@ fn first_names_take_the_capitalized_words_beside_them() {
             Lang::En,
             "We met Oliver Quennell near the ward yesterday.",
             Some("Oliver Quennell"),
+        ),
+        // A weekday ends the run: "Ireland" (a first name too) and "Friday" make no name.
+        (
+            Lang::En,
+            "Her cousin arrives from Ireland Friday 12/4.",
+            None,
+        ),
+        (
+            Lang::En,
+            "Met Oliver Quennell Monday.",
+            Some("Oliver Quennell"),
+        ),
+        // Where a weekday is also a first name of the language, it stays one.
+        (
+            Lang::Es,
+            "Ayer llamó Domingo Mederos Catalano al servicio.",
+            Some("Domingo Mederos Catalano"),
         ),
         // Hungarian: surname first, also at the start of a sentence when the surname is listed.
         (
@@ -466,7 +487,7 @@ fn clock_times_are_no_postcodes() {
 }
 
 #[test]
-fn names_joined_by_and_after_a_relatives_word_are_names() {
+fn names_joined_by_and_after_a_relatives_word_or_a_plural_title_are_names() {
     assert_eq!(
         names("family at bedside: sons kieran and brendan."),
         ["kieran", "brendan"]
@@ -474,6 +495,26 @@ fn names_joined_by_and_after_a_relatives_word_are_names() {
     assert_eq!(names("Daughters Ana and Lucia visited."), ["Ana", "Lucia"]);
     // Not what follows a title, nor a trigger word after "and".
     assert_eq!(names("Wife Mary and Pt's son in."), ["Mary"]);
+    assert_eq!(
+        names("Seen by Dr. Stone and Nurse Kelly."),
+        ["Stone", "Kelly"]
+    );
+    assert_eq!(names("Dr. Stone and Whitcombe Hall."), ["Stone"]);
+    // A plural title names them all, in any case.
+    assert_eq!(
+        names("MICU team (Drs. Stone and Whitcombe) in."),
+        ["Stone", "Whitcombe"]
+    );
+    assert_eq!(names("seen by drs. stone and price."), ["stone", "price"]);
+}
+
+#[test]
+fn a_whole_word_title_before_a_full_stop_ends_a_sentence() {
+    assert_eq!(
+        names("Reviewed by Nurse Kelly. Staff Nurse. Verified on admission."),
+        ["Kelly"]
+    );
+    assert_eq!(names("Seen by Prof. Quennell today."), ["Quennell"]);
 }
 
 #[test]
