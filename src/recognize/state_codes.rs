@@ -1,4 +1,5 @@
-//! A state's code after a place found in the same line and a comma ("Nashua, NH"), and the
+//! A state's code after a place found in the same line and a comma ("Nashua, NH") or, for the
+//! codes that are no word or clinical abbreviation, one space ("ALBANY NY"), and the
 //! ZIP code after that code or right after the place ("LOWELL, MA 01852", "Boston 02116"), in
 //! the languages with a `state_codes.txt` (US postal codes in English). Alone the codes are
 //! ordinary abbreviations (`MD`, `PA`, `CO`, `OR`) and five digits are anything, so only the
@@ -8,24 +9,37 @@ use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
 use crate::span::Entity;
 use crate::wordlists::{ListSources, VocabError};
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 const SOURCE: &str = "context:state_code";
 const ZIP_SOURCE: &str = "context:zip";
 
-/// The state codes of a language, matched as written.
+/// The state codes of a language, matched as written, each with whether it may follow its
+/// place after a space alone (not marked `comma` in the list).
 pub struct StateCodes {
-    codes: HashSet<String>,
+    codes: HashMap<String, bool>,
 }
 
 impl StateCodes {
     /// The codes of `lang`'s `state_codes` lists (built-in and `--lists`); `None` when it has
     /// none, and the step does not run.
     pub fn new(lang: Lang, lists: &ListSources) -> Result<Option<Self>, VocabError> {
-        let codes: HashSet<String> = lists
-            .load_optional(lang, "state_codes")?
-            .into_iter()
-            .collect();
+        let mut codes = HashMap::new();
+        for (n, line) in lists.load_optional(lang, "state_codes")?.iter().enumerate() {
+            let (code, flag) = line.split_once('\t').unwrap_or((line, ""));
+            let spaced = match flag.trim() {
+                "" => true,
+                "comma" => false,
+                other => {
+                    return Err(VocabError::Bad {
+                        path: format!("wordlists/{}/state_codes.txt", lang.code()).into(),
+                        line: n + 1,
+                        msg: format!("unknown flag '{other}' (entry {})", n + 1),
+                    })
+                }
+            };
+            codes.insert(code.trim().to_string(), spaced);
+        }
         Ok((!codes.is_empty()).then_some(StateCodes { codes }))
     }
 
@@ -70,15 +84,21 @@ impl StateCodes {
         out
     }
 
-    /// The byte range of a listed code after `", "` at `at`, ending its word.
+    /// The byte range of a listed code after `", "` at `at`, or after `" "` when the code may
+    /// stand so, ending its word.
     fn code_after(&self, text: &str, at: usize) -> Option<(usize, usize)> {
-        let rest = text[at..].strip_prefix(", ")?;
+        let (rest, comma) = match text[at..].strip_prefix(", ") {
+            Some(rest) => (rest, true),
+            None => (text[at..].strip_prefix(' ')?, false),
+        };
         let len = rest
             .find(|c: char| !c.is_alphanumeric())
             .unwrap_or(rest.len());
         let (code, after) = rest.split_at(len);
-        let ok = !after.starts_with('\'') && self.codes.contains(code);
-        ok.then_some((at + 2, at + 2 + len))
+        let ok =
+            !after.starts_with('\'') && self.codes.get(code).is_some_and(|&spaced| comma || spaced);
+        let start = text.len() - rest.len();
+        ok.then_some((start, start + len))
     }
 }
 
@@ -130,11 +150,13 @@ mod tests {
             ("Lives in Nashua, NH with her son.", "Nashua"),
             ("LOWELL, MA 01852", "LOWELL"),
             ("moved from Portland, OR.", "Portland"),
+            ("CALLED FROM ALBANY NY 2300", "ALBANY"),
+            ("Lives in Quincy MA with wife.", "Quincy"),
         ] {
             let found = codes().after_places(text, &[city(text, place)]);
             assert_eq!(found.len(), 1 + text.ends_with("01852") as usize, "{text}");
             let code = &text[found[0].start..found[0].end];
-            assert!(["NH", "MA", "OR"].contains(&code), "{text}");
+            assert!(["NH", "MA", "OR", "NY"].contains(&code), "{text}");
             assert_eq!(found[0].label.subtype, Some(Subtype::State));
         }
     }
@@ -153,6 +175,22 @@ mod tests {
         assert!(codes()
             .after_places(text, &[name, city(text, "Nashua")])
             .is_empty());
+        // After a space alone, codes that read as a word or an abbreviation are not states.
+        for text in [
+            "Boston CT scan neg",
+            "from Lowell OR Lynn",
+            "Boston VA",
+            "Quincy  MA",
+        ] {
+            let place = text
+                .split(' ')
+                .nth(text.starts_with("from") as usize)
+                .unwrap();
+            assert!(
+                codes().after_places(text, &[city(text, place)]).is_empty(),
+                "{text}"
+            );
+        }
     }
 
     #[test]
