@@ -20,6 +20,7 @@ mod card;
 mod extension;
 mod grid;
 mod lexicon;
+mod month_alone;
 mod openings;
 mod shapes;
 mod short_date;
@@ -80,6 +81,8 @@ pub struct PatternRecognizer {
     /// Spanish only: the grid addresses of Latin-American cities.
     grid: Option<grid::Grid>,
     short_dates: short_date::ShortDates,
+    /// English only: a month named alone after a word that dates it.
+    months_alone: Option<month_alone::MonthsAlone>,
     urls: web::Urls,
 }
 
@@ -94,6 +97,7 @@ impl PatternRecognizer {
             streets: street::Streets::new(lang, lists)?,
             grid: (lang == Lang::Es).then(grid::Grid::new).transpose()?,
             short_dates: short_date::ShortDates::new(lang),
+            months_alone: month_alone::MonthsAlone::new(lang),
             urls: web::Urls::new()?,
         })
     }
@@ -115,6 +119,9 @@ impl PatternRecognizer {
         self.triggers.find(text, &self.shapes, &mut c);
         self.streets.find(text, &mut c);
         self.short_dates.find(text, &mut c);
+        if let Some(m) = &self.months_alone {
+            m.find(text, &mut c);
+        }
         if let Some(g) = &self.grid {
             g.find(text, &mut c);
         }
