@@ -224,7 +224,9 @@ fn names_places_and_dates_of_the_tenth_batch_are_found() {
 #[test]
 fn names_places_and_dates_of_the_eleventh_batch_are_found() {
     // Written after the tenth batch's changes and scored before any change made on it
-    // (default 0.923, 0.889, 0.955; rules only 0.915, 0.975, 0.970): about three gold tokens
-    // below those figures.
-    floors_hold("en_batch11.txt", [0.90, 0.86, 0.93], [0.89, 0.95, 0.94]);
+    // (default 0.923, 0.889, 0.955; rules only 0.915, 0.975, 0.970), then designed on (plural
+    // titles, weekdays that end a name, a whole-word title before a full stop, a state code
+    // after a space, a month alone after a word that dates it): about three gold tokens below
+    // the figures after (default 0.938, 0.891, 0.970; rules only 0.931, 0.976, 0.985).
+    floors_hold("en_batch11.txt", [0.91, 0.86, 0.94], [0.90, 0.95, 0.95]);
 }
