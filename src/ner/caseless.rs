@@ -166,9 +166,9 @@ impl CaselessGate {
     /// it starts with a lower-case letter and is neither a name particle nor a listed name
     /// or place: the tagger's span ran on into the phrase around the name ("the Union army",
     /// "Smith's"), or when it mixes digits and letters, a reading beside an abbreviation
-    /// ("NSR 80s-90s", "U/O 30cc"), or when it is a weekday ("Ireland Friday"). On a held-out wikigold this removed a quarter of the
-    /// tagger's false positives at the same person recall; on WNUT-17 dev 7 of 132, for 0.003
-    /// of it.
+    /// ("NSR 80s-90s", "U/O 30cc"), or when it is a weekday ("Ireland Friday"). On a held-out
+    /// wikigold this removed a quarter of the tagger's false positives at the same person
+    /// recall; on WNUT-17 dev 7 of 132, for 0.003 of it.
     pub fn trim_edges(
         &self,
         category: Category,

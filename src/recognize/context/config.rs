@@ -137,14 +137,15 @@ fn role_bits(role: &str, title: bool) -> Option<u32> {
 impl ContextConfig {
     pub fn load(lang: Lang, lists: &ListSources) -> Result<Self, VocabError> {
         let mut lex = Lexicon::new(lang == Lang::Hu);
-        let dotted: HashSet<String> = lists
-            .load(lang, "titles")?
+        let titles = lists.load(lang, "titles")?;
+        let dotted: HashSet<String> = titles
             .iter()
             .filter_map(|line| line.split('\t').next()?.trim().strip_suffix('.'))
             .map(fold_phrase)
             .collect();
-        for (file, title) in [("titles", true), ("name_triggers", false)] {
-            for (n, line) in lists.load(lang, file)?.iter().enumerate() {
+        let triggers = lists.load(lang, "name_triggers")?;
+        for (file, lines, title) in [("titles", titles, true), ("name_triggers", triggers, false)] {
+            for (n, line) in lines.iter().enumerate() {
                 let mut cols = line.split('\t').map(str::trim);
                 let phrase = cols.next().unwrap_or("");
                 let role = cols.next().unwrap_or("");

@@ -18,9 +18,8 @@ fn label(s: &str) -> Label {
     Label::parse(s).expect("test label parses")
 }
 
-/// The surfaces of the NAME spans the English context rules find in `text`.
-/// The English names found in `text`, one per span (two rules that find the same name give it
-/// once).
+/// The surfaces of the NAME spans the English context rules find in `text`, each once where
+/// two rules find the same name.
 fn names(text: &str) -> Vec<String> {
     let mut found: Vec<String> = run(Lang::En, text)
         .into_iter()

@@ -55,15 +55,13 @@ impl MonthsAlone {
                 continue;
             }
             let before = &text[..s];
-            let mid = ["mid-", "Mid-", "MID-"].iter().any(|p| before.ends_with(p));
-            let word = match before.strip_suffix(' ') {
-                _ if mid => "mid".to_string(),
-                Some(before) => before
-                    .rsplit(|c: char| !c.is_alphabetic())
-                    .next()
-                    .unwrap_or("")
-                    .to_lowercase(),
-                None => continue,
+            let word = if ["mid-", "Mid-", "MID-"].iter().any(|p| before.ends_with(p)) {
+                "mid".to_string()
+            } else if let Some(before) = before.strip_suffix(' ') {
+                let last = before.rsplit(|c: char| !c.is_alphabetic()).next();
+                last.unwrap_or("").to_lowercase()
+            } else {
+                continue;
             };
             if MONTH_WORDS.contains(&word.as_str()) {
                 let label = Label::new(Category::Date, Subtype::Date);
