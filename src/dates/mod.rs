@@ -91,6 +91,9 @@ pub struct ParsedDate {
     pub month: Option<u32>,
     pub day: Option<u32>,
     pub format: DateFormat,
+    /// A date with a weekday but no year ("Tuesday 4/7"): a year in which that day and month
+    /// fall on that weekday, so that a shift moves the weekday with the date.
+    weekday_year: Option<i32>,
 }
 
 mod calendar;

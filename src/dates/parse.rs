@@ -217,7 +217,7 @@ pub fn parse_date(s: &str, lang: Lang) -> Option<ParsedDate> {
             _ => return None,
         }
     } else {
-        if weekdays > 0 && nums.len() < 3 {
+        if weekdays > 0 && nums.len() < 2 {
             return None;
         }
         if nums.iter().any(|&i| is_ord(i)) {
@@ -329,9 +329,17 @@ pub fn parse_date(s: &str, lang: Lang) -> Option<ParsedDate> {
         Slot::Weekday(st) => Some(st.value),
         _ => None,
     });
+    // Without a year, the weekday picks one of the 28 years of the calendar's cycle in which
+    // it falls on that day (a 29 February on one of its 7 leap years).
+    let mut weekday_year = None;
     if let Some(w) = weekday_style {
         match (year, month, day) {
             (Some(y), Some(m), Some(d)) if weekday(y, m, d) == w => {}
+            (None, Some(m), Some(d)) => {
+                weekday_year = (2000..2028)
+                    .find(|&y| d <= days_in_month(y, m) && weekday(y, m, d) == w);
+                weekday_year?;
+            }
             _ => return None,
         }
     }
@@ -388,6 +396,7 @@ pub fn parse_date(s: &str, lang: Lang) -> Option<ParsedDate> {
         month,
         day,
         format: DateFormat { parts, lang },
+        weekday_year,
     })
 }
 

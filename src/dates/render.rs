@@ -85,10 +85,11 @@ impl ParsedDate {
     }
 
     /// A full calendar date standing for this (possibly partial) one: missing day → 15th,
-    /// missing month → July, missing year → 2000 (a leap year, so 29 February survives).
+    /// missing month → July, missing year → the year its weekday names, else 2000 (a leap
+    /// year, so 29 February survives).
     pub fn anchor(&self) -> (i32, u32, u32) {
         (
-            self.year.unwrap_or(2000),
+            self.year.or(self.weekday_year).unwrap_or(2000),
             self.month.unwrap_or(7),
             self.day.unwrap_or(15),
         )

@@ -143,6 +143,24 @@ fn shift_days_crosses_months_and_leap_years() {
     assert_eq!(p.shift_days(3).unwrap(), "8/2");
     let p = parse_date("30-12", Lang::Es).unwrap();
     assert_eq!(p.shift_days(3).unwrap(), "02-01");
+    // A weekday without a year moves with the date, and a date written with one reads back
+    // as written.
+    let p = parse_date("Tuesday 4/7", Lang::En).unwrap();
+    assert_eq!((p.year, p.month, p.day), (None, Some(4), Some(7)));
+    assert_eq!(p.text(), "Tuesday 4/7");
+    assert_eq!(p.shift_days(3).unwrap(), "Friday 4/10");
+    assert_eq!(p.shift_days(-8).unwrap(), "Monday 3/30");
+    let p = parse_date("FRIDAY, 12/4", Lang::En).unwrap();
+    assert_eq!(p.shift_days(28).unwrap(), "FRIDAY, 1/1");
+    let p = parse_date("Monday, March 15", Lang::En).unwrap();
+    assert_eq!(p.shift_days(1).unwrap(), "Tuesday, March 16");
+    let p = parse_date("lunes 15-3", Lang::Es).unwrap();
+    assert_eq!(p.shift_days(2).unwrap(), "miércoles 17-3");
+    let p = parse_date("Saturday 2/29", Lang::En).unwrap();
+    assert_eq!(p.shift_days(1).unwrap(), "Sunday 3/1");
+    // A weekday with neither day nor year, or two weekdays, is still no date.
+    assert!(parse_date("Tuesday 2019", Lang::En).is_none());
+    assert!(parse_date("Tuesday Wednesday 4/7", Lang::En).is_none());
 }
 
 /// Property: every example style, every language, random dates: render → parse → same

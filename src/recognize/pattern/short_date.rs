@@ -3,8 +3,9 @@
 //! their own such pairs are as often fractions, scores or ranges.
 //!
 //! A weekday right before the pair introduces it too ("Monday 3/15", "Tues. 3/15", "FRIDAY,
-//! 12/4", "lunes 15-3"): its full name in any of the languages, and in English the
-//! abbreviations of three letters or more but `sat` and `sun` (a saturation, the sun).
+//! 12/4", "lunes 15-3") and is part of the date: its full name in any of the languages, and in
+//! English the abbreviations of three letters or more but `sat` and `sun` (a saturation, the
+//! sun).
 //!
 //! English notes (month first) also write them bare ("admitted 4/12", "CXR 3/14 clear"):
 //! there a month/day pair with a slash is a date on its own unless it reads as a score or a
@@ -157,18 +158,18 @@ impl ShortDates {
         self.words.iter().any(|d| d.eq_ignore_ascii_case(w))
     }
 
-    /// Whether a weekday stands right before byte `s`, with one space and at most a "." or ","
-    /// between ("Monday 3/15", "Tues. 3/15", "FRIDAY, 12/4").
-    fn after_weekday(&self, text: &str, s: usize) -> bool {
-        let Some(before) = text[..s].strip_suffix(' ') else {
-            return false;
-        };
+    /// The start of a weekday standing right before byte `s`, with one space and at most a "."
+    /// or "," between ("Monday 3/15", "Tues. 3/15", "FRIDAY, 12/4"): the date's span opens
+    /// there, as a written date's does ("Monday, March 15").
+    fn weekday_before(&self, text: &str, s: usize) -> Option<usize> {
+        let before = text[..s].strip_suffix(' ')?;
         let before = before.strip_suffix(['.', ',']).unwrap_or(before);
         let w = before
             .rsplit(|c: char| !c.is_alphabetic())
             .next()
             .unwrap_or("");
-        !w.is_empty() && self.weekdays.contains(&w.to_lowercase().as_str())
+        let listed = !w.is_empty() && self.weekdays.contains(&w.to_lowercase().as_str());
+        listed.then(|| before.len() - w.len())
     }
 
     pub fn find(&self, text: &str, out: &mut Vec<Cand>) {
@@ -180,8 +181,9 @@ impl ShortDates {
             let n = |r: std::ops::Range<usize>| text[r].parse::<u32>().unwrap_or(0);
             let (a, b) = (n(s..sep), n(sep + 1..e));
             let slash = text.as_bytes()[sep] == b'/';
+            let weekday = self.weekday_before(text, s);
             let introduced = self.after_date_word(text, s)
-                || self.after_weekday(text, s)
+                || weekday.is_some()
                 || (slash && self.bare_date(text, s, e, a, b));
             if longer
                 || text[..s].ends_with(|ch: char| "/-.,".contains(ch))
@@ -195,7 +197,8 @@ impl ShortDates {
             let month_day = (1..=12).contains(&a) && (1..=31).contains(&b);
             if day_month || month_day {
                 let label = Label::new(Category::Date, Subtype::Date);
-                out.push(Cand::new(s, e, label, "short_date", SCORE));
+                let start = weekday.unwrap_or(s);
+                out.push(Cand::new(start, e, label, "short_date", SCORE));
             }
         }
     }
@@ -276,11 +279,11 @@ mod tests {
             (Lang::Es, "ingresó el 22-7 por disnea", &["22-7"]),
             (Lang::Nl, "controle op 3/11 gepland", &["3/11"]),
             (Lang::It, "ricoverato il 12/3 in reparto", &["12/3"]),
-            (Lang::Es, "control el lunes 15-3 en consulta", &["15-3"]),
+            (Lang::Es, "control el lunes 15-3 en consulta", &["lunes 15-3"]),
             (
                 Lang::Nl,
                 "controle maandag 3-11, zo 3-4 keer per dag",
-                &["3-11"],
+                &["maandag 3-11"],
             ),
             // No date word: a ratio, a score, a range.
             (Lang::Nl, "kracht 4/5 links", &[]),
@@ -336,10 +339,11 @@ mod tests {
             ("Event 12/5 @ 0215: brady", &["12/5"]),
             ("seen 12/5 at 1500 and 11/5 0600", &["12/5", "11/5"]),
             ("pain 5/10 at 0400, PS 10/5 at 0800, 12/5 at 2500", &[]),
-            // A weekday introduces the pair, even one that reads as a score bare.
+            // A weekday introduces the pair, even one that reads as a score bare, and belongs
+            // to the date.
             (
                 "f/u Monday 3/15 with PCP; seen Tues. 3/10, FRIDAY, 12/5 and Thurs 6/7",
-                &["3/15", "3/10", "12/5", "6/7"],
+                &["Monday 3/15", "Tues. 3/10", "FRIDAY, 12/5", "Thurs 6/7"],
             ),
             // Not an abbreviation that is also a word, nor a weekday away from the pair.
             ("O2 sat 3/4 L NC; Pain 3/10 Monday; Monday: pain 3/10", &[]),
