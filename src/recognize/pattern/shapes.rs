@@ -293,8 +293,10 @@ impl Shapes {
                 })
             })
             .collect::<Result<Vec<_>, PatternError>>()?;
-        let ext =
-            build(r"^[ ]*(?i:ext\.?|extensión|extension|int\.?|toestel|mellék)[ .:]*[0-9]{1,5}")?;
+        // An extension after the number: a word for it, or an `x` touching its digits ("x12").
+        let ext = build(
+            r"^[ ]*(?:(?i:ext\.?|extensión|extension|int\.?|toestel|mellék)[ .:]*[0-9]{1,5}|[xX][0-9]{1,5}\b)",
+        )?;
         let conj = build(&format!(
             r"^[ ]+(?:y|e|a|al|hasta|and|to|until|tot|en|és|-)[ ]+[^\n.;]{{0,20}}?\b(?:19|20){D}{{2}}\b"
         ))?;

@@ -48,6 +48,19 @@ fn contact_details() {
         (En, "Dr. Smith, pager #4412.", "4412", "CONTACT/PHONE"),
         (En, "covering resident beeper 2187", "2187", "CONTACT/PHONE"),
         (En, "unit desk ext 5-3321", "5-3321", "CONTACT/PHONE"),
+        // An extension after a number is part of it, after `ext.` or an `x`.
+        (
+            En,
+            "niece at (617) 555-0134 x12 or",
+            "(617) 555-0134 x12",
+            "CONTACT/PHONE",
+        ),
+        (
+            En,
+            "office 617-555-0134 ext. 2231.",
+            "617-555-0134 ext. 2231",
+            "CONTACT/PHONE",
+        ),
         (
             En,
             "reached by phone at 2187, ward clerk",
