@@ -30,6 +30,23 @@ const CONNECTORS: &[&str] = &[
     "of", "the", "van", "der", "den", "het", "ter", "ten", "y", "e", "i", "d'", "l'", "sul",
 ];
 
+/// English street types that make a street without a house number after "on" ("fell outside
+/// her home on Elm St"): not `Dr` (a doctor), `Way`, `Place` or `Court`, which "on" takes as
+/// words as often.
+const UNNUMBERED: &[&str] = &[
+    "Street", "St", "St.", "Road", "Rd", "Rd.", "Avenue", "Ave", "Ave.", "Lane", "Ln", "Ln.",
+    "Boulevard", "Blvd", "Blvd.",
+];
+
+/// Whether the word right before byte `start` (one space between) is "on".
+fn after_on(text: &str, start: usize) -> bool {
+    text[..start].strip_suffix(' ').is_some_and(|b| {
+        b.len() >= 2
+            && b[b.len() - 2..].eq_ignore_ascii_case("on")
+            && prev_char(b, b.len() - 2).is_none_or(|c| !c.is_alphanumeric())
+    })
+}
+
 /// Words that end a typeless street name when walking back from its number (institutions).
 const STOP_WORDS: &[&str] = &[
     "Hospital",
@@ -286,7 +303,9 @@ impl Streets {
             }
         }
         let abbreviated = word.ends_with('.');
-        if !numbered && (self.lang == Lang::En || self.lang == Lang::Nl || abbreviated) {
+        let on_street = self.lang == Lang::En && after_on(text, start) && UNNUMBERED.contains(&word);
+        if !numbered && !on_street && (self.lang == Lang::En || self.lang == Lang::Nl || abbreviated)
+        {
             return None;
         }
         if self.lang == Lang::En {

@@ -498,6 +498,16 @@ fn dates_in_five_languages() {
 }
 
 #[test]
+fn english_streets_without_a_number_only_after_on_and_a_street_word() {
+    check_absent(&[
+        (En, "seen on Monday Dr. Kessler, who", "Monday Dr"),
+        (En, "lives at Pleasant Avenue with", "Pleasant Avenue"),
+        (En, "walked down Elm St to the", "Elm St"),
+        (En, "agreed on Grove Way today", "Grove Way"),
+    ]);
+}
+
+#[test]
 fn abbreviated_months_without_a_year_only_in_english_and_capitalized() {
     check_absent(&[
         (En, "insulin dec 2 units", "dec 2"),
@@ -720,6 +730,19 @@ fn addresses_and_postcodes() {
             "lives at 221B Baker St, London NW1 6XE",
             "NW1 6XE",
             "LOCATION/ZIP",
+        ),
+        // Without a number, after "on".
+        (
+            En,
+            "fell outside their home on Elm St in Malden",
+            "Elm St",
+            "LOCATION/STREET",
+        ),
+        (
+            En,
+            "lives on Pleasant Avenue with her son",
+            "Pleasant Avenue",
+            "LOCATION/STREET",
         ),
         // The flat or unit belongs to the address.
         (
