@@ -5,9 +5,10 @@
 //! `shapes` (one combined scan for number-like shapes), `triggers` (values after
 //! trigger words from `wordlists/<lang>/id_triggers.txt`), `street` (street-type words from
 //! `wordlists/<lang>/street_types.txt`), `web` (e-mail, URL, IPv6), `card` (Luhn-checked payment
-//! card numbers), `extension` (a telephone extension after an `x`: "x4-1187"), `lexicon`
-//! (month names, age words), `openings` (which two bytes can open a shape), `text` (offset
-//! helpers).
+//! card numbers), `extension` (a telephone extension after an `x`: "x4-1187"), `short_date` (a
+//! day and a month without a year), `month_alone` and `holiday` (English: a month alone after a
+//! dating word, holidays), `grid` (Latin-American grid addresses), `lexicon` (month names, age
+//! words), `openings` (which two bytes can open a shape), `text` (offset helpers).
 //!
 //! Choices: a Spanish NASS (social security number) is labelled ID/HEALTHPLAN, because it is
 //! the number of the public health insurance (MEDDOCAN's ID_ASEGURAMIENTO); national personal
@@ -19,6 +20,7 @@ mod age_sex;
 mod card;
 mod extension;
 mod grid;
+mod holiday;
 mod lexicon;
 mod month_alone;
 mod openings;
@@ -83,6 +85,8 @@ pub struct PatternRecognizer {
     short_dates: short_date::ShortDates,
     /// English only: a month named alone after a word that dates it.
     months_alone: Option<month_alone::MonthsAlone>,
+    /// English only: holidays.
+    holidays: Option<holiday::Holidays>,
     urls: web::Urls,
 }
 
@@ -98,6 +102,7 @@ impl PatternRecognizer {
             grid: (lang == Lang::Es).then(grid::Grid::new).transpose()?,
             short_dates: short_date::ShortDates::new(lang),
             months_alone: month_alone::MonthsAlone::new(lang),
+            holidays: holiday::Holidays::new(lang),
             urls: web::Urls::new()?,
         })
     }
@@ -121,6 +126,9 @@ impl PatternRecognizer {
         self.short_dates.find(text, &mut c);
         if let Some(m) = &self.months_alone {
             m.find(text, &mut c);
+        }
+        if let Some(h) = &self.holidays {
+            h.find(text, &mut c);
         }
         if let Some(g) = &self.grid {
             g.find(text, &mut c);
