@@ -329,11 +329,13 @@ impl ContextRecognizer {
         // After an abbreviated title ("dr", "MRS") an open surname that is also an ordinary
         // word is the name too ("dr hale", "DR PRICE"); after "nurse" or "sister" it is not.
         let abbreviated = title && abbreviated_title(c.text, toks[trigger_last]);
-        let listed = |m: &mut Matcher, j: usize| {
+        // A word after the first may be an open surname that is no ordinary word, as after a
+        // title ("daughter susan kowalczyk").
+        let listed = |m: &mut Matcher, j: usize, first: usize| {
             let b = m.single(j);
             toks[j].shape == shape
                 && (b & (SURN | FIRSTN) != 0
-                    || title && is_open_surname(b)
+                    || (title || j > first) && is_open_surname(b)
                     || abbreviated && b & (SURN_OPEN | ALLOWW) == SURN_OPEN
                     || b & (FOREIGN | ALLOWW) == FOREIGN && !elided(j))
                 && b & BREAKS == 0
@@ -341,14 +343,14 @@ impl ContextRecognizer {
         };
         let mut k = k;
         loop {
-            if !listed(&mut c.m, k) {
+            if !listed(&mut c.m, k, k) {
                 return;
             }
             // A second word after a space, and the parts of a hyphenated name
             // ("abernathy-cole").
             let mut last = k;
             let mut spaced = false;
-            while last + 1 < c.toks.len() && listed(&mut c.m, last + 1) {
+            while last + 1 < c.toks.len() && listed(&mut c.m, last + 1, k) {
                 match &c.text[c.toks[last].end..c.toks[last + 1].start] {
                     "-" => {}
                     " " if !spaced => spaced = true,

@@ -306,6 +306,16 @@ fn names_after_titles_in_any_case() {
         // Lower-case names after relative and doctor words, not after patient words.
         (Lang::En, "pt seen with wife mary at bedside", Some("mary")),
         (Lang::En, "daughter susan called, updated", Some("susan")),
+        // A second word that is an open surname and no ordinary word belongs to the name.
+        (
+            Lang::En,
+            "daughter susan kowalczyk is hcp",
+            Some("susan kowalczyk"),
+        ),
+        (Lang::En, "daughter susan states she agrees", Some("susan")),
+        // Staff named by their role in a lower-case note.
+        (Lang::En, "interpreter ana present for teaching", Some("ana")),
+        (Lang::En, "screener kim aware of bed offer", Some("kim")),
         (Lang::En, "wife visited this am", None),
         // Relatives as nursing notes abbreviate them.
         (Lang::En, "pt's dtr maura called x2", Some("maura")),
