@@ -336,8 +336,8 @@ pub fn parse_date(s: &str, lang: Lang) -> Option<ParsedDate> {
         match (year, month, day) {
             (Some(y), Some(m), Some(d)) if weekday(y, m, d) == w => {}
             (None, Some(m), Some(d)) => {
-                weekday_year = (2000..2028)
-                    .find(|&y| d <= days_in_month(y, m) && weekday(y, m, d) == w);
+                weekday_year =
+                    (2000..2028).find(|&y| d <= days_in_month(y, m) && weekday(y, m, d) == w);
                 weekday_year?;
             }
             _ => return None,

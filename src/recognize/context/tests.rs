@@ -314,7 +314,11 @@ fn names_after_titles_in_any_case() {
         ),
         (Lang::En, "daughter susan states she agrees", Some("susan")),
         // Staff named by their role in a lower-case note.
-        (Lang::En, "interpreter ana present for teaching", Some("ana")),
+        (
+            Lang::En,
+            "interpreter ana present for teaching",
+            Some("ana"),
+        ),
         (Lang::En, "screener kim aware of bed offer", Some("kim")),
         (Lang::En, "wife visited this am", None),
         // Relatives as nursing notes abbreviate them.

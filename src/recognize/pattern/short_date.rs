@@ -279,7 +279,11 @@ mod tests {
             (Lang::Es, "ingresó el 22-7 por disnea", &["22-7"]),
             (Lang::Nl, "controle op 3/11 gepland", &["3/11"]),
             (Lang::It, "ricoverato il 12/3 in reparto", &["12/3"]),
-            (Lang::Es, "control el lunes 15-3 en consulta", &["lunes 15-3"]),
+            (
+                Lang::Es,
+                "control el lunes 15-3 en consulta",
+                &["lunes 15-3"],
+            ),
             (
                 Lang::Nl,
                 "controle maandag 3-11, zo 3-4 keer per dag",

@@ -34,8 +34,21 @@ const CONNECTORS: &[&str] = &[
 /// her home on Elm St"): not `Dr` (a doctor), `Way`, `Place` or `Court`, which "on" takes as
 /// words as often.
 const UNNUMBERED: &[&str] = &[
-    "Street", "St", "St.", "Road", "Rd", "Rd.", "Avenue", "Ave", "Ave.", "Lane", "Ln", "Ln.",
-    "Boulevard", "Blvd", "Blvd.",
+    "Street",
+    "St",
+    "St.",
+    "Road",
+    "Rd",
+    "Rd.",
+    "Avenue",
+    "Ave",
+    "Ave.",
+    "Lane",
+    "Ln",
+    "Ln.",
+    "Boulevard",
+    "Blvd",
+    "Blvd.",
 ];
 
 /// Whether the word right before byte `start` (one space between) is "on".
@@ -303,8 +316,11 @@ impl Streets {
             }
         }
         let abbreviated = word.ends_with('.');
-        let on_street = self.lang == Lang::En && after_on(text, start) && UNNUMBERED.contains(&word);
-        if !numbered && !on_street && (self.lang == Lang::En || self.lang == Lang::Nl || abbreviated)
+        let on_street =
+            self.lang == Lang::En && after_on(text, start) && UNNUMBERED.contains(&word);
+        if !numbered
+            && !on_street
+            && (self.lang == Lang::En || self.lang == Lang::Nl || abbreviated)
         {
             return None;
         }

@@ -490,7 +490,12 @@ fn dates_in_five_languages() {
         (En, "Seen Jan 5 in clinic.", "Jan 5", "DATE/DATE"),
         (En, "cath planned Sept. 12th", "Sept. 12th", "DATE/DATE"),
         // A weekday before a date without a year belongs to it, as to a written date.
-        (En, "Echo done Tuesday 4/7, prelim", "Tuesday 4/7", "DATE/DATE"),
+        (
+            En,
+            "Echo done Tuesday 4/7, prelim",
+            "Tuesday 4/7",
+            "DATE/DATE",
+        ),
         (En, "flying in FRIDAY, 12/4.", "FRIDAY, 12/4", "DATE/DATE"),
         (En, "bed open tues. 7/13 at", "tues. 7/13", "DATE/DATE"),
         (Es, "revisión el lunes 15-3 en", "lunes 15-3", "DATE/DATE"),
