@@ -100,6 +100,9 @@ pub struct ContextConfig {
     /// Folded field label → its value's label (`None`: value left to others).
     pub fields: FxMap<String, Option<Label>>,
     pub field_max_words: usize,
+    /// Listed places of two words or more, folded as `fold_phrase` does ("puerto rico").
+    pub place_phrases: FxMap<String, ()>,
+    pub place_phrase_max_words: usize,
     pub eponym_heads: EponymHeads,
     /// The folded words of the value triggers (`id_triggers.txt`: "cell", "pager", "home" of
     /// "home phone"): no name before a phone number ("WIFE CELL (617) ...").
@@ -251,11 +254,19 @@ impl ContextConfig {
         for e in lists.load_optional(lang, "first_names_rare")? {
             lex.insert(&e, FOREIGN);
         }
-        // One-word places, for the place after "lives in" where no capital marks it.
+        // Places of letters only, for the place after "lives in" where no capital marks it:
+        // one-word ones in the lexicon, longer ones folded as phrases apart, so that no town
+        // named like a person ("Mary Esther") hides a name from the other rules.
+        let mut place_phrases = FxMap::default();
+        let mut place_phrase_max_words = 0;
         for file in PLACE_LISTS {
             for e in lists.load_optional(lang, file)? {
                 if e.chars().all(char::is_alphabetic) {
                     lex.insert(&e, PLACE_WORD);
+                } else if e.chars().all(|c| c.is_alphabetic() || c == ' ') {
+                    let phrase = fold_phrase(&e);
+                    place_phrase_max_words = place_phrase_max_words.max(phrase.split(' ').count());
+                    place_phrases.insert(phrase, ());
                 }
             }
         }
@@ -298,6 +309,8 @@ impl ContextConfig {
             professions,
             fields,
             field_max_words,
+            place_phrases,
+            place_phrase_max_words,
             eponym_heads: EponymHeads::load(lists, lang)?,
             value_words,
         })

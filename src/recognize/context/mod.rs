@@ -600,7 +600,8 @@ impl ContextRecognizer {
     /// three capitalized words ("lives in Swampscott"), or, in a line without a capitalized
     /// word, one word that a place or name list holds and that is no ordinary word ("LIVES IN
     /// LYNN", "home in dorchester": towns that are names too are in the name lists only; not
-    /// "lives in hall").
+    /// "lives in hall"), or the words of a place a list holds whole, all in that case ("lives
+    /// in puerto rico", "FROM NEW HAMPSHIRE").
     ///
     /// After a bare preposition (`preposition`: a `PLACE_LISTED` trigger, "in", "from") only
     /// that last reading is made, and only for a word of four letters or more that a place list
@@ -618,7 +619,11 @@ impl ContextRecognizer {
         } else {
             (PLACE_WORD | FIRSTN | SURN | FOREIGN | SURN_OPEN, 0)
         };
+        let phrase = matches!(t.shape, Shape::Upper | Shape::Lower)
+            .then(|| self.place_phrase(c, k))
+            .flatten();
         let run = match t.shape {
+            _ if phrase.is_some() => phrase.map(|j| Run { first: k, last: j }),
             Shape::Cap if !preposition => {
                 name_forward(&mut c.m, c.text, c.toks, k, 3, c.text.len())
             }
@@ -636,6 +641,29 @@ impl ContextRecognizer {
             let label = Label::new(Category::Location, Subtype::City);
             c.push_run(run, label, "context:place", S_PLACE);
         }
+    }
+
+    /// The last token of the longest listed place of two words or more that opens at token
+    /// `k`, its words one space apart and all in `k`'s case, on a line without a capitalized
+    /// word ("lives in puerto rico", "FROM NEW HAMPSHIRE").
+    fn place_phrase(&self, c: &Ctx, k: usize) -> Option<usize> {
+        let shape = c.toks[k].shape;
+        let mut key = c.words.folded(k).to_string();
+        let mut best = None;
+        let mut j = k;
+        while j + 1 < c.toks.len() && j + 1 - k < self.cfg.place_phrase_max_words {
+            let next = c.toks[j + 1];
+            if &c.text[c.toks[j].end..next.start] != " " || next.shape != shape {
+                break;
+            }
+            j += 1;
+            key.push(' ');
+            key.push_str(c.words.folded(j));
+            if self.cfg.place_phrases.contains_key(key.as_str()) {
+                best = Some(j);
+            }
+        }
+        best.filter(|_| !capitalized_on_line(c.text, c.toks, k))
     }
 
     fn profession_after(&self, c: &mut Ctx, last: usize) {

@@ -320,6 +320,7 @@ fn names_after_titles_in_any_case() {
             Some("ana"),
         ),
         (Lang::En, "screener kim aware of bed offer", Some("kim")),
+        (Lang::En, "CASE MGR JOANNE TO CALL.", Some("JOANNE")),
         (Lang::En, "wife visited this am", None),
         // Relatives as nursing notes abbreviate them.
         (Lang::En, "pt's dtr maura called x2", Some("maura")),
@@ -403,6 +404,17 @@ fn the_place_after_lives_in_is_named_in_any_case() {
             &["dorchester"],
         ),
         (Lang::Es, "Vive en Getafe con su hija.", &["Getafe"]),
+        // A listed place of several words, in the case of the note.
+        (
+            Lang::En,
+            "pt's mother lives in puerto rico.",
+            &["puerto rico"],
+        ),
+        (
+            Lang::En,
+            "SON IS FROM NEW HAMPSHIRE, VISITING",
+            &["NEW HAMPSHIRE"],
+        ),
         // An ordinary word, or one no list holds, in a note without capitals.
         (Lang::En, "lives in hall with roommate", &[]),
         (Lang::En, "LIVES IN APT WITH WIFE", &[]),
