@@ -28,6 +28,17 @@ pub enum VocabError {
     },
 }
 
+impl VocabError {
+    /// A malformed entry, line `line`, of the list `wordlists/<lang>/<file>.txt`.
+    pub fn bad_line(lang: Lang, file: &str, line: usize, msg: impl Into<String>) -> Self {
+        VocabError::Bad {
+            path: PathBuf::from(format!("wordlists/{}/{file}.txt", lang.code())),
+            line,
+            msg: msg.into(),
+        }
+    }
+}
+
 /// The embedded text of `wordlists/<rel>` (e.g. `es/first_names.txt`, `labelmaps/meddocan.toml`).
 pub fn builtin(rel: &str) -> Option<&'static str> {
     BUILTIN_FILES

@@ -31,11 +31,8 @@ impl StateCodes {
                 "" => true,
                 "comma" => false,
                 other => {
-                    return Err(VocabError::Bad {
-                        path: format!("wordlists/{}/state_codes.txt", lang.code()).into(),
-                        line: n + 1,
-                        msg: format!("unknown flag '{other}' (entry {})", n + 1),
-                    })
+                    let msg = format!("unknown flag '{other}' (entry {})", n + 1);
+                    return Err(VocabError::bad_line(lang, "state_codes", n + 1, msg));
                 }
             };
             codes.insert(code.trim().to_string(), spaced);

@@ -32,7 +32,6 @@ use crate::recognize::lookup::tokens::{fold_phrase, FxMap};
 use crate::recognize::lookup::{directive, plain_entries, EponymHeads, PLACE_LISTS};
 use crate::wordlists::{ListSources, VocabError};
 use std::collections::HashSet;
-use std::path::PathBuf;
 
 pub const T_PAT: u32 = 1;
 pub const T_DOC: u32 = 1 << 1;
@@ -109,14 +108,6 @@ pub struct ContextConfig {
     pub value_words: FxMap<String, ()>,
 }
 
-fn bad(lang: Lang, file: &str, line: usize, msg: impl Into<String>) -> VocabError {
-    VocabError::Bad {
-        path: PathBuf::from(format!("wordlists/{}/{file}.txt", lang.code())),
-        line,
-        msg: msg.into(),
-    }
-}
-
 fn role_bits(role: &str, title: bool) -> Option<u32> {
     let (p, d, r) = if title {
         (T_PAT, T_DOC, T_REL)
@@ -154,7 +145,7 @@ impl ContextConfig {
                 let role = cols.next().unwrap_or("");
                 let flag = cols.next().unwrap_or("");
                 let mut bits = role_bits(role, title).ok_or_else(|| {
-                    bad(
+                    VocabError::bad_line(
                         lang,
                         file,
                         n + 1,
@@ -166,7 +157,14 @@ impl ContextConfig {
                     ("after", true) => bits |= T_AFTER,
                     ("plural", true) => bits |= T_PLURAL,
                     ("tag", false) if bits == G_REL => bits |= KIN,
-                    _ => return Err(bad(lang, file, n + 1, format!("unknown flag '{flag}'"))),
+                    _ => {
+                        return Err(VocabError::bad_line(
+                            lang,
+                            file,
+                            n + 1,
+                            format!("unknown flag '{flag}'"),
+                        ))
+                    }
                 }
                 let word = title
                     && phrase.chars().count() >= 5
@@ -176,7 +174,7 @@ impl ContextConfig {
                     bits |= T_WORD;
                 }
                 if !lex.insert(phrase, bits) {
-                    return Err(bad(lang, file, n + 1, "entry has no word"));
+                    return Err(VocabError::bad_line(lang, file, n + 1, "entry has no word"));
                 }
             }
         }
@@ -274,7 +272,7 @@ impl ContextConfig {
         let mut field_max_words = 1;
         for (n, line) in lists.load(lang, "field_labels")?.iter().enumerate() {
             let (name, lab) = line.split_once('\t').ok_or_else(|| {
-                bad(
+                VocabError::bad_line(
                     lang,
                     "field_labels",
                     n + 1,
@@ -285,14 +283,18 @@ impl ContextConfig {
             let label = if lab == "-" {
                 None
             } else {
-                Some(
-                    Label::parse(lab)
-                        .map_err(|e| bad(lang, "field_labels", n + 1, e.to_string()))?,
-                )
+                Some(Label::parse(lab).map_err(|e| {
+                    VocabError::bad_line(lang, "field_labels", n + 1, e.to_string())
+                })?)
             };
             let key = fold_phrase(name);
             if key.is_empty() {
-                return Err(bad(lang, "field_labels", n + 1, "label has no word"));
+                return Err(VocabError::bad_line(
+                    lang,
+                    "field_labels",
+                    n + 1,
+                    "label has no word",
+                ));
             }
             field_max_words = field_max_words.max(key.split(' ').count());
             fields.insert(key, label);
