@@ -6,6 +6,7 @@ pub mod config;
 pub mod fields;
 mod proper;
 pub mod runs;
+mod saints;
 mod staff;
 
 use crate::labels::{Category, Label, Subtype};
@@ -52,6 +53,8 @@ pub struct ContextRecognizer {
     /// Staff beside their role ([`staff`]), where the language's triggers list such roles
     /// (`ROLE_AFTER`, `TEAM`; English nursing notes).
     staff_roles: bool,
+    /// English: institutions named for a saint in the possessive ([`saints`]).
+    saints: bool,
 }
 
 impl ContextRecognizer {
@@ -66,6 +69,7 @@ impl ContextRecognizer {
             proper_nouns: lang == Lang::Hu,
             and: conjunction(lang),
             staff_roles,
+            saints: lang == Lang::En,
         })
     }
 
@@ -452,10 +456,13 @@ impl ContextRecognizer {
             .find(|&j| c.toks[j].shape.is_proper())
             .unwrap_or(run.first);
         let known = c.m.longest(run.first).map_or(0, |(_, b)| b) | c.m.single(first_cap);
-        // One initial needs a listed name after it, or an open surname that is no ordinary
-        // word ("K. Dunmore RN").
+        // One initial needs a listed name after it, an open surname that is no ordinary word
+        // ("K. Dunmore"), or a staff role after the name ("J. Costa RN").
         let accepted = known & ALLOWW == 0
-            && (n_init >= 2 || known & (SURN | FIRSTN) != 0 || is_open_surname(known));
+            && (n_init >= 2
+                || known & (SURN | FIRSTN) != 0
+                || is_open_surname(known)
+                || staff::role_after(c, run.last));
         if accepted {
             let (_, e) = run.bytes(c.toks);
             let label = name_label(Subtype::Patient);
@@ -764,6 +771,9 @@ impl Recognizer for ContextRecognizer {
         self.fields(&mut c);
         if self.staff_roles {
             staff::names_beside_roles(&mut c);
+        }
+        if self.saints {
+            saints::saints_alone(&mut c, &self.cfg.eponym_heads);
         }
         let hosp = Label::new(Category::Location, Subtype::Hospital);
         let org = Label::new(Category::Location, Subtype::Organization);

@@ -31,9 +31,7 @@ pub(super) fn names_beside_roles(c: &mut Ctx) {
     let (text, toks) = (c.text, c.toks);
     for k in 1..toks.len() {
         let gap = &text[toks[k - 1].end..toks[k].start];
-        // A role after a name is written in capitals ("RN"; "rn" is no evidence).
-        let role = toks[k].shape == Shape::Upper && c.m.single(k) & ROLE_AFTER != 0;
-        let run = if role && matches!(gap, " " | ", ") {
+        let run = if role_after(c, k - 1) {
             name_before_role(c, k - 1, gap == ", ")
         } else if gap.ends_with('(')
             && text[toks[k].end..].starts_with(')')
@@ -49,6 +47,16 @@ pub(super) fn names_beside_roles(c: &mut Ctx) {
             c.push_run(run, name_label(Subtype::Doctor), SOURCE, S_TITLE);
         }
     }
+}
+
+/// Whether a staff role follows token `j` after a blank or a comma ("Tamsin, RN", "Costa RN").
+/// A role after a name is written in capitals ("RN"; "rn" is no evidence).
+pub(super) fn role_after(c: &mut Ctx, j: usize) -> bool {
+    let k = j + 1;
+    k < c.toks.len()
+        && c.toks[k].shape == Shape::Upper
+        && matches!(&c.text[c.toks[j].end..c.toks[k].start], " " | ", ")
+        && c.m.single(k) & ROLE_AFTER != 0
 }
 
 /// The name that ends at token `j` before a role. Without a comma between them the word must

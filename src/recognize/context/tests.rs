@@ -61,6 +61,8 @@ fn context_rules_in_each_language() {
             &[("John Smith", "NAME/PATIENT"), ("12 High Street", "LOCATION/STREET"), ("P. J. O'Neill", "NAME/DOCTOR"), ("St Mary's Hospital", "LOCATION/HOSPITAL"), ("Anne", "NAME/RELATIVE"), ("Emma Clarke", "NAME/DOCTOR")]),
         // One initial and an open surname that is no word.
         (Lang::En, "Report given to K. Dunmore RN at 0700.", &[("K. Dunmore", "NAME/PATIENT")]),
+        // One initial and a surname that is a word, before a staff role.
+        (Lang::En, "Plan: extubate in am.\nJ. Costa RN", &[("J. Costa", "NAME/PATIENT")]),
     ];
     for (lang, text, want) in cases {
         let found = run(*lang, text);

@@ -1,0 +1,114 @@
+//! English institutions named for a saint in the possessive and written alone: "transferred
+//! from St. Elizabeth's", "Saint Luke's ED", "ST. VINCENT'S". The saint's name alone is a
+//! first name to the lists, and no tail word ("Hospital") follows to name the place.
+
+use super::{Ctx, S_HOSPITAL};
+use crate::labels::{Category, Label, Subtype};
+use crate::recognize::lookup::tokens::Shape;
+use crate::recognize::lookup::EponymHeads;
+use crate::span::Entity;
+
+const SOURCE: &str = "context:saint";
+
+/// How English abbreviates or writes "saint" before a name, lower case.
+const SAINT_WORDS: &[&str] = &["st", "saint"];
+
+/// Adds the institutions "St. NAME's" where a word other than a capitalized one follows (a
+/// capitalized one may go on with the name: "St. Mary's Hospital" is read by the tail rules),
+/// and no eponym's tail word ("St. John's wort").
+pub(super) fn saints_alone(c: &mut Ctx, eponyms: &EponymHeads) {
+    let (text, toks) = (c.text, c.toks);
+    for k in 1..toks.len() {
+        let (saint, name) = (toks[k - 1], toks[k]);
+        let word = &text[saint.start..saint.end];
+        if !saint.shape.is_proper() || !SAINT_WORDS.contains(&word.to_lowercase().as_str()) {
+            continue;
+        }
+        // Same case for both words: "St. Elizabeth's", "ST. ELIZABETH'S".
+        let same_case = name.shape == saint.shape || saint.shape == Shape::Cap;
+        if !name.shape.is_proper() || !same_case {
+            continue;
+        }
+        let gap = &text[saint.end..name.start];
+        if !matches!(gap, " " | ". ") {
+            continue;
+        }
+        // "Main St. Kevin's wife": a street's abbreviation, after a capitalized word.
+        let street = k >= 2
+            && saint.shape == Shape::Cap
+            && toks[k - 2].shape == Shape::Cap
+            && &text[toks[k - 2].end..saint.start] == " ";
+        if street {
+            continue;
+        }
+        let rest = &text[name.end..];
+        let ends_in_s = text[name.start..name.end].ends_with(['s', 'S']);
+        let Some(after) = ["'s", "'S", "\u{2019}s", "\u{2019}S"]
+            .iter()
+            .find_map(|p| rest.strip_prefix(p))
+            .or_else(|| ends_in_s.then(|| rest.strip_prefix('\'')).flatten())
+        else {
+            continue;
+        };
+        // A letter or digit right after is no possessive ("St. Mary'sville").
+        if after.starts_with(|ch: char| ch.is_alphanumeric()) {
+            continue;
+        }
+        // A capitalized word after it may go on with the name; in mixed case an all-caps one
+        // is a unit ("St. Luke's ED").
+        let next = after.trim_start_matches(' ');
+        let next_word = next
+            .split(|ch: char| !ch.is_alphanumeric())
+            .next()
+            .unwrap_or("");
+        let unit = saint.shape == Shape::Cap
+            && next_word.chars().count() >= 2
+            && !next_word.chars().any(char::is_lowercase);
+        let capital_follows =
+            after.starts_with(' ') && next.starts_with(char::is_uppercase) && !unit;
+        if capital_follows || eponyms.tail_after(text, name.end) {
+            continue;
+        }
+        let end = text.len() - after.len();
+        let label = Label::new(Category::Location, Subtype::Hospital);
+        c.out
+            .push(Entity::new(saint.start, end, label, SOURCE, S_HOSPITAL));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lang::Lang;
+    use crate::recognize::context::ContextRecognizer;
+    use crate::recognize::Recognizer;
+    use crate::wordlists::ListSources;
+
+    fn saints(text: &str) -> Vec<String> {
+        let r = ContextRecognizer::new(Lang::En, &ListSources::default()).unwrap();
+        let mut out = Vec::new();
+        r.find(text, &mut out);
+        out.iter()
+            .filter(|e| e.source == super::SOURCE)
+            .map(|e| text[e.start..e.end].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_saint_in_the_possessive_alone_is_an_institution() {
+        assert_eq!(
+            saints("Transferred from St. Elizabeth's where she was admitted."),
+            ["St. Elizabeth's"]
+        );
+        assert_eq!(saints("Seen at Saint Luke's ED today"), ["Saint Luke's"]);
+        assert_eq!(saints("PT FROM ST. VINCENT'S, STABLE."), ["ST. VINCENT'S"]);
+        assert_eq!(saints("was at St James' last week"), ["St James'"]);
+    }
+
+    #[test]
+    fn longer_names_eponyms_and_streets_are_left_alone() {
+        assert!(saints("Admitted to St. Mary's Hospital in 2019.").is_empty());
+        assert!(saints("Takes St. John's wort at home.").is_empty());
+        assert!(saints("Lives on Main St. Kevin's wife called.").is_empty());
+        assert!(saints("Lives at 12 Elm St. Mother's day visit planned.").is_empty());
+    }
+}
