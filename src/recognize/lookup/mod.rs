@@ -265,8 +265,13 @@ impl LookupRecognizer {
             if may_start {
                 if let Some((j, bits)) = m.longest(i) {
                     let multi_ok = t.shape.is_proper() || j > i;
-                    if multi_ok && toks[j].shape != Shape::Lower && toks[j].shape != Shape::Initial
-                    {
+                    let last_ok = match toks[j].shape {
+                        Shape::Initial => false,
+                        // A phrase may end in a possessive: "Brigham and Women's".
+                        Shape::Lower => j > i && possessive_s(text, toks[j]),
+                        _ => true,
+                    };
+                    if multi_ok && last_ok {
                         hits.push(Hit {
                             first: i,
                             last: j,
@@ -300,6 +305,12 @@ fn role_words(lists: &ListSources, lang: Lang) -> Result<Vec<String>, VocabError
     Ok(words)
 }
 
+/// Whether token `t` is the `s` of a possessive ("Women's", "Women’s").
+fn possessive_s(text: &str, t: Token) -> bool {
+    let before = &text[..t.start];
+    &text[t.start..t.end] == "s" && (before.ends_with('\'') || before.ends_with('\u{2019}'))
+}
+
 /// Two hits are parts of one name when only spaces or a hyphen separate them.
 fn adjacent(text: &str, toks: &[Token], a: &Hit, b: &Hit) -> bool {
     let gap = &text[toks[a.last].end..toks[b.first].start];
@@ -320,14 +331,16 @@ impl Recognizer for LookupRecognizer {
         let hits = self.hits(text, words);
         let mut key = String::new();
         for (k, h) in hits.iter().enumerate() {
-            // A title or role word is no neighbour: "DR SMITH" is no name of two parts.
+            // A title, role word or institution is no neighbour: "DR SMITH" is no name of two
+            // parts, and in "Mass General ED" the unit is no first name.
+            let apart = ROLE | HOSPITAL | ORG;
             let prev = k
                 .checked_sub(1)
                 .map(|p| &hits[p])
-                .filter(|p| p.bits & ROLE == 0 && adjacent(text, toks, p, h));
+                .filter(|p| p.bits & apart == 0 && adjacent(text, toks, p, h));
             let next = hits
                 .get(k + 1)
-                .filter(|n| n.bits & ROLE == 0 && adjacent(text, toks, h, n));
+                .filter(|n| n.bits & apart == 0 && adjacent(text, toks, h, n));
             let namey =
                 |o: Option<&Hit>| o.is_some_and(|o| o.bits & NAME_BITS != 0 && o.bits & ALLOW == 0);
             // A title or role word opens no name ("NEPHEW RAYMOND"; "Heung-min Son" stays).

@@ -194,6 +194,24 @@ fn institutions_listed_in_capitals_match_only_in_capitals() {
 }
 
 #[test]
+fn listed_institutions_may_end_in_a_possessive_and_hold_no_name() {
+    let found = run(Lang::En, "Transferred from Brigham and Women's on 4/12.");
+    assert!(
+        has(&found, "Brigham and Women's", Subtype::Hospital),
+        "{found:?}"
+    );
+    // The unit after a hospital is no first name ("Ed").
+    let found = run(Lang::En, "Transferred from Mass General ED.");
+    assert_eq!(
+        found,
+        [("Mass General".to_string(), Some(Subtype::Hospital))]
+    );
+    // A lower-case `s` after no apostrophe ends no phrase.
+    let found = run(Lang::En, "Brigham and Women s");
+    assert!(!has(&found, "Brigham and Women s", Subtype::Hospital));
+}
+
+#[test]
 fn gazetteer_towns_are_cities_but_no_tagger_feature() {
     use Subtype::City;
     let cases: &[Case] = &[
