@@ -35,6 +35,9 @@ pub struct Lexicon {
     pub year_preps: &'static [&'static str],
     /// The noun "year" that may precede the number and then belongs to the date span.
     pub year_nouns: &'static [&'static str],
+    /// Marks of a past procedure, lower case, after which a bare year a few words on dates it
+    /// ("s/p CABG 2005", "status post R TKA 2015").
+    pub procedure_marks: &'static [&'static str],
     /// The letters of the patient's sex that notes glue to an age opening a line ("92F"; see
     /// `age_sex`); empty where notes do not write ages so.
     pub sex_after_age: &'static [u8],
@@ -176,6 +179,7 @@ static ES: Lexicon = Lexicon {
         "mediados",
     ],
     year_nouns: &["año"],
+    procedure_marks: &[],
     sex_after_age: &[],
 };
 
@@ -213,6 +217,7 @@ static NL: Lexicon = Lexicon {
         "voor",
     ],
     year_nouns: &[],
+    procedure_marks: &[],
     sex_after_age: &[],
 };
 
@@ -238,6 +243,7 @@ static HU: Lexicon = Lexicon {
     number_words: &[],
     year_preps: &["óta", "év", "évben"],
     year_nouns: &[],
+    procedure_marks: &[],
     sex_after_age: &[],
 };
 
@@ -309,6 +315,7 @@ static IT: Lexicon = Lexicon {
         "prima",
     ],
     year_nouns: &["anno"],
+    procedure_marks: &[],
     sex_after_age: &[],
 };
 
@@ -381,6 +388,7 @@ static EN: Lexicon = Lexicon {
         "in", "since", "until", "till", "from", "year", "by", "during", "early", "late", "mid",
     ],
     year_nouns: &["year"],
+    procedure_marks: &["s/p", "status post"],
     sex_after_age: b"FM",
 };
 

@@ -469,7 +469,8 @@ impl Shapes {
                     || !year_first
                     || words_before(text, s, 1)
                         .first()
-                        .is_some_and(|w| self.lex.year_preps.contains(&w.as_str()));
+                        .is_some_and(|w| self.lex.year_preps.contains(&w.as_str()))
+                    || after_procedure(text, s, e, self.lex.procedure_marks);
                 ok.then(|| Cand::new(s, e, lab(Category::Date, Subtype::Date), "year", 0.6))
             }
             Kind::ZipNl => {
@@ -708,6 +709,35 @@ impl Shapes {
         let head = head.trim_end_matches(' ');
         is_title_word(&head[super::text::run_start(head, char::is_alphabetic)..])
     }
+}
+
+/// Whether the year `s..e` closes a past procedure: a mark ("s/p") one to three words before
+/// it in the same clause, and the clause ends after it ("s/p CABG 2005, AVR"; not "s/p IVF
+/// 2000 cc").
+fn after_procedure(text: &str, s: usize, e: usize, marks: &[&str]) -> bool {
+    if marks.is_empty() {
+        return false;
+    }
+    let rest = text[e..].trim_start_matches(' ');
+    if !(rest.is_empty() || rest.starts_with([',', '.', ';', ')', '\n'])) {
+        return false;
+    }
+    let lo = super::text::floor_char_boundary(text, s.saturating_sub(60));
+    let before = &text[lo..s];
+    let clause = before
+        .rfind([',', ';', '(', ':', '\n'])
+        .map_or(before, |k| &before[k + 1..])
+        .to_lowercase();
+    marks.iter().any(|mark| {
+        clause.match_indices(mark).any(|(k, _)| {
+            let opens = clause[..k]
+                .chars()
+                .next_back()
+                .is_none_or(|ch| !ch.is_alphanumeric());
+            let between = clause[k + mark.len()..].split_whitespace().count();
+            opens && (1..=3).contains(&between)
+        })
+    })
 }
 
 fn has_digit_run(s: &str, n: usize) -> bool {

@@ -907,6 +907,27 @@ fn user_names_after_and_before_triggers() {
 }
 
 #[test]
+fn a_bare_year_closing_a_past_procedure_is_a_date() {
+    check_found(&[
+        (En, "PMH: CAD s/p CABG 2005, HTN.", "2005", "DATE/DATE"),
+        (
+            En,
+            "Hx of lymphoma status post R XRT 1999.",
+            "1999",
+            "DATE/DATE",
+        ),
+        (En, "s/p appy 2012", "2012", "DATE/DATE"),
+    ]);
+    check_absent(&[
+        // A volume with its unit, too many words away, or another clause.
+        (En, "s/p IVF 2000 cc, uo improved", "2000"),
+        (En, "s/p lasix with good response 2010", "2010"),
+        (En, "s/p CABG, BNP 2010.", "2010"),
+        (Es, "s/p CABG 2005, HTA.", "2005"),
+    ]);
+}
+
+#[test]
 fn a_bad_third_trigger_column_fails_the_list() {
     let err = triggers::parse_triggers(En, &["user\tNAME/USERNAME\tafter".to_string()]);
     assert!(err.is_err());
