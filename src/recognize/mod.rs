@@ -159,6 +159,7 @@ fn with_state_codes(
     text: &str,
     mut found: Vec<Entity>,
 ) -> Vec<Entity> {
+    codes.towns_read_as_names(text, &mut found);
     let states = codes.after_places(text, &found);
     if !states.is_empty() {
         found.extend(states);

@@ -81,6 +81,35 @@ impl StateCodes {
         out
     }
 
+    /// Names that a list or a tagger read where a town stands: a name of one capitalized word,
+    /// found without a title or trigger, before a comma and a code that is no word or clinical
+    /// abbreviation, which ends its clause ("Lynn, MA.", "from Nashua, NH, asking"; not "Dr.
+    /// Lowe, MD" nor "wife Sharon, MA"). They become cities, so the code after them is a state.
+    pub fn towns_read_as_names(&self, text: &str, found: &mut [Entity]) {
+        for e in found.iter_mut() {
+            let by_context = e.source.starts_with("context:");
+            let word = &text[e.start..e.end];
+            let one_word = word.starts_with(char::is_uppercase)
+                && word.chars().all(char::is_alphabetic)
+                && word.chars().skip(1).any(char::is_lowercase);
+            if e.label.category != Category::Name || by_context || !one_word {
+                continue;
+            }
+            let Some((_, code_end)) = self.code_after(text, e.end) else {
+                continue;
+            };
+            let spaced = self.codes.get(&text[e.end + 2..code_end]) == Some(&true);
+            let rest = text[code_end..].trim_start_matches(' ');
+            let clause_ends = rest.is_empty()
+                || rest.starts_with([',', '.', ';', ')', '\n'])
+                || zip_after(text, code_end).is_some();
+            if text[e.end..].starts_with(", ") && spaced && clause_ends {
+                e.label = Label::new(Category::Location, Subtype::City);
+                e.source = "context:town_before_state".to_string();
+            }
+        }
+    }
+
     /// The byte range of a listed code after `", "` at `at`, or after `" "` when the code may
     /// stand so, ending its word.
     fn code_after(&self, text: &str, at: usize) -> Option<(usize, usize)> {
@@ -155,6 +184,40 @@ mod tests {
             let code = &text[found[0].start..found[0].end];
             assert!(["NH", "MA", "OR", "NY"].contains(&code), "{text}");
             assert_eq!(found[0].label.subtype, Some(Subtype::State));
+        }
+    }
+
+    fn name(text: &str, word: &str, source: &str) -> Entity {
+        let s = text.find(word).unwrap();
+        let label = Label::new(Category::Name, Subtype::Patient);
+        Entity::new(s, s + word.len(), label, source, 0.5)
+    }
+
+    #[test]
+    fn a_name_read_before_a_state_code_is_a_town() {
+        for (text, word) in [
+            ("Lives in Lynn, MA.", "Lynn"),
+            ("called from Nashua, NH, asking", "Nashua"),
+            ("SHARON, MA 02067", "SHARON"),
+        ] {
+            let mut found = [name(text, word, "lookup:first_names")];
+            codes().towns_read_as_names(text, &mut found);
+            let want = !word.chars().all(char::is_uppercase);
+            assert_eq!(
+                found[0].label.category == Category::Location,
+                want,
+                "{text}"
+            );
+        }
+        for (text, word, source) in [
+            ("Seen by Dr. Lowe, MD today.", "Lowe", "lookup:surnames"),
+            ("wife Sharon, MA.", "Sharon", "context:trigger"),
+            ("Lisa, MA was here", "Lisa", "ner:bilstm-crf"),
+            ("Report to Carla, PA.", "Carla", "ner:bilstm-crf"),
+        ] {
+            let mut found = [name(text, word, source)];
+            codes().towns_read_as_names(text, &mut found);
+            assert_eq!(found[0].label.category, Category::Name, "{text}");
         }
     }
 
