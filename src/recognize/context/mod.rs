@@ -55,6 +55,8 @@ pub struct ContextRecognizer {
     staff_roles: bool,
     /// English: institutions named for a saint in the possessive ([`saints`]).
     saints: bool,
+    /// Compass words before a town that belong to it ("e. boston").
+    compass: &'static [&'static str],
 }
 
 impl ContextRecognizer {
@@ -70,6 +72,7 @@ impl ContextRecognizer {
             and: conjunction(lang),
             staff_roles,
             saints: lang == Lang::En,
+            compass: crate::recognize::lookup::compass_words(lang),
         })
     }
 
@@ -617,10 +620,18 @@ impl ContextRecognizer {
     /// after it, and shorter words are mostly abbreviations ("updates from us", "in oz").
     fn place_after(&self, c: &mut Ctx, last: usize, preposition: bool) {
         let k = last + 1;
-        let Some(t) = c.toks.get(k) else { return };
+        let Some(&t) = c.toks.get(k) else { return };
         if &c.text[c.toks[last].end..t.start] != " " {
             return;
         }
+        // A compass word opens the town's part ("in e. boston", "from West Roxbury").
+        let compass = (k + 1 < c.toks.len())
+            .then(|| crate::recognize::lookup::compass_before(c.text, c.toks, k + 1, self.compass))
+            .flatten();
+        let (k, t) = match compass {
+            Some(_) => (k + 1, c.toks[k + 1]),
+            None => (k, t),
+        };
         let (listed, min_chars) = if preposition {
             (PLACE_WORD, 4)
         } else {
@@ -644,7 +655,8 @@ impl ContextRecognizer {
             }
             _ => None,
         };
-        if let Some(run) = run {
+        if let Some(mut run) = run {
+            run.first = compass.unwrap_or(run.first);
             let label = Label::new(Category::Location, Subtype::City);
             c.push_run(run, label, "context:place", S_PLACE);
         }

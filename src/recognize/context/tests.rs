@@ -417,6 +417,9 @@ fn the_place_after_lives_in_is_named_in_any_case() {
             "SON IS FROM NEW HAMPSHIRE, VISITING",
             &["NEW HAMPSHIRE"],
         ),
+        // A compass word opens the town's part.
+        (Lang::En, "pt lives w/ wife in e. boston.", &["e. boston"]),
+        (Lang::En, "LIVES IN EAST BOSTON", &["EAST BOSTON"]),
         // An ordinary word, or one no list holds, in a note without capitals.
         (Lang::En, "lives in hall with roommate", &[]),
         (Lang::En, "LIVES IN APT WITH WIFE", &[]),

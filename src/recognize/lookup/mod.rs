@@ -193,6 +193,40 @@ pub(crate) fn sentence_start(text: &str, toks: &[Token], i: usize) -> bool {
 pub struct LookupRecognizer {
     lex: Lexicon,
     heads: EponymHeads,
+    /// Compass words that open a town's part ("East Boston", "e. boston"), lower case; the
+    /// one-letter ones only with their full stop.
+    compass: &'static [&'static str],
+}
+
+/// The compass words of `lang` that name a part of a town before it.
+pub(crate) fn compass_words(lang: Lang) -> &'static [&'static str] {
+    match lang {
+        Lang::En => &["east", "west", "north", "south", "e", "w", "n", "s"],
+        _ => &[],
+    }
+}
+
+/// The token before token `first` when it is one of `compass` right before it, a full word
+/// after one space, a letter with its full stop ("e. boston").
+pub(crate) fn compass_before(
+    text: &str,
+    toks: &[Token],
+    first: usize,
+    compass: &[&str],
+) -> Option<usize> {
+    let k = first.checked_sub(1)?;
+    let word = text[toks[k].start..toks[k].end].to_lowercase();
+    let gap = &text[toks[k].end..toks[first].start];
+    let same_case = toks[k].shape == toks[first].shape
+        || matches!(toks[k].shape, Shape::Initial) && toks[first].shape != Shape::Lower;
+    let ok = compass.contains(&word.as_str())
+        && same_case
+        && if word.len() == 1 {
+            gap == ". "
+        } else {
+            gap == " "
+        };
+    ok.then_some(k)
 }
 
 struct Hit {
@@ -232,6 +266,7 @@ impl LookupRecognizer {
         Ok(LookupRecognizer {
             lex,
             heads: EponymHeads::load(lists, lang)?,
+            compass: compass_words(lang),
         })
     }
 
@@ -439,8 +474,13 @@ impl Recognizer for LookupRecognizer {
             } else {
                 continue;
             };
+            let first = if source == "lookup:cities" {
+                compass_before(text, toks, h.first, self.compass).unwrap_or(h.first)
+            } else {
+                h.first
+            };
             out.push(Entity::new(
-                toks[h.first].start,
+                toks[first].start,
                 toks[h.last].end,
                 label,
                 source,

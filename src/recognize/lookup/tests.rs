@@ -212,6 +212,26 @@ fn listed_institutions_may_end_in_a_possessive_and_hold_no_name() {
 }
 
 #[test]
+fn a_compass_word_before_a_town_names_its_part() {
+    for (text, part) in [
+        ("Lives in East Boston with wife.", "East Boston"),
+        ("FROM SOUTH BOSTON.", "SOUTH BOSTON"),
+        ("From S. Boston.", "S. Boston"),
+    ] {
+        let found = run(Lang::En, text);
+        assert!(has(&found, part, Subtype::City), "{text}: {found:?}");
+    }
+    for (text, town) in [
+        ("Went south Boston way.", "Boston"),
+        ("Pt's Boston home", "Boston"),
+        ("Heading south. Boston next.", "Boston"),
+    ] {
+        let found = run(Lang::En, text);
+        assert!(has(&found, town, Subtype::City), "{text}: {found:?}");
+    }
+}
+
+#[test]
 fn gazetteer_towns_are_cities_but_no_tagger_feature() {
     use Subtype::City;
     let cases: &[Case] = &[
