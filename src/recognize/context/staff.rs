@@ -92,19 +92,8 @@ fn after_team_word(c: &mut Ctx, j: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::lang::Lang;
-    use crate::recognize::context::ContextRecognizer;
-    use crate::recognize::Recognizer;
-    use crate::wordlists::ListSources;
-
     fn names(text: &str) -> Vec<String> {
-        let r = ContextRecognizer::new(Lang::En, &ListSources::default()).unwrap();
-        let mut out = Vec::new();
-        r.find(text, &mut out);
-        out.iter()
-            .filter(|e| e.source == super::SOURCE)
-            .map(|e| text[e.start..e.end].to_string())
-            .collect()
+        crate::recognize::context::tests::english_by_source(text, super::SOURCE)
     }
 
     #[test]

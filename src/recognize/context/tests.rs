@@ -11,6 +11,16 @@ fn run(lang: Lang, text: &str) -> Vec<(String, Label, String)> {
         .collect()
 }
 
+/// The surfaces of the spans that the English context rules find in `text` by `source` (the
+/// checks of one rule module).
+pub(super) fn english_by_source(text: &str, source: &str) -> Vec<String> {
+    run(Lang::En, text)
+        .into_iter()
+        .filter(|(_, _, s)| s == source)
+        .map(|(surface, _, _)| surface)
+        .collect()
+}
+
 /// Language, text, expected (surface, label) pairs.
 type Case<'a> = (Lang, &'a str, &'a [(&'a str, &'a str)]);
 
