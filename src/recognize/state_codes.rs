@@ -87,23 +87,25 @@ impl StateCodes {
     /// Lowe, MD" nor "wife Sharon, MA"). They become cities, so the code after them is a state.
     pub fn towns_read_as_names(&self, text: &str, found: &mut [Entity]) {
         for e in found.iter_mut() {
-            let by_context = e.source.starts_with("context:");
+            if e.label.category != Category::Name
+                || e.source.starts_with("context:")
+                || !text[e.end..].starts_with(", ")
+            {
+                continue;
+            }
             let word = &text[e.start..e.end];
             let one_word = word.starts_with(char::is_uppercase)
                 && word.chars().all(char::is_alphabetic)
                 && word.chars().skip(1).any(char::is_lowercase);
-            if e.label.category != Category::Name || by_context || !one_word {
-                continue;
-            }
-            let Some((_, code_end)) = self.code_after(text, e.end) else {
+            let Some((code_start, code_end)) = self.code_after(text, e.end) else {
                 continue;
             };
-            let spaced = self.codes.get(&text[e.end + 2..code_end]) == Some(&true);
+            let spaced = self.codes.get(&text[code_start..code_end]) == Some(&true);
             let rest = text[code_end..].trim_start_matches(' ');
             let clause_ends = rest.is_empty()
                 || rest.starts_with([',', '.', ';', ')', '\n'])
                 || zip_after(text, code_end).is_some();
-            if text[e.end..].starts_with(", ") && spaced && clause_ends {
+            if one_word && spaced && clause_ends {
                 e.label = Label::new(Category::Location, Subtype::City);
                 e.source = "context:town_before_state".to_string();
             }

@@ -21,7 +21,8 @@ pub(super) fn saints_alone(c: &mut Ctx, eponyms: &EponymHeads) {
     for k in 1..toks.len() {
         let (saint, name) = (toks[k - 1], toks[k]);
         let word = &text[saint.start..saint.end];
-        if !saint.shape.is_proper() || !SAINT_WORDS.contains(&word.to_lowercase().as_str()) {
+        // Compared in place: this runs on every token of an English document.
+        if !saint.shape.is_proper() || !SAINT_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word)) {
             continue;
         }
         // Same case for both words: "St. Elizabeth's", "ST. ELIZABETH'S".

@@ -215,11 +215,11 @@ pub(crate) fn compass_before(
     compass: &[&str],
 ) -> Option<usize> {
     let k = first.checked_sub(1)?;
-    let word = text[toks[k].start..toks[k].end].to_lowercase();
+    let word = &text[toks[k].start..toks[k].end];
     let gap = &text[toks[k].end..toks[first].start];
     let same_case = toks[k].shape == toks[first].shape
         || matches!(toks[k].shape, Shape::Initial) && toks[first].shape != Shape::Lower;
-    let ok = compass.contains(&word.as_str())
+    let ok = compass.iter().any(|w| w.eq_ignore_ascii_case(word))
         && same_case
         && if word.len() == 1 {
             gap == ". "
@@ -474,7 +474,7 @@ impl Recognizer for LookupRecognizer {
             } else {
                 continue;
             };
-            let first = if source == "lookup:cities" {
+            let first = if label.subtype == Some(Subtype::City) {
                 compass_before(text, toks, h.first, self.compass).unwrap_or(h.first)
             } else {
                 h.first
