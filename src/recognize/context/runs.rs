@@ -86,6 +86,9 @@ pub fn name_forward(
             }
         }
         let t = toks[j];
+        if j > i && t.short_caps_after(toks[j - 1], text) {
+            break;
+        }
         match t.shape {
             Shape::Cap | Shape::Upper => {
                 let bits = m.longest(j).map_or(0, |(_, b)| b) | m.single(j);

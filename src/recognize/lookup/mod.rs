@@ -196,6 +196,8 @@ pub struct LookupRecognizer {
     /// Compass words that open a town's part ("East Boston", "e. boston"), lower case; the
     /// one-letter ones only with their full stop.
     compass: &'static [&'static str],
+    /// See `country_code_before`.
+    country_code_before: Option<&'static [&'static str]>,
 }
 
 /// The compass words of `lang` that name a part of a town before it.
@@ -267,6 +269,7 @@ impl LookupRecognizer {
             lex,
             heads: EponymHeads::load(lists, lang)?,
             compass: compass_words(lang),
+            country_code_before: country_code_before(lang),
         })
     }
 
@@ -346,10 +349,42 @@ fn possessive_s(text: &str, t: Token) -> bool {
     &text[t.start..t.end] == "s" && (before.ends_with('\'') || before.ends_with('\u{2019}'))
 }
 
-/// Two hits are parts of one name when only spaces or a hyphen separate them.
+/// The words after which a country written as two capitals is the country, where the
+/// language's notes write other things so (`None`: anywhere). In English "US" is also an
+/// ultrasound ("RUQ US showed", "under US guidance"); "moved to US in 1988", "back from the UK"
+/// name the country.
+fn country_code_before(lang: Lang) -> Option<&'static [&'static str]> {
+    match lang {
+        Lang::En => Some(&["the", "to", "in", "from"]),
+        _ => None,
+    }
+}
+
+/// Whether hit `h` is a place by its form: a country written as two capitals only right after
+/// a word of `before` (see `country_code_before`), any other place wherever it stands.
+fn country_code_placed(text: &str, toks: &[Token], h: &Hit, before: &[&str]) -> bool {
+    let t = toks[h.first];
+    let code = h.first == h.last && t.shape == Shape::Upper && t.end - t.start == 2;
+    if !code {
+        return true;
+    }
+    let Some(prev) = h.first.checked_sub(1).map(|b| toks[b]) else {
+        return false;
+    };
+    &text[prev.end..t.start] == " "
+        && before
+            .iter()
+            .any(|w| text[prev.start..prev.end].eq_ignore_ascii_case(w))
+}
+
+/// Two hits are parts of one name when only spaces or a hyphen separate them, and the second
+/// is no unit written in capitals after the first ("Farber ED").
 fn adjacent(text: &str, toks: &[Token], a: &Hit, b: &Hit) -> bool {
     let gap = &text[toks[a.last].end..toks[b.first].start];
-    !gap.is_empty() && gap.len() <= 3 && gap.bytes().all(|c| c == b' ' || c == b'-')
+    !gap.is_empty()
+        && gap.len() <= 3
+        && gap.bytes().all(|c| c == b' ' || c == b'-')
+        && !toks[b.first].short_caps_after(toks[a.last], text)
 }
 
 impl Recognizer for LookupRecognizer {
@@ -454,6 +489,11 @@ impl Recognizer for LookupRecognizer {
                 };
                 (Label::new(Category::Name, Subtype::Patient), source, 0.45)
             } else if b & (COUNTRY | OPEN_COUNTRY) != 0 {
+                if let Some(before) = self.country_code_before {
+                    if !country_code_placed(text, toks, h, before) {
+                        continue;
+                    }
+                }
                 (
                     Label::new(Category::Location, Subtype::Country),
                     "lookup:countries",

@@ -274,3 +274,47 @@ fn gazetteer_towns_are_cities_but_no_tagger_feature() {
     assert_eq!(r.word_lists("Brockton", &mut buf), 0);
     assert_ne!(r.word_lists("Boston", &mut buf) & 4, 0, "a listed city is");
 }
+
+#[test]
+fn a_country_in_two_capitals_needs_a_word_that_places_it() {
+    let found = run(Lang::En, "Originally from Cape Verde, moved to US in 1988.");
+    assert!(has(&found, "US", Subtype::Country), "{found:?}");
+    let found = run(Lang::En, "Back from the UK last week.");
+    assert!(has(&found, "UK", Subtype::Country), "{found:?}");
+    // Elsewhere "US" is an ultrasound.
+    for text in [
+        "RUQ US showed sludge.",
+        "CVL placed under US guidance.",
+        "US of the liver.",
+    ] {
+        assert!(
+            run(Lang::En, text).is_empty(),
+            "{text}: {:?}",
+            run(Lang::En, text)
+        );
+    }
+    // Other languages keep their codes wherever they stand ("VS").
+    let found = run(Lang::Nl, "Zoon woont sinds 2010 in VS.");
+    assert!(has(&found, "VS", Subtype::Country), "{found:?}");
+}
+
+#[test]
+fn a_unit_in_capitals_after_a_name_or_hospital_is_no_part_of_it() {
+    use Subtype::*;
+    let found = run(
+        Lang::En,
+        "Seen at Dana-Farber ED, then Beth Israel ICU. MGH and BWH aware.",
+    );
+    let surfaces: Vec<&str> = found.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(
+        surfaces,
+        ["Dana-Farber", "Beth Israel", "MGH", "BWH"],
+        "{found:?}"
+    );
+    assert!(found.iter().all(|(_, t)| *t == Some(Hospital)), "{found:?}");
+    // A surname and a short word in capitals are no name of two parts.
+    let found = run(Lang::En, "Seen in Farber ED today.");
+    assert!(found.iter().all(|(s, _)| !s.contains("ED")), "{found:?}");
+    // The acronyms match only in capitals.
+    assert!(run(Lang::En, "bmc level checked").is_empty());
+}

@@ -35,6 +35,24 @@ pub struct Token {
     pub shape: Shape,
 }
 
+impl Token {
+    /// An all-caps word of two or three letters in `text` written after a capitalized one: in
+    /// mixed case a unit or an abbreviation ("Newton-Wellesley ED", "Farber ICU"), not the next
+    /// part of the name (a first name "Ed" is written so; "John SMITH" is longer), unless it
+    /// is a regnal number ("Benedetto XVI", "Giovanni Paolo II").
+    pub fn short_caps_after(self, before: Token, text: &str) -> bool {
+        before.shape == Shape::Cap
+            && self.shape == Shape::Upper
+            && self.end - self.start <= 3
+            && !regnal_number(&text[self.start..self.end])
+    }
+}
+
+/// Whether `word` is written only with the letters of the regnal numbers (II, XVI, XXIII).
+pub fn regnal_number(word: &str) -> bool {
+    word.bytes().all(|b| matches!(b, b'I' | b'V' | b'X'))
+}
+
 /// Classes of a byte, as bits: an ASCII lowercase letter, uppercase letter or digit, or the
 /// start or continuation of a non-ASCII character (0: an ASCII byte outside words).
 const LOWER: u8 = 1;
