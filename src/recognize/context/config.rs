@@ -23,7 +23,8 @@
 //! - `surnames_open.txt`, `surname_words.txt` (derived): open surnames, and those of them that
 //!   are ordinary words; the others are names after a lower-case title.
 //! - `allow.txt`: plain words are medical terms that collide with names; `after: PHRASE` marks
-//!   phrases after which a capitalized word is an eponym ("síndrome de").
+//!   phrases after which a capitalized word is an eponym ("síndrome de"); `verb: WORD` the
+//!   plain words that are the verb in lower case after a relative's word ("son will call").
 
 use crate::labels::{Label, Subtype};
 use crate::lang::Lang;
@@ -80,6 +81,9 @@ pub const T_PLURAL: u32 = 1 << 27;
 /// ("Nurse", "Sister", "Doctor"): followed by one, it ends a sentence ("Staff Nurse.
 /// Verified ...") and names no one.
 pub const T_WORD: u32 = 1 << 28;
+/// An allow-listed word that, in lower case right after a relative's word, is the verb of the
+/// clause (`verb:` in `allow.txt`: "son will call", "wife may visit").
+pub const ALLOW_VERB: u32 = 1 << 29;
 
 /// Whether a word's `bits` make it an open surname that is no ordinary word (nor an
 /// allow-listed medical word): a name where no capital marks one ("called dr obrien").
@@ -180,6 +184,11 @@ impl ContextConfig {
         }
         for phrase in lists.load(lang, "signoffs")? {
             lex.insert(&phrase, SIGNOFF);
+        }
+        for line in lists.load(lang, "allow")? {
+            if let Some(("verb", w)) = directive(&line) {
+                lex.insert(w, ALLOW_VERB);
+            }
         }
         for (file, head, tail) in [
             ("hospitals", HOSP_HEAD, HOSP_TAIL),

@@ -348,9 +348,21 @@ impl ContextRecognizer {
                 && b & BREAKS == 0
                 && (title || b & ALLOWW == 0)
         };
+        // After a singular relative's word, one allow-listed word is the name as in mixed case
+        // ("wife dawn", "HUSBAND BILL"), unless it is the verb after its subject ("son will
+        // call"); after a plural one it may be ("daughters hope to visit").
+        let singular =
+            !c.text[toks[trigger_last].start..toks[trigger_last].end].ends_with(['s', 'S']);
+        let kin_word = |m: &mut Matcher, j: usize| {
+            !title
+                && singular
+                && bits & G_REL != 0
+                && toks[j].shape == shape
+                && m.single(j) & (ALLOWW | ALLOW_VERB | BREAKS | TRIGGER) == ALLOWW
+        };
         let mut k = k;
         loop {
-            if !listed(&mut c.m, k, k) {
+            if !listed(&mut c.m, k, k) && !kin_word(&mut c.m, k) {
                 return;
             }
             // A second word after a space, and the parts of a hyphenated name
@@ -423,8 +435,11 @@ impl ContextRecognizer {
         if first == last {
             return None;
         }
-        // An allow-listed word as the whole rest of the run is no surname ("Mayo Clinic").
-        if first == i && last == i + 1 && c.m.single(last) & (ALLOWW | SURN) == ALLOWW {
+        // An allow-listed word as the whole rest of the run is no surname ("Mayo Clinic"), and
+        // a run before an eponym's tail word is no name ("Jackson-Pratt drain").
+        if first == i && last == i + 1 && c.m.single(last) & (ALLOWW | SURN) == ALLOWW
+            || self.cfg.eponym_heads.tail_after(c.text, c.toks[last].end)
+        {
             return None;
         }
         let run = Run { first, last };

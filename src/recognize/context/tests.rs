@@ -606,3 +606,39 @@ fn any_word_before_a_phone_number_after_a_relatives_word_is_a_name() {
         assert!(names(text).is_empty(), "{text}: {:?}", names(text));
     }
 }
+
+#[test]
+fn an_allow_listed_word_after_a_relatives_word_is_a_name_in_any_case() {
+    assert_eq!(names("family: wife dawn at bedside all evening."), ["dawn"]);
+    assert_eq!(names("pt's husband bill states pt was confused."), ["bill"]);
+    assert_eq!(names("SON MARK IN TO VISIT."), ["MARK"]);
+    // The verb after its subject, and any word after a plural relative's word, is none.
+    for text in [
+        "son will call tomorrow.",
+        "daughter may visit tonight.",
+        "DAUGHTER WILL BE IN AM.",
+        "daughters hope to visit this weekend.",
+    ] {
+        assert!(names(text).is_empty(), "{text}: {:?}", names(text));
+    }
+}
+
+#[test]
+fn names_end_before_a_unit_in_capitals_and_an_eponyms_word() {
+    // "ED" is the emergency department, not a first name in the run.
+    let found = run(
+        Lang::En,
+        "Seen in Newton ED today, then at West Roxbury VA.",
+    );
+    let surfaces: Vec<&str> = found.iter().map(|(s, _, _)| s.as_str()).collect();
+    assert!(!surfaces.iter().any(|s| s.contains("ED")), "{found:?}");
+    assert!(surfaces.contains(&"West Roxbury VA"), "{found:?}");
+    // A regnal number is the name's.
+    let found = run(Lang::It, "Ha incontrato Giovanni Paolo II ieri.");
+    assert!(
+        found.iter().any(|(s, _, _)| s == "Giovanni Paolo II"),
+        "{found:?}"
+    );
+    // A first name's run right before a tube's or sign's word is an eponym.
+    assert!(names("Jackson-Pratt drain to bulb suction.").is_empty());
+}
