@@ -88,6 +88,8 @@ pub struct CaselessGate {
     /// The language's full weekday names that are none of its first names ("domingo" is),
     /// lower case: an edge of no name or place.
     weekdays: HashSet<&'static str>,
+    /// The listed first names, lower case.
+    first_names: HashSet<String>,
 }
 
 impl CaselessGate {
@@ -141,12 +143,18 @@ impl CaselessGate {
                 .into_iter()
                 .filter(|day| !first_names.contains(*day))
                 .collect(),
+            first_names,
         })
     }
 
     /// Whether a name or place list holds `lower` (a lower-case word or phrase).
     pub fn is_listed(&self, lower: &str) -> bool {
         self.listed.contains_key(lower)
+    }
+
+    /// Whether a first-name list holds `lower` (a lower-case word).
+    pub fn is_first_name(&self, lower: &str) -> bool {
+        self.first_names.contains(lower)
     }
 
     /// Whether a place list holds `surface` (any case, a word or a phrase).

@@ -124,6 +124,11 @@ struct SpanFilters {
     drugs: drug_names::DrugNames,
     /// Words after which a name is an eponym ("Hickman line", "Alzheimer's dementia").
     eponyms: crate::recognize::lookup::EponymHeads,
+    /// The allow list's plain words, lower case: medical eponyms and words that are also names
+    /// ("babinski", "cheyne-stokes", "hope"). One of them alone, with no title before it, that
+    /// no first-name or place list holds, is left to the rules, which name it only after a
+    /// trigger ("daughter Hope"); "Pat", "Jack" and "Bath" stay the tagger's.
+    allowed: std::collections::HashSet<String>,
 }
 
 impl SpanFilters {
@@ -138,11 +143,38 @@ impl SpanFilters {
             lang,
         )
         .unwrap_or_else(|e| panic!("the allow list: {e:#}"));
+        let allowed = crate::recognize::lookup::plain_entries(
+            &crate::wordlists::ListSources::default(),
+            lang,
+            "allow",
+        )
+        .unwrap_or_else(|e| panic!("the allow list: {e:#}"))
+        .iter()
+        .map(|w| w.to_lowercase())
+        .collect();
         SpanFilters {
             gate,
             drugs,
             eponyms,
+            allowed,
         }
+    }
+
+    /// Whether `surface` is one allow-listed word that no first-name or place list holds, or
+    /// its possessive ("Alzheimer's", "Crohn's"), with any numbers after it ("Mallampati 3").
+    fn allow_listed_term(&self, surface: &str) -> bool {
+        let surface = surface
+            .trim_end_matches(|c: char| c.is_ascii_digit() || c.is_whitespace())
+            .trim_end();
+        let word = ["'s", "\u{2019}s", "'", "\u{2019}"]
+            .iter()
+            .find_map(|p| surface.strip_suffix(p))
+            .unwrap_or(surface);
+        let lower = word.to_lowercase();
+        !word.contains(char::is_whitespace)
+            && self.allowed.contains(&lower)
+            && !self.gate.is_first_name(&lower)
+            && !self.gate.is_listed_place(word)
     }
 }
 
@@ -249,8 +281,9 @@ impl NerRecognizer {
         written.chars().count() >= 2 && self.titles_written.contains(&written)
     }
 
-    /// Whether `text[start..end]` is an abbreviated title ("Dr.", "MRS") and one word: a
-    /// person ("Dr. Whitford"), where a longer span may name a place ("Dr Watson Clinic").
+    /// Whether `text[start..end]` is an abbreviated title ("Dr.", "MRS") or role word ("CM",
+    /// "SW") and one word: a person ("Dr. Whitford", "CM Tricia"), where a longer span may name
+    /// a place ("Dr Watson Clinic"; "Consultant Radiologist" is a profession).
     fn opens_with_title(&self, text: &str, start: usize, end: usize) -> bool {
         let words: Vec<&str> = text[start..end].split_whitespace().collect();
         let [title, _] = words[..] else {
@@ -258,7 +291,7 @@ impl NerRecognizer {
         };
         let written = title.to_lowercase();
         let abbreviated = written.ends_with('.') || !written.contains(['a', 'e', 'i', 'o', 'u']);
-        abbreviated && self.titles_written.contains(&written)
+        abbreviated && (self.titles_written.contains(&written) || self.roles.contains(&written))
     }
 
     /// Where a NAME span starts once the titles and role words ("Dr", "Mrs.", "wife",
@@ -310,11 +343,13 @@ impl Recognizer for NerRecognizer {
                 out.push(Entity::new(s, e, l, source, MODEL_SPAN_SCORE));
                 continue;
             };
+            let filters = filters.get_or_init(|| SpanFilters::new(*lang));
             let SpanFilters {
                 gate,
                 drugs,
                 eponyms,
-            } = filters.get_or_init(|| SpanFilters::new(*lang));
+                ..
+            } = filters;
             // "Dr. Whitford" is a person whatever label the tagger gave it.
             let l = if l.category == Category::Location && self.opens_with_title(text, s, e) {
                 Label::category_only(Category::Name)
@@ -333,7 +368,7 @@ impl Recognizer for NerRecognizer {
             for (part_start, e) in parts {
                 let after_title = self.name_start(l.category, text, part_start, e);
                 for (piece, (s, e)) in self.name_pieces(l.category, text, after_title, e) {
-                    let e = before_slash_word(text, s, e);
+                    let e = before_short_caps(text, s, before_slash_word(text, s, e));
                     let Some((s, e)) = gate.trim_edges(l.category, text, s, e) else {
                         continue;
                     };
@@ -348,8 +383,9 @@ impl Recognizer for NerRecognizer {
                     if name_or_place
                         && (before_dose(text, e)
                             || !titled
-                                && eponyms.tail_after(text, e)
-                                && !gate.is_listed_place(&text[s..e])
+                                && (eponyms.tail_after(text, e)
+                                    && !gate.is_listed_place(&text[s..e])
+                                    || filters.allow_listed_term(&text[s..e]))
                             || drugs.all_drugs(&text[s..e])
                             || clinical_terms::all_clinical_terms(&text[s..e], |w| {
                                 gate.is_listed(w)
@@ -369,6 +405,28 @@ impl Recognizer for NerRecognizer {
                 }
             }
         }
+    }
+}
+
+/// Where a span `text[start..end]` ends once a last word of two or three capitals after a
+/// capitalized one is left out: a unit or an abbreviation ("Newton-Wellesley ED"), as the
+/// rules read it (a state code after a town is the rules' own span: "Nashua NH"); a regnal
+/// number stays ("Benedetto XVI").
+fn before_short_caps(text: &str, start: usize, end: usize) -> usize {
+    let span = &text[start..end];
+    let Some(i) = span.rfind(' ') else {
+        return end;
+    };
+    let (head, last) = (span[..i].trim_end(), &span[i + 1..]);
+    let before = head.rsplit([' ', '-']).next().unwrap_or("");
+    let short_caps = (2..=3).contains(&last.len())
+        && last.bytes().all(|b| b.is_ascii_uppercase())
+        && !crate::recognize::lookup::tokens::regnal_number(last);
+    let cap = before.starts_with(char::is_uppercase) && before.chars().any(char::is_lowercase);
+    if short_caps && cap {
+        start + head.len()
+    } else {
+        end
     }
 }
 
@@ -568,5 +626,56 @@ mod tests {
         assert_eq!(found(true), ["NHS 943 476 5919"]);
         // A `--model` of the user's own keeps what its training measured.
         assert_eq!(found(false), ["RESP", "NHS 943 476 5919"]);
+    }
+
+    /// What a gated English tagger that found `spans` (surface, category) in `text` reports,
+    /// as (surface, category).
+    fn gated_spans(text: &str, spans: &[(&str, Category)]) -> Vec<(String, Category)> {
+        let spans = spans
+            .iter()
+            .map(|(w, c)| {
+                let s = text.find(w).unwrap();
+                (s, s + w.len(), Label::category_only(*c))
+            })
+            .collect();
+        let r = NerRecognizer::new(Arc::new(Fixed(spans)), crate::lang::Lang::En, true).unwrap();
+        let mut out = Vec::new();
+        r.find(text, &mut out);
+        out.iter()
+            .map(|e| (text[e.start..e.end].to_string(), e.label.category))
+            .collect()
+    }
+
+    #[test]
+    fn allow_listed_words_units_and_role_words_leave_a_taggers_spans() {
+        use Category::{Location, Name};
+        // An allow-listed word alone (an eponym, or a name only after a trigger) is left to
+        // the rules, with its possessive or a score after it; after a title it is a name, and
+        // a listed first name stays the tagger's.
+        let text =
+            "Hx of Alzheimer's, Crohn's. Babinski upgoing, Mallampati 3. Dr. Murphy and Pat in.";
+        let spans = [
+            ("Alzheimer's", Location),
+            ("Crohn's", Name),
+            ("Babinski", Name),
+            ("Mallampati 3", Location),
+            ("Murphy", Name),
+            ("Pat", Name),
+        ];
+        assert_eq!(
+            gated_spans(text, &spans),
+            [("Murphy".to_string(), Name), ("Pat".to_string(), Name)]
+        );
+        // A unit in capitals after a hospital leaves it; a role word before a "place" makes it
+        // a person's name, without the role.
+        let text = "Seen at Newton-Wellesley ED. CM Tricia to follow.";
+        let spans = [("Newton-Wellesley ED", Location), ("CM Tricia", Location)];
+        assert_eq!(
+            gated_spans(text, &spans),
+            [
+                ("Newton-Wellesley".to_string(), Location),
+                ("Tricia".to_string(), Name)
+            ]
+        );
     }
 }
