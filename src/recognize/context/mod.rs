@@ -240,7 +240,7 @@ impl ContextRecognizer {
             }
             None => return,
         };
-        if !title && !closed_apposition(c.text, c.toks, last, run) {
+        if !title && !closed_apposition(c.text, c.toks, last, run, self.and) {
             return;
         }
         // After an all-caps title the note is in capitals, which mark no name ("O'ROURKE"
@@ -270,9 +270,10 @@ impl ContextRecognizer {
         c.push_run(run, role, source, if title { S_TITLE } else { S_TRIGGER });
         // "sons Kieran and Padraig", "Drs. Stone and Whitcombe": the capitalized names joined
         // by "and" to a relative's or to one after a plural title.
+        let list = comma_list(c.text, c.toks, last, run.first, bits);
         let mut last = run.last;
-        while let Some(k) =
-            next_conjunct(c.text, c.toks, last, self.and).filter(|_| bits & (G_REL | T_PLURAL) != 0)
+        while let Some(k) = next_conjunct(c.text, c.toks, last, self.and, list)
+            .filter(|_| bits & (G_REL | T_PLURAL) != 0)
         {
             let joined = c.toks[k].shape == Shape::Cap && c.m.single(k) & (TRIGGER | BREAKS) == 0;
             let Some(next) = joined
@@ -325,7 +326,7 @@ impl ContextRecognizer {
             && c.m.single(k) & (BREAKS | TRIGGER | ALLOWW) == 0;
         if before_phone {
             let run = Run { first: k, last: k };
-            if closed_apposition(c.text, toks, trigger_last, run) {
+            if closed_apposition(c.text, toks, trigger_last, run, self.and) {
                 let role = name_label(role_subtype(bits));
                 c.push_run(run, role, "context:trigger", S_TRIGGER);
             }
@@ -351,8 +352,8 @@ impl ContextRecognizer {
         // After a singular relative's word, one allow-listed word is the name as in mixed case
         // ("wife dawn", "HUSBAND BILL"), unless it is the verb after its subject ("son will
         // call"); after a plural one it may be ("daughters hope to visit").
-        let singular =
-            !c.text[toks[trigger_last].start..toks[trigger_last].end].ends_with(['s', 'S']);
+        let singular = !plural_word(c.text, toks[trigger_last]);
+        let list = comma_list(c.text, toks, trigger_last, k, bits);
         let kin_word = |m: &mut Matcher, j: usize| {
             !title
                 && singular
@@ -378,7 +379,7 @@ impl ContextRecognizer {
                 last += 1;
             }
             let run = Run { first: k, last };
-            if !title && !closed_apposition(c.text, toks, trigger_last, run) {
+            if !title && !closed_apposition(c.text, toks, trigger_last, run, self.and) {
                 return;
             }
             c.push_run(
@@ -393,7 +394,7 @@ impl ContextRecognizer {
             );
             // "sons kieran and padraig", "drs. stone and whitcombe": the next name joined by
             // "and" to a relative's or to one after a plural title.
-            match next_conjunct(c.text, toks, last, self.and) {
+            match next_conjunct(c.text, toks, last, self.and, list) {
                 Some(n) if !title && bits & G_REL != 0 || bits & T_PLURAL != 0 => k = n,
                 _ => return,
             }
@@ -965,14 +966,49 @@ fn conjunction(lang: Lang) -> &'static str {
     }
 }
 
+/// Whether the word of token `t` reads as a plural ("sons", "DAUGHTERS").
+fn plural_word(text: &str, t: Token) -> bool {
+    text[t.start..t.end].ends_with(['s', 'S'])
+}
+
+/// How the names after trigger token `trigger_last`, the first at token `first`, may go on
+/// parted by commas: `Some(true)` in parentheses ("children (Pat, Brendan and Siobhan)"),
+/// `Some(false)` after a plural relative's word or title ("sons Kieran, Padraig and Tom"),
+/// `None` elsewhere ("son Kieran, Boston resident").
+fn comma_list(
+    text: &str,
+    toks: &[Token],
+    trigger_last: usize,
+    first: usize,
+    bits: u32,
+) -> Option<bool> {
+    let parenthesized = text[toks[trigger_last].end..toks[first].start].contains('(');
+    let plural = bits & T_PLURAL != 0 || bits & G_REL != 0 && plural_word(text, toks[trigger_last]);
+    (parenthesized || plural).then_some(parenthesized)
+}
+
 /// The token after `and` (the language's "and") or "&" right after token `last` ("Kieran and
-/// Padraig", "Ana & Luis"), where a list of names goes on.
-fn next_conjunct(text: &str, toks: &[Token], last: usize, and: &str) -> Option<usize> {
+/// Padraig", "Ana & Luis"), or after a comma inside a list of names that "and" closes
+/// (`list`: see `comma_list`), where a list of names goes on.
+fn next_conjunct(
+    text: &str,
+    toks: &[Token],
+    last: usize,
+    and: &str,
+    list: Option<bool>,
+) -> Option<usize> {
     let gap = |a: usize, b: usize| &text[toks[a].end..toks[b].start];
     let n = last + 1;
     let t = toks.get(n)?;
     if matches!(gap(last, n), " & " | ", & ") {
         return Some(n);
+    }
+    // A comma parts the names of a list that "and" closes ("sons Kieran, Padraig and Tom").
+    if let Some(parenthesized) = list {
+        let rest = &text[toks[last].end..];
+        if gap(last, n) == ", " && names_list_follows(rest, and, parenthesized) {
+            return Some(n);
+        }
     }
     let and = text[t.start..t.end].to_lowercase() == and;
     (and && matches!(gap(last, n), " " | ", ") && n + 1 < toks.len() && gap(n, n + 1) == " ")
@@ -1013,13 +1049,15 @@ fn phone_follows(rest: &str) -> bool {
 }
 
 /// A name after a trigger and an opening parenthesis, comma or quote is closed by its pair
-/// ("daughter (Marisol)", "Son, Ezekiel, called", "goes by "Tink""); "Dos Hermanas, Sevilla."
-/// and "Huisarts, Rijnstate" are a place and a workplace. Without either the name stands.
-fn closed_apposition(text: &str, toks: &[Token], trigger_last: usize, run: Run) -> bool {
+/// ("daughter (Marisol)", "Son, Ezekiel, called", "goes by "Tink""), in parentheses also by
+/// the list of names it opens ("children (Pat, Brendan and Siobhan)"); "Dos Hermanas,
+/// Sevilla." and "Huisarts, Rijnstate" are a place and a workplace. Without either the name
+/// stands.
+fn closed_apposition(text: &str, toks: &[Token], trigger_last: usize, run: Run, and: &str) -> bool {
     let before = &text[toks[trigger_last].end..toks[run.first].start];
     let after = text[toks[run.last].end..].trim_start_matches([' ', '\t']);
     if before.contains('(') {
-        after.starts_with(')')
+        after.starts_with(')') || names_list_follows(&text[toks[run.last].end..], and, true)
     } else if before.contains(['"', '“']) {
         after.starts_with(['"', '”'])
     } else if before.contains(',') {
@@ -1027,6 +1065,50 @@ fn closed_apposition(text: &str, toks: &[Token], trigger_last: usize, run: Run) 
     } else {
         true
     }
+}
+
+/// Whether `rest`, the text right after a name, goes on with more names of a list up to the
+/// list's end: items of one to three words of letters (hyphens and apostrophes inside),
+/// parted by commas and the language's `and`, which parts the last two ("Kieran, Padraig and
+/// Tom", ", brendan, and siobhan)", " and ann marie)"). `parenthesized`: the list ends at a
+/// closing parenthesis on the same line, else at the clause's end.
+fn names_list_follows(rest: &str, and: &str, parenthesized: bool) -> bool {
+    let end = if parenthesized {
+        match rest.find([')', '(', '\n']) {
+            Some(i) if rest[i..].starts_with(')') => i,
+            _ => return false,
+        }
+    } else {
+        rest.find(['.', ';', ':', '(', ')', '\n'])
+            .unwrap_or(rest.len())
+    };
+    let list = &rest[..end];
+    if list.len() > 80 || !list.starts_with([',', ' ']) {
+        return false;
+    }
+    let (mut item, mut joined_by_and) = (0, false);
+    for word in list.split_inclusive(',').flat_map(str::split_whitespace) {
+        let (word, comma) = match word.strip_suffix(',') {
+            Some(w) => (w, true),
+            None => (word, false),
+        };
+        if word.eq_ignore_ascii_case(and) {
+            joined_by_and = true;
+            item = 0;
+        } else if !word.is_empty() {
+            let letters = word
+                .chars()
+                .all(|ch| ch.is_alphabetic() || matches!(ch, '-' | '\'' | '\u{2019}'));
+            item += 1;
+            if !letters || item > 3 {
+                return false;
+            }
+        }
+        if comma {
+            item = 0;
+        }
+    }
+    joined_by_and && item > 0
 }
 
 /// The acronym in parentheses right after an institution's name ("Instituto Colombiano del

@@ -642,3 +642,26 @@ fn names_end_before_a_unit_in_capitals_and_an_eponyms_word() {
     // A first name's run right before a tube's or sign's word is an eponym.
     assert!(names("Jackson-Pratt drain to bulb suction.").is_empty());
 }
+
+#[test]
+fn a_list_of_names_in_parentheses_or_after_a_plural_relatives_word_is_named() {
+    assert_eq!(
+        names("Met with pt's 3 children (Pat, Brendan and Siobhan) today."),
+        ["Pat", "Brendan", "Siobhan"]
+    );
+    assert_eq!(
+        names("daughters (kathy and ann marie) at bedside."),
+        ["kathy", "ann marie"]
+    );
+    assert_eq!(
+        names("Sons Kieran, Padraig, and Tom called."),
+        ["Kieran", "Padraig", "Tom"]
+    );
+    // After a singular relative's word a comma ends the name, and a parenthesis that holds
+    // more than names closes no list.
+    assert_eq!(
+        names("Son Kieran, Boston resident and nurse, called."),
+        ["Kieran"]
+    );
+    assert!(names("daughter (Marisol, who lives in Quincy) called.").is_empty());
+}
