@@ -17,6 +17,8 @@ const NOTES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testsets/nursing_n
 
 /// The notes as JSONL documents with their gold entities: `## id` opens a note, `#` lines
 /// before the first note are comments, `[[text|LABEL]]` marks an entity. Offsets in code points.
+/// A note may mark none (one of lines, tubes and drugs only, where every span is a false
+/// positive), but not every note of a batch.
 fn gold_documents(file: &str) -> Vec<Value> {
     let source = fs::read_to_string(Path::new(NOTES_DIR).join(file)).unwrap();
     let mut notes: Vec<(String, String)> = Vec::new();
@@ -32,7 +34,6 @@ fn gold_documents(file: &str) -> Vec<Value> {
         .into_iter()
         .map(|(id, body)| {
             let (text, spans) = parse_marked(&format!("{}\n", body.trim_matches('\n')));
-            assert!(!spans.is_empty(), "note {id} marks no entity");
             let at = |byte: usize| text[..byte].chars().count();
             let entities: Vec<Value> = spans
                 .iter()
@@ -100,6 +101,8 @@ fn floors_hold(file: &str, default_floors: [f64; 3], rules_floors: [f64; 3]) {
     let dir = tempdir();
     let gold = gold_documents(file);
     assert_eq!(gold.len(), 30, "{file}");
+    let unmarked = gold.iter().filter(|d| d["entities"] == json!([])).count();
+    assert!(unmarked < 3, "{file}: {unmarked} notes mark no entity");
     let lines = |docs: &[Value]| docs.iter().map(|d| format!("{d}\n")).collect::<String>();
     fs::write(dir.path().join("gold.jsonl"), lines(&gold)).unwrap();
     let bare: Vec<Value> = gold
