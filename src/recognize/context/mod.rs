@@ -1003,16 +1003,16 @@ fn next_conjunct(
     if matches!(gap(last, n), " & " | ", & ") {
         return Some(n);
     }
-    // A comma parts the names of a list that "and" closes ("sons Kieran, Padraig and Tom").
-    if let Some(parenthesized) = list {
-        let rest = &text[toks[last].end..];
-        if gap(last, n) == ", " && names_list_follows(rest, and, parenthesized) {
-            return Some(n);
-        }
+    if text[t.start..t.end].to_lowercase() == and {
+        return (matches!(gap(last, n), " " | ", ") && n + 1 < toks.len() && gap(n, n + 1) == " ")
+            .then_some(n + 1);
     }
-    let and = text[t.start..t.end].to_lowercase() == and;
-    (and && matches!(gap(last, n), " " | ", ") && n + 1 < toks.len() && gap(n, n + 1) == " ")
-        .then_some(n + 1)
+    // A comma parts the names of a list that "and" closes ("sons Kieran, Padraig and Tom").
+    let rest = &text[toks[last].end..];
+    list.filter(|&parenthesized| {
+        gap(last, n) == ", " && names_list_follows(rest, and, parenthesized)
+    })
+    .map(|_| n)
 }
 
 /// Whether the title token `t` is an abbreviation, never an ordinary word: written with its
