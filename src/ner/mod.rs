@@ -138,20 +138,15 @@ impl SpanFilters {
             .unwrap_or_else(|e| panic!("the case gate's lists: {e:#}"));
         let drugs = drug_names::DrugNames::new(lang)
             .unwrap_or_else(|e| panic!("the drug-name list: {e:#}"));
-        let eponyms = crate::recognize::lookup::EponymHeads::load(
-            &crate::wordlists::ListSources::default(),
-            lang,
-        )
-        .unwrap_or_else(|e| panic!("the allow list: {e:#}"));
-        let allowed = crate::recognize::lookup::plain_entries(
-            &crate::wordlists::ListSources::default(),
-            lang,
-            "allow",
-        )
-        .unwrap_or_else(|e| panic!("the allow list: {e:#}"))
-        .iter()
-        .map(|w| w.to_lowercase())
-        .collect();
+        let allow = crate::wordlists::ListSources::default()
+            .load(lang, "allow")
+            .unwrap_or_else(|e| panic!("the allow list: {e:#}"));
+        let eponyms = crate::recognize::lookup::EponymHeads::from_lines(&allow);
+        let allowed = allow
+            .iter()
+            .filter(|line| crate::recognize::lookup::directive(line).is_none())
+            .map(|w| w.to_lowercase())
+            .collect();
         SpanFilters {
             gate,
             drugs,
@@ -408,25 +403,26 @@ impl Recognizer for NerRecognizer {
     }
 }
 
-/// Where a span `text[start..end]` ends once a last word of two or three capitals after a
-/// capitalized one is left out: a unit or an abbreviation ("Newton-Wellesley ED"), as the
-/// rules read it (a state code after a town is the rules' own span: "Nashua NH"); a regnal
-/// number stays ("Benedetto XVI").
+/// Where a span `text[start..end]` ends once a last word that `Token::short_caps_after` reads
+/// as a unit after a space is left out ("Newton-Wellesley ED"), as the rules read it (a state
+/// code after a town is the rules' own span: "Nashua NH"); a regnal number stays ("Benedetto
+/// XVI").
 fn before_short_caps(text: &str, start: usize, end: usize) -> usize {
-    let span = &text[start..end];
-    let Some(i) = span.rfind(' ') else {
-        return end;
-    };
-    let (head, last) = (span[..i].trim_end(), &span[i + 1..]);
-    let before = head.rsplit([' ', '-']).next().unwrap_or("");
-    let short_caps = (2..=3).contains(&last.len())
-        && last.bytes().all(|b| b.is_ascii_uppercase())
-        && !crate::recognize::lookup::tokens::regnal_number(last);
-    let cap = before.starts_with(char::is_uppercase) && before.chars().any(char::is_lowercase);
-    if short_caps && cap {
-        start + head.len()
-    } else {
-        end
+    use crate::recognize::lookup::tokens::{tokenize, Token};
+    let mut toks: Vec<Token> = Vec::new();
+    tokenize(&text[start..end], &mut toks);
+    match toks[..] {
+        [.., before, last]
+            if last.end == end - start
+                && before.end < last.start
+                && text[start + before.end..start + last.start]
+                    .chars()
+                    .all(char::is_whitespace)
+                && last.short_caps_after(before, &text[start..end]) =>
+        {
+            start + before.end
+        }
+        _ => end,
     }
 }
 

@@ -185,10 +185,14 @@ impl ContextConfig {
         for phrase in lists.load(lang, "signoffs")? {
             lex.insert(&phrase, SIGNOFF);
         }
-        for line in lists.load(lang, "allow")? {
-            if let Some(("verb", w)) = directive(&line) {
-                lex.insert(w, ALLOW_VERB);
-            }
+        // The allow list, read once: its plain words, its `verb:` words and its eponym heads.
+        let allow = lists.load(lang, "allow")?;
+        for line in &allow {
+            match directive(line) {
+                Some(("verb", w)) => lex.insert(w, ALLOW_VERB),
+                Some(_) => false,
+                None => lex.insert(line, ALLOWW),
+            };
         }
         for (file, head, tail) in [
             ("hospitals", HOSP_HEAD, HOSP_TAIL),
@@ -210,11 +214,7 @@ impl ContextConfig {
                 None => professions.insert(&line, 1),
             };
         }
-        for (file, bits) in [
-            ("first_names", FIRSTN),
-            ("surnames", SURN),
-            ("allow", ALLOWW),
-        ] {
+        for (file, bits) in [("first_names", FIRSTN), ("surnames", SURN)] {
             for e in plain_entries(lists, lang, file)? {
                 lex.insert(&e, bits);
             }
@@ -322,7 +322,7 @@ impl ContextConfig {
             field_max_words,
             place_phrases,
             place_phrase_max_words,
-            eponym_heads: EponymHeads::load(lists, lang)?,
+            eponym_heads: EponymHeads::from_lines(&allow),
             value_words,
         })
     }

@@ -107,9 +107,15 @@ pub struct EponymHeads {
 
 impl EponymHeads {
     pub fn load(lists: &ListSources, lang: Lang) -> Result<Self, VocabError> {
+        Ok(Self::from_lines(&lists.load(lang, "allow")?))
+    }
+
+    /// The heads and tails of the allow list's lines, for a caller that reads its plain words
+    /// too.
+    pub fn from_lines(lines: &[String]) -> Self {
         let mut heads = EponymHeads::default();
-        for line in lists.load(lang, "allow")? {
-            let p = match directive(&line) {
+        for line in lines {
+            let p = match directive(line) {
                 Some(("after", p)) => p,
                 Some(("tail", w)) => {
                     heads.tails.insert(w.to_lowercase(), ());
@@ -123,7 +129,7 @@ impl EponymHeads {
                 heads.phrases.insert(phrase, ());
             }
         }
-        Ok(heads)
+        heads
     }
 
     /// Whether the words right before token `i` (same line) form a head phrase. `key` is
@@ -489,10 +495,11 @@ impl Recognizer for LookupRecognizer {
                 };
                 (Label::new(Category::Name, Subtype::Patient), source, 0.45)
             } else if b & (COUNTRY | OPEN_COUNTRY) != 0 {
-                if let Some(before) = self.country_code_before {
-                    if !country_code_placed(text, toks, h, before) {
-                        continue;
-                    }
+                if self
+                    .country_code_before
+                    .is_some_and(|before| !country_code_placed(text, toks, h, before))
+                {
+                    continue;
                 }
                 (
                     Label::new(Category::Location, Subtype::Country),
