@@ -386,6 +386,7 @@ static EN: Lexicon = Lexicon {
     ],
     year_preps: &[
         "in", "since", "until", "till", "from", "year", "by", "during", "early", "late", "mid",
+        "quit",
     ],
     year_nouns: &["year"],
     procedure_marks: &["s/p", "status post"],

@@ -18,8 +18,14 @@ const MONTH_WORDS: &[&str] = &[
     "mid", "last", "before", "after",
 ];
 
+/// Abbreviations that date alone as the full names do ("until Sept", "since Nov."); not
+/// "Jan", "Jun", "Mar" or "Jul", which are names or words too.
+const ABBREVIATIONS: &[&str] = &["feb", "apr", "aug", "sep", "sept", "oct", "nov", "dec"];
+
 pub struct MonthsAlone {
     months: AhoCorasick,
+    /// The automaton's patterns before this index are full names, the rest abbreviations.
+    full_names: usize,
 }
 
 impl MonthsAlone {
@@ -29,23 +35,39 @@ impl MonthsAlone {
             return None;
         }
         let mut names = Vec::new();
+        let capitalized = |word: &str| {
+            let mut chars = word.chars();
+            chars
+                .next()
+                .map(|first| first.to_uppercase().chain(chars).collect::<String>())
+        };
         for month in crate::dates::month_spellings(lang).0 {
-            let mut chars = month.chars();
-            let first = chars.next()?;
-            names.push(first.to_uppercase().chain(chars).collect::<String>());
+            names.push(capitalized(month)?);
             names.push(month.to_uppercase());
+        }
+        // In capitals an abbreviation is a test or a finding more often ("OCT", "DEC").
+        let full_names = names.len();
+        for abbreviation in ABBREVIATIONS {
+            names.push(capitalized(abbreviation)?);
         }
         let months = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
             .build(&names)
             .expect("twenty-four month names build an automaton");
-        Some(MonthsAlone { months })
+        Some(MonthsAlone { months, full_names })
     }
 
     pub fn find(&self, text: &str, out: &mut Vec<Cand>) {
         for m in self.months.find_iter(text) {
             let (s, e) = (m.start(), m.end());
+            let full = m.pattern().as_usize() < self.full_names;
             let after = &text[e..];
+            // An abbreviation's full stop may close it ("until Sept."); a name runs on.
+            let after = if full {
+                after
+            } else {
+                after.strip_prefix('.').unwrap_or(after)
+            };
             if after.starts_with(|c: char| c.is_alphanumeric())
                 || after
                     .trim_start_matches(',')
@@ -95,6 +117,10 @@ mod tests {
             found("SOB since mid-June, worse LAST MAY."),
             ["June", "MAY"]
         );
+        assert_eq!(
+            found("Worked as a mechanic until Sept. Seen in Nov and again since Dec."),
+            ["Sept", "Nov", "Dec"]
+        );
         // The verb, a month with its day or year (the date shapes' to take), and a month
         // after no dating word are left alone.
         for text in [
@@ -102,6 +128,7 @@ mod tests {
             "Seen on October 12 and in June 2019.",
             "Family says March was hard. August bank holiday.",
             "Transferred in Augusta, GA.",
+            "Seen in Sept. 3 and in Nov 2080; cleared by OCT; visit from Jan.",
         ] {
             assert!(found(text).is_empty(), "{text}: {:?}", found(text));
         }

@@ -204,7 +204,13 @@ fn rule_sources(lang: Lang, lex: &Lexicon) -> Vec<(Kind, String)> {
     } else {
         format!(r"(?:(?i:{})[ ]+)?", alternation(lex.year_nouns))
     };
-    v.push((Kind::Year, format!(r"{year_noun}(?:19|20){D}{{2}}")));
+    // English notes shifted by MIMIC's scheme write years past 2100 too (see `Kind::Year`).
+    let centuries = if lang == Lang::En {
+        "19|20|21"
+    } else {
+        "19|20"
+    };
+    v.push((Kind::Year, format!(r"{year_noun}(?:{centuries}){D}{{2}}")));
     match lang {
         Lang::Nl => v.push((Kind::ZipNl, format!("[1-9]{D}{{3}}[ ]?[A-Z]{{2}}"))),
         Lang::En => v.push((
@@ -460,7 +466,11 @@ impl Shapes {
                 }
                 let year_first = raw.as_bytes()[0].is_ascii_digit();
                 let y: u32 = raw[raw.len() - 4..].parse().ok()?;
-                if !(1900..=2039).contains(&y) {
+                // Past 2039 only a year whose last two digits no clock reads (2060-2099,
+                // 2160-2199): notes shifted by MIMIC's scheme date so ("quit 2081"), and
+                // "since 2045" is a time of day.
+                let shifted = self.lang == Lang::En && y % 100 >= 60;
+                if !((1900..=2039).contains(&y) || shifted) {
                     return None;
                 }
                 let parens = text[..s].ends_with('(') && text[e..].starts_with([')', ' ', ',']);
@@ -497,23 +507,36 @@ impl Shapes {
         }
     }
 
-    /// English notes date by an abbreviated month and a day ("Jan 5", "Sept. 12th"): written
-    /// so, capitalized and not before a dose, it is a date without a year or a full month name.
-    /// Only English: in the other languages the abbreviations double as names ("Jan" in Dutch).
+    /// English notes date by an abbreviated month and a day ("Jan 5", "Sept. 12th", or day
+    /// first: "14-Nov", "3rd Dec"): written so, capitalized and not before a dose, it is a date
+    /// without a year or a full month name. Only English: in the other languages the
+    /// abbreviations double as names ("Jan" in Dutch).
     fn abbreviated_month_day(&self, text: &str, s: usize, e: usize) -> bool {
         if self.lang != Lang::En {
             return false;
         }
         let raw = &text[s..e];
+        let capitalized_month = |word: &str| {
+            word.chars().next().is_some_and(char::is_uppercase)
+                && word.chars().skip(1).all(char::is_lowercase)
+                && self.month_abbr.contains(&word.to_lowercase().as_str())
+        };
+        let day_ok = |day: &str| day.parse::<u32>().is_ok_and(|d| (1..=31).contains(&d));
+        if raw.starts_with(|c: char| c.is_ascii_digit()) {
+            let day_len = raw.find(|c: char| !c.is_ascii_digit()).unwrap_or(raw.len());
+            let (day, rest) = raw.split_at(day_len);
+            let word = rest
+                .trim_start_matches(|c: char| c.is_ascii_lowercase())
+                .trim_start_matches(['-', ' ', '.']);
+            return day_ok(day) && capitalized_month(word.trim_end_matches('.'));
+        }
         let word_len = raw.find(|c: char| !c.is_alphabetic()).unwrap_or(raw.len());
         let (word, rest) = raw.split_at(word_len);
         let day = rest
             .trim_start_matches(['.', ' '])
             .trim_end_matches(|c: char| c.is_ascii_alphabetic());
-        word.chars().next().is_some_and(char::is_uppercase)
-            && word.chars().skip(1).all(char::is_lowercase)
-            && self.month_abbr.contains(&word.to_lowercase().as_str())
-            && day.parse::<u32>().is_ok_and(|d| (1..=31).contains(&d))
+        capitalized_month(word)
+            && day_ok(day)
             && !crate::recognize::dose_context::before_dose(text, s + word_len)
     }
 
@@ -521,11 +544,12 @@ impl Shapes {
         let raw = &text[s..e];
         // Trailing "." belongs to an abbreviation only when no year follows; keep it out.
         let mut raw_t = raw.trim_end_matches([' ', ',', '-', '/']);
-        // A sentence period after a full month name ("op 12 maart.") is not part of the date.
+        // A period after a month that ends the date ("op 12 maart.", "on 14-Nov.") is the
+        // sentence's or the abbreviation's; the date is the same without it.
         if let Some(head) = raw_t.strip_suffix('.') {
             let last = &head[super::text::run_start(head, char::is_alphabetic)..];
             let last = last.to_lowercase();
-            if self.months.contains(&last.as_str()) && !self.month_abbr.contains(&last.as_str()) {
+            if self.months.contains(&last.as_str()) || self.month_abbr.contains(&last.as_str()) {
                 raw_t = head;
             }
         }

@@ -928,6 +928,42 @@ fn a_bare_year_closing_a_past_procedure_is_a_date() {
 }
 
 #[test]
+fn a_shifted_year_alone_is_a_date_where_no_clock_reads_it() {
+    check_found(&[
+        (En, "Smokes 1 ppd; quit 2081.", "2081", "DATE/DATE"),
+        (
+            En,
+            "hospitalized in Munich in 2079 with an MI",
+            "2079",
+            "DATE/DATE",
+        ),
+        (En, "in US since 2064. Lives with", "2064", "DATE/DATE"),
+        (En, "first seen in 2163 at the clinic", "2163", "DATE/DATE"),
+        (En, "ex-smoker, quit 1998", "1998", "DATE/DATE"),
+    ]);
+    check_absent(&[
+        // A time of day (20:45, 21:30), or a year past 2039 in a language without shifted notes.
+        (En, "arrived to unit at 2045 from ED", "2045"),
+        (En, "resting quietly since 2130.", "2130"),
+        (It, "ricoverato nel 2079 per IMA", "2079"),
+    ]);
+}
+
+#[test]
+fn an_abbreviated_month_after_its_day_is_a_date_in_english() {
+    check_found(&[
+        (
+            En,
+            "s/p fall at home on 14-Nov. Found by",
+            "14-Nov",
+            "DATE/DATE",
+        ),
+        (En, "next visit 3rd Dec per PCP", "3rd Dec", "DATE/DATE"),
+    ]);
+    check_absent(&[(En, "gave 14 units at 1400", "14 units")]);
+}
+
+#[test]
 fn a_bad_third_trigger_column_fails_the_list() {
     let err = triggers::parse_triggers(En, &["user\tNAME/USERNAME\tafter".to_string()]);
     assert!(err.is_err());
