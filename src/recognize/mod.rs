@@ -4,6 +4,7 @@ pub mod build;
 pub mod context;
 pub mod dose_context;
 pub mod lookup;
+mod name_tails;
 pub mod pattern;
 pub mod propagate;
 pub mod settings;
@@ -146,6 +147,12 @@ impl Pipeline {
                 all
             }
         };
+        let mut found = found;
+        // English writes a suffix's and an initial's full stop as part of the name;
+        // MEDDOCAN's annotators, for one, leave the initial's out ("Antoniadis P").
+        if lang == Lang::En {
+            name_tails::extend(text, &mut found);
+        }
         match &lp.state_codes {
             Some(codes) => with_state_codes(codes, text, found),
             None => found,

@@ -6,7 +6,8 @@
 //!   marks titles that follow the name (Hungarian "úr", "asszony").
 //! - `name_triggers.txt`: `PHRASE<TAB>ROLE[<TAB>tag]`; ROLE is PATIENT, DOCTOR, RELATIVE (a
 //!   capitalized word after the phrase is a name of that role), PLACE (the words after it name a
-//!   place: "lives in"), STOP (a capitalized word that
+//!   place: "lives in"), EMPLOYER and EMPLOYER_PREP (a work word and the preposition before
+//!   the employer it names: "works nights at Market Basket"), STOP (a capitalized word that
 //!   never belongs to a name and ends one: "Servicio", "Calle") or PARTICLE (a lowercase word
 //!   inside names: "de", "van der"). `tag` marks kinship words that are themselves tagged as
 //!   NAME/RELATIVE (the MEDDOCAN convention; see `ContextRecognizer::with_kinship_terms`).
@@ -85,6 +86,13 @@ pub const T_WORD: u32 = 1 << 28;
 /// clause (`verb:` in `allow.txt`: "son will call", "wife may visit").
 pub const ALLOW_VERB: u32 = 1 << 29;
 
+/// A word of work after which an employer is named (`EMPLOYER` in `name_triggers.txt`:
+/// "works", "employed"); a profession read after its trigger takes the same part.
+pub const EMPLOYER: u32 = 1 << 30;
+/// A preposition before an employer's name (`EMPLOYER_PREP` in `name_triggers.txt`: "at",
+/// "for").
+pub const EMPLOYER_PREP: u32 = 1 << 31;
+
 /// Whether a word's `bits` make it an open surname that is no ordinary word (nor an
 /// allow-listed medical word): a name where no capital marks one ("called dr obrien").
 pub fn is_open_surname(bits: u32) -> bool {
@@ -128,6 +136,8 @@ fn role_bits(role: &str, title: bool) -> Option<u32> {
         "ROLE_AFTER" if !title => Some(ROLE_AFTER),
         "TEAM" if !title => Some(TEAM),
         "PLACE_LISTED" if !title => Some(PLACE_LISTED),
+        "EMPLOYER" if !title => Some(EMPLOYER),
+        "EMPLOYER_PREP" if !title => Some(EMPLOYER_PREP),
         _ => None,
     }
 }

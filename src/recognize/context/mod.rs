@@ -1,8 +1,10 @@
 //! Context rules for names, places and institutions: titles and trigger words before names,
 //! header field labels, signatures after sign-offs, initials + surname, hospital and
-//! institution names built from a head word, and professions after their triggers.
+//! institution names built from a head word, professions after their triggers, and employers
+//! after both.
 
 pub mod config;
+mod employer;
 pub mod fields;
 mod proper;
 pub mod runs;
@@ -29,6 +31,7 @@ const S_SIGNATURE: f32 = 0.7;
 const S_INITIALS: f32 = 0.65;
 const S_HOSPITAL: f32 = 0.9;
 const S_ORG: f32 = 0.85;
+const S_EMPLOYER: f32 = 0.6;
 const S_PROFESSION: f32 = 0.6;
 const S_KIN: f32 = 0.6;
 const S_POSTCODE_CITY: f32 = 0.55;
@@ -722,6 +725,7 @@ impl ContextRecognizer {
         }
         if let Some((j, _)) = c.pm.longest(k) {
             c.push_profession(k, j);
+            employer::employer_after(c, j);
         }
     }
 }
@@ -871,6 +875,9 @@ impl Recognizer for ContextRecognizer {
             }
             if bits & PROF_TRIG != 0 {
                 self.profession_after(&mut c, last);
+            }
+            if bits & EMPLOYER != 0 {
+                employer::employer_after(&mut c, last);
             }
             // In capitals, where case cannot end the name read forward, a word that both opens
             // and closes names ("HOSPITAL") closes one when capitalized words come before it:

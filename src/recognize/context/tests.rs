@@ -580,6 +580,11 @@ fn a_name_in_quotes_after_a_trigger_is_a_name() {
     assert_eq!(names("Pt known as Ziggy to staff."), ["Ziggy"]);
     assert_eq!(names("Pt asks to be called \"Bucky\"."), ["Bucky"]);
     assert_eq!(names("Wife \"Dot\" at bedside."), ["Dot"]);
+    assert_eq!(
+        names("Creole used; pt's preferred name is \"Ti Jean\"."),
+        ["Ti Jean"]
+    );
+    assert_eq!(names("Nickname is Skip per wife."), ["Skip"]);
     // The quote must close right after the name.
     assert!(names("Pt goes by \"Tink and friends").is_empty());
     assert!(names("Pt known as a heavy drinker.").is_empty());
