@@ -246,7 +246,8 @@ impl NerRecognizer {
             let role = (words.peek().is_some() || bare.chars().count() <= 3)
                 && (self.roles.contains(bare)
                     || bare.chars().count() >= 2 && self.titles_written.contains(&written));
-            let cut = word.contains('/') || role;
+            // "Father Dwyer of St. Brigid's": a person of a place, two spans.
+            let cut = word.contains('/') || role || word == "of";
             if cut {
                 any_cut = true;
                 pieces.extend(open.take());
@@ -393,6 +394,10 @@ impl Recognizer for NerRecognizer {
                     if place && gate.unlisted_lower_case(&text[s..e]) {
                         continue;
                     }
+                    if l.category == Category::Location && reading_after_lower_case_word(text, s, e)
+                    {
+                        continue;
+                    }
                     let mixed = || caseless::in_mixed_case_line(text, s, e);
                     if gate.keeps(l.category, &text[s..e], mixed) {
                         out.push(Entity::new(s, e, l, source, MODEL_SPAN_SCORE));
@@ -401,6 +406,17 @@ impl Recognizer for NerRecognizer {
             }
         }
     }
+}
+
+/// Whether `text[start..end]` is one word in lower case with a number right after it ("on
+/// cpap 8/5", "rsbi 62"): a setting or a score read aloud, which a news tagger may take for an
+/// organization; places and institutions are not followed by a reading.
+fn reading_after_lower_case_word(text: &str, start: usize, end: usize) -> bool {
+    let span = &text[start..end];
+    span.chars().all(|c| c.is_lowercase())
+        && text[end..]
+            .strip_prefix(' ')
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// Where a span `text[start..end]` ends once a last word that `Token::short_caps_after` reads
@@ -671,6 +687,27 @@ mod tests {
             [
                 ("Newton-Wellesley".to_string(), Location),
                 ("Tricia".to_string(), Name)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_reading_after_a_lower_case_word_and_of_between_two_names_leave_a_taggers_spans() {
+        use Category::{Location, Name};
+        let text =
+            "on cpap 8/5 40%, rsbi 62 this am. Father Dwyer of St. Brigid's came; home in quincy";
+        let spans = [
+            ("cpap", Location),
+            ("rsbi", Location),
+            ("Dwyer of St. Brigid's", Name),
+            ("quincy", Location),
+        ];
+        assert_eq!(
+            gated_spans(text, &spans),
+            [
+                ("Dwyer".to_string(), Name),
+                ("St. Brigid".to_string(), Name),
+                ("quincy".to_string(), Location)
             ]
         );
     }
