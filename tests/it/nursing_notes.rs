@@ -1,6 +1,6 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch16.txt`, 30
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch17.txt`, 30
 //! notes each (each batch written after the rules designed on the ones before, and scored
 //! before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
@@ -279,10 +279,20 @@ fn names_places_and_dates_of_the_fifteenth_batch_are_found() {
 
 #[test]
 fn names_places_and_dates_of_the_sixteenth_batch_are_found() {
-    // Written after the fifteenth batch's changes and scored before any change, with none
-    // designed on it: a held-out measure of the rules as they are (default 0.903, 0.909,
-    // 1.000; rules only 0.858, 0.957, 1.000; the build before the fifteenth batch's changes
-    // gave 0.903, 0.897, 0.978 and the same rules only figures). Floors about three gold
-    // tokens below.
-    floors_hold("en_batch16.txt", [0.87, 0.88, 0.94], [0.83, 0.93, 0.94]);
+    // Written after the fifteenth batch's changes and scored before any change made on it
+    // (default 0.903, 0.909, 1.000; rules only 0.858, 0.957, 1.000), held out for a session,
+    // then designed on (employers and shops by name, abbreviated months, shifted years alone,
+    // a suffix or a closing initial after a name, a nickname after "preferred name is", the
+    // taggers' readings after lower-case words): about three gold tokens below the figures
+    // after (default 1.000, 0.945, 0.978; rules only 1.000, 0.963, 1.000).
+    floors_hold("en_batch16.txt", [0.98, 0.93, 0.94], [0.98, 0.95, 0.94]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_seventeenth_batch_are_found() {
+    // Written after the sixteenth batch's changes and scored before any change, with none
+    // designed on it: a held-out measure of the rules as they are (default 0.951, 0.923,
+    // 0.957; rules only 0.890, 0.954, 0.957; the build before the sixteenth batch's changes
+    // gave 0.945, 0.917, 0.957 and 0.872, 0.953, 0.957). Floors about three gold tokens below.
+    floors_hold("en_batch17.txt", [0.93, 0.90, 0.91], [0.87, 0.93, 0.91]);
 }
