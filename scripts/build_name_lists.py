@@ -300,6 +300,12 @@ def keep(entry, stats, dropped, strong):
 # Name sources.
 
 
+# What birth registers write where a child has no name yet (the US Social Security counts hold
+# thousands of each): no one's name, and "Infant's father" is no person's father.
+PLACEHOLDERS = {"Unknown", "Baby", "Babyboy", "Babygirl", "Infant", "Infantof", "Boy", "Girl",
+                "Unnamed", "Notnamed", "Noname", "Male", "Female", "Twin"}
+
+
 def read_count_csv(path, min_count):
     out = {}
     with open(path, encoding="utf-8") as f:
@@ -311,7 +317,7 @@ def read_count_csv(path, min_count):
             except ValueError:
                 continue
             name = clean(row[0])
-            if name and n >= min_count:
+            if name and n >= min_count and nice(name) not in PLACEHOLDERS:
                 out[nice(name)] = max(out.get(nice(name), 0), n)
     return out
 
