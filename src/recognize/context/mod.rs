@@ -1,11 +1,12 @@
 //! Context rules for names, places and institutions: titles and trigger words before names,
 //! header field labels, signatures after sign-offs, initials + surname, hospital and
-//! institution names built from a head word, professions after their triggers, and employers
-//! after both.
+//! institution names built from a head word, professions after their triggers, employers
+//! after both, and firms joined by an ampersand.
 
 pub mod config;
 mod employer;
 pub mod fields;
+mod firms;
 mod proper;
 pub mod runs;
 mod saints;
@@ -244,6 +245,10 @@ impl ContextRecognizer {
             None => return,
         };
         if !title && !closed_apposition(c.text, c.toks, last, run, self.and) {
+            return;
+        }
+        // A relative's word after another is no name ("Mom, Dad, all of us").
+        if !title && c.m.single(run.first) & G_REL != 0 {
             return;
         }
         // After an all-caps title the note is in capitals, which mark no name ("O'ROURKE"
@@ -807,6 +812,7 @@ impl Recognizer for ContextRecognizer {
         if self.saints {
             saints::saints_alone(&mut c, &self.cfg.eponym_heads);
         }
+        firms::firms(&mut c);
         let hosp = Label::new(Category::Location, Subtype::Hospital);
         let org = Label::new(Category::Location, Subtype::Organization);
         let mut key = String::new();

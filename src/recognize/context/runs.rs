@@ -272,7 +272,8 @@ pub fn org_backward(m: &mut Matcher, text: &str, toks: &[Token], tail: usize) ->
                 if m.single(k) & BREAKS & !super::config::STOP != 0 {
                     break;
                 }
-                if is_org_end(text, t) {
+                // The article before a name is the sentence's ("AT THE PINE STREET INN").
+                if is_org_end(text, t) || one_of(text, t, &["the"]) {
                     break;
                 }
                 first = Some(k);

@@ -479,12 +479,12 @@ fn a_listed_place_after_a_preposition_is_named_where_no_capital_marks_it() {
 }
 
 #[test]
-fn prepositions_end_an_institution_name() {
+fn prepositions_and_an_article_end_an_institution_name() {
     let text =
         "F/U IN 2 WKS AT THE CHELSEA CLINIC. FROM ST. VINCENT'S HOSPITAL IN WORCESTER ON 11/2.";
     assert_eq!(
         places(Lang::En, text),
-        ["THE CHELSEA CLINIC", "ST. VINCENT'S HOSPITAL", "WORCESTER"],
+        ["CHELSEA CLINIC", "ST. VINCENT'S HOSPITAL", "WORCESTER"],
         "{text}"
     );
 }
