@@ -10,6 +10,7 @@ pub mod propagate;
 pub mod settings;
 pub mod stage;
 pub mod state_codes;
+mod town_before_country;
 
 use crate::lang::{Lang, LangChoice};
 use crate::span::{merge_adjacent, resolve_overlaps, Entity};
@@ -153,6 +154,7 @@ impl Pipeline {
         if lang == Lang::En {
             name_tails::extend(text, &mut found);
         }
+        town_before_country::mark(text, &mut found);
         match &lp.state_codes {
             Some(codes) => with_state_codes(codes, text, found),
             None => found,

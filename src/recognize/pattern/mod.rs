@@ -6,9 +6,10 @@
 //! trigger words from `wordlists/<lang>/id_triggers.txt`), `street` (street-type words from
 //! `wordlists/<lang>/street_types.txt`), `web` (e-mail, URL, IPv6), `card` (Luhn-checked payment
 //! card numbers), `extension` (a telephone extension after an `x`: "x4-1187"), `short_date` (a
-//! day and a month without a year), `month_alone` and `holiday` (English: a month alone after a
-//! dating word, holidays), `grid` (Latin-American grid addresses), `lexicon` (month names, age
-//! words), `openings` (which two bytes can open a shape), `text` (offset helpers).
+//! day and a month without a year), `month_alone`, `day_alone` and `holiday` (English: a month
+//! or an ordinal day alone after a dating word, holidays), `grid` (Latin-American grid
+//! addresses), `lexicon` (month names, age words), `openings` (which two bytes can open a
+//! shape), `text` (offset helpers).
 //!
 //! Choices: a Spanish NASS (social security number) is labelled ID/HEALTHPLAN, because it is
 //! the number of the public health insurance (MEDDOCAN's ID_ASEGURAMIENTO); national personal
@@ -18,6 +19,7 @@
 
 mod age_sex;
 mod card;
+mod day_alone;
 mod extension;
 mod grid;
 mod holiday;
@@ -85,6 +87,8 @@ pub struct PatternRecognizer {
     short_dates: short_date::ShortDates,
     /// English only: a month named alone after a word that dates it.
     months_alone: Option<month_alone::MonthsAlone>,
+    /// English only: an ordinal day alone.
+    days_alone: Option<day_alone::DaysAlone>,
     /// English only: holidays.
     holidays: Option<holiday::Holidays>,
     urls: web::Urls,
@@ -102,6 +106,7 @@ impl PatternRecognizer {
             grid: (lang == Lang::Es).then(grid::Grid::new).transpose()?,
             short_dates: short_date::ShortDates::new(lang),
             months_alone: month_alone::MonthsAlone::new(lang),
+            days_alone: day_alone::DaysAlone::new(lang),
             holidays: holiday::Holidays::new(lang),
             urls: web::Urls::new()?,
         })
@@ -129,6 +134,9 @@ impl PatternRecognizer {
         }
         if let Some(h) = &self.holidays {
             h.find(text, &mut c);
+        }
+        if let Some(d) = &self.days_alone {
+            d.find(text, &mut c);
         }
         if let Some(g) = &self.grid {
             g.find(text, &mut c);
