@@ -290,9 +290,12 @@ fn names_places_and_dates_of_the_sixteenth_batch_are_found() {
 
 #[test]
 fn names_places_and_dates_of_the_seventeenth_batch_are_found() {
-    // Written after the sixteenth batch's changes and scored before any change, with none
-    // designed on it: a held-out measure of the rules as they are (default 0.951, 0.923,
-    // 0.957; rules only 0.890, 0.954, 0.957; the build before the sixteenth batch's changes
-    // gave 0.945, 0.917, 0.957 and 0.872, 0.953, 0.957). Floors about three gold tokens below.
-    floors_hold("en_batch17.txt", [0.93, 0.90, 0.91], [0.87, 0.93, 0.91]);
+    // Written after the sixteenth batch's changes and scored before any change made on it
+    // (default 0.951, 0.917, 0.936; rules only 0.890, 0.948, 0.936, once its gold left the
+    // title out of "Br. Anselm" as every batch does), then designed on (relatives as "mom"
+    // and "dad", a town before its country, an ordinal day alone, firms joined by "&",
+    // schools and inns by their tail word, placeholders of the birth registers no first
+    // names, languages no names): about three gold tokens below the figures after (default
+    // 0.988, 0.942, 0.979; rules only 0.969, 0.963, 1.000).
+    floors_hold("en_batch17.txt", [0.96, 0.92, 0.93], [0.95, 0.94, 0.95]);
 }
