@@ -6,9 +6,11 @@
 
 use super::config::{EMPLOYER_PREP, FIRSTN, PLACE_WORD, SURN, TITLE, TRIGGER};
 use super::runs::org_forward;
-use super::{Ctx, S_EMPLOYER};
+use super::{Ctx, S_ORG_BY_CONTEXT};
 use crate::labels::{Category, Label, Subtype};
 use crate::recognize::lookup::tokens::Shape;
+
+const SOURCE: &str = "context:employer";
 
 /// Lower-case words a work word may have before its preposition ("works nights at", "worked
 /// part time for").
@@ -58,24 +60,13 @@ pub(super) fn employer_after(c: &mut Ctx, last: usize) {
         return;
     }
     let label = Label::new(Category::Location, Subtype::Organization);
-    c.push_run(run, label, "context:employer", S_EMPLOYER);
+    c.push_run(run, label, SOURCE, S_ORG_BY_CONTEXT);
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::lang::Lang;
-    use crate::recognize::context::ContextRecognizer;
-    use crate::recognize::Recognizer;
-    use crate::wordlists::ListSources;
-
     fn employers(text: &str) -> Vec<String> {
-        let r = ContextRecognizer::new(Lang::En, &ListSources::default()).unwrap();
-        let mut out = Vec::new();
-        r.find(text, &mut out);
-        out.iter()
-            .filter(|e| e.source == "context:employer")
-            .map(|e| text[e.start..e.end].to_string())
-            .collect()
+        crate::recognize::context::tests::english_by_source(text, super::SOURCE)
     }
 
     #[test]

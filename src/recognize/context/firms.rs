@@ -6,9 +6,11 @@
 
 use super::config::{ALLOWW, BREAKS, FIRSTN, FOREIGN, SURN, SURN_OPEN, TRIGGER};
 use super::runs::Run;
-use super::{Ctx, S_EMPLOYER};
+use super::{Ctx, S_ORG_BY_CONTEXT};
 use crate::labels::{Category, Label, Subtype};
 use crate::recognize::lookup::tokens::Shape;
+
+const SOURCE: &str = "context:firm";
 
 /// Capitalized words a firm's name may have besides the two beside the ampersand ("Harwell
 /// Tool & Die", "Quill & Hargrove Associates").
@@ -39,7 +41,7 @@ pub(super) fn firms(c: &mut Ctx) {
         // A couple is two first names ("Jay & Trish"), left out by `word`; a firm bears a
         // surname ("Quill & Hargrove", "Harwell Tool & Die").
         if (first..=last).any(|j| c.m.single(j) & (SURN | SURN_OPEN) != 0) {
-            c.push_run(Run { first, last }, label, "context:firm", S_EMPLOYER);
+            c.push_run(Run { first, last }, label, SOURCE, S_ORG_BY_CONTEXT);
         }
     }
 }
@@ -55,19 +57,8 @@ fn word(c: &mut Ctx, j: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::lang::Lang;
-    use crate::recognize::context::ContextRecognizer;
-    use crate::recognize::Recognizer;
-    use crate::wordlists::ListSources;
-
     fn firms(text: &str) -> Vec<String> {
-        let r = ContextRecognizer::new(Lang::En, &ListSources::default()).unwrap();
-        let mut out = Vec::new();
-        r.find(text, &mut out);
-        out.iter()
-            .filter(|e| e.source == "context:firm")
-            .map(|e| text[e.start..e.end].to_string())
-            .collect()
+        crate::recognize::context::tests::english_by_source(text, super::SOURCE)
     }
 
     #[test]

@@ -32,7 +32,9 @@ const S_SIGNATURE: f32 = 0.7;
 const S_INITIALS: f32 = 0.65;
 const S_HOSPITAL: f32 = 0.9;
 const S_ORG: f32 = 0.85;
-const S_EMPLOYER: f32 = 0.6;
+/// An institution read from the words around it (an employer, a firm) rather than a head or
+/// tail word of its own.
+const S_ORG_BY_CONTEXT: f32 = 0.6;
 const S_PROFESSION: f32 = 0.6;
 const S_KIN: f32 = 0.6;
 const S_POSTCODE_CITY: f32 = 0.55;
