@@ -1,6 +1,6 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch17.txt`, 30
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch18.txt`, 30
 //! notes each (each batch written after the rules designed on the ones before, and scored
 //! before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
@@ -298,4 +298,14 @@ fn names_places_and_dates_of_the_seventeenth_batch_are_found() {
     // names, languages no names): about three gold tokens below the figures after (default
     // 0.988, 0.942, 0.979; rules only 0.969, 0.963, 1.000).
     floors_hold("en_batch17.txt", [0.96, 0.92, 0.93], [0.95, 0.94, 0.95]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_eighteenth_batch_are_found() {
+    // Written after the seventeenth batch's changes and scored before any change, with none
+    // designed on it: a held-out measure of the rules as they are (default 0.987, 0.945,
+    // 0.953; rules only 0.911, 0.966, 0.907; the build before the sixteenth and seventeenth
+    // batches' changes gave 0.981, 0.939, 0.953 and 0.904, 0.966, 0.907). Floors about three
+    // gold tokens below.
+    floors_hold("en_batch18.txt", [0.96, 0.92, 0.91], [0.89, 0.94, 0.86]);
 }
