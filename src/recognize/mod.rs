@@ -133,7 +133,7 @@ impl Pipeline {
         }
         let found = merge_adjacent(text, resolve_overlaps(cands));
         step_done("overlaps");
-        let found = match &lp.propagate {
+        let mut found = match &lp.propagate {
             None => found,
             Some(p) => {
                 let more = p.find(text, &words, &found);
@@ -148,7 +148,6 @@ impl Pipeline {
                 all
             }
         };
-        let mut found = found;
         // English writes a suffix's and an initial's full stop as part of the name;
         // MEDDOCAN's annotators, for one, leave the initial's out ("Antoniadis P").
         if lang == Lang::En {

@@ -9,13 +9,18 @@ use crate::span::Entity;
 /// Suffixes written after a surname, with or without their full stop.
 const GENERATIONAL: &[&str] = &["Jr", "Sr", "Jnr", "Snr", "II", "III"];
 
+/// Whether `word` is a suffix abbreviated with a full stop ("Jr", "Snr"; not "III").
+fn written_with_a_stop(word: &str) -> bool {
+    GENERATIONAL.contains(&word) && word.ends_with(|c: char| c.is_lowercase())
+}
+
 /// How far the name `text[start..end]` goes on, if it does.
 fn tail_end(text: &str, start: usize, end: usize) -> Option<usize> {
     let rest = &text[end..];
     // A span that holds the suffix or the initial already but not its full stop (a tagger's
     // "Robert Fallon Jr", "Colleen M"): the stop is the abbreviation's.
     let last_word = text[start..end].rsplit(' ').next().unwrap_or("");
-    let abbreviated = ["Jr", "Sr", "Jnr", "Snr"].contains(&last_word)
+    let abbreviated = written_with_a_stop(last_word)
         || last_word.len() == 1
             && last_word.bytes().all(|b| b.is_ascii_uppercase())
             && end > start + 1;
@@ -31,7 +36,7 @@ fn tail_end(text: &str, start: usize, end: usize) -> Option<usize> {
     let word = &after_gap[..word_len];
     let next = after_gap[word_len..].chars().next();
     if GENERATIONAL.contains(&word) && !next.is_some_and(char::is_alphanumeric) {
-        let dot = usize::from(next == Some('.') && word.ends_with(|c: char| c.is_lowercase()));
+        let dot = usize::from(next == Some('.') && written_with_a_stop(word));
         return Some(end + gap + word_len + dot);
     }
     // "Colleen M., RN", "Colleen M." at a line's end: one capital and its full stop, then a

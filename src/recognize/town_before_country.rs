@@ -33,39 +33,36 @@ fn town_before(text: &str, at: usize) -> Option<(usize, usize)> {
 /// Adds or relabels the towns before the countries of `found` (in text order, not
 /// overlapping), keeping the order.
 pub fn mark(text: &str, found: &mut Vec<Entity>) {
-    let mut towns = Vec::new();
-    for (i, e) in found.iter().enumerate() {
+    let city = Label::new(Category::Location, Subtype::City);
+    let mut added = Vec::new();
+    for i in 0..found.len() {
+        let e = &found[i];
         if e.label.category != Category::Location || e.label.subtype != Some(Subtype::Country) {
             continue;
         }
         let Some((s, end)) = town_before(text, e.start) else {
             continue;
         };
-        match i.checked_sub(1).map(|p| &found[p]).filter(|p| p.end > s) {
-            None => towns.push((None, s, end)),
+        match i.checked_sub(1).filter(|&p| found[p].end > s) {
+            None => added.push(Entity::new(s, end, city, SOURCE, SCORE)),
             // A list's name on the very word ("Verde", "Lowell"), not a title's or a trigger's.
-            Some(p) if p.start == s && p.end == end && p.source.starts_with("lookup:") => {
-                if p.label.category == Category::Name {
-                    towns.push((Some(i - 1), s, end));
+            Some(p) => {
+                let before = &mut found[p];
+                if before.start == s
+                    && before.end == end
+                    && before.source.starts_with("lookup:")
+                    && before.label.category == Category::Name
+                {
+                    before.label = city;
+                    before.source = SOURCE.to_string();
                 }
             }
-            Some(_) => {}
         }
     }
-    if towns.is_empty() {
-        return;
+    if !added.is_empty() {
+        found.extend(added);
+        found.sort_by_key(|e| e.start);
     }
-    let city = Label::new(Category::Location, Subtype::City);
-    for (at, s, e) in towns {
-        match at {
-            Some(i) => {
-                found[i].label = city;
-                found[i].source = SOURCE.to_string();
-            }
-            None => found.push(Entity::new(s, e, city, SOURCE, SCORE)),
-        }
-    }
-    found.sort_by_key(|e| e.start);
 }
 
 #[cfg(test)]
