@@ -236,9 +236,21 @@ impl NerRecognizer {
         let mut open: Option<(usize, usize)> = None;
         let mut any_cut = false;
         let mut words = text[start..end].split_whitespace().peekable();
+        let mut prev_end = None;
         while let Some(word) = words.next() {
             // A word of `split_whitespace` lies inside `text`: its offset is the pointers' gap.
             let at = word.as_ptr() as usize - text.as_ptr() as usize;
+            // "ID: NGUYEN, MINH   MRN 5580": a tab or a run of spaces parts the columns of a
+            // header, and a name ends where its column does.
+            let column = prev_end.is_some_and(|p: usize| {
+                let gap = &text[p..at];
+                gap.contains('\t') || gap.len() > 2
+            });
+            if column {
+                any_cut = true;
+                break;
+            }
+            prev_end = Some(at + word.len());
             let written = word.trim_end_matches(',').to_lowercase();
             let bare = written.trim_end_matches('.');
             // A role word last in the span may be a surname ("Paul Nurse"), not an
@@ -710,5 +722,18 @@ mod tests {
                 ("quincy".to_string(), Location)
             ]
         );
+    }
+
+    #[test]
+    fn a_name_ends_at_its_columns_gap() {
+        use crate::lang::Lang;
+        let text = "ID: NGUYEN, MINH   MRN 5580-2231";
+        assert_eq!(
+            gated_names(Lang::En, text, &["NGUYEN", "MINH   MRN"]),
+            ["NGUYEN", "MINH"]
+        );
+        // One or two spaces inside a name are the name's.
+        let text = "Met with Ana  Lucia today.";
+        assert_eq!(gated_names(Lang::En, text, &["Ana  Lucia"]), ["Ana  Lucia"]);
     }
 }

@@ -21,8 +21,8 @@ use crate::span::Entity;
 use crate::wordlists::{ListSources, VocabError};
 use config::*;
 use runs::{
-    before_colon, caps_name, is_initial, name_backward, name_forward, opens_surname, org_backward,
-    org_forward, Run,
+    before_colon, caps_name, is_initial, lower_syllable, name_backward, name_forward,
+    opens_surname, org_backward, org_forward, particles_open_surname, Run,
 };
 
 const S_FIELD: f32 = 0.85;
@@ -157,6 +157,7 @@ impl ContextRecognizer {
                 };
                 let k = c.skip_titles(k);
                 if let Some(run) = name_forward(&mut c.m, c.text, c.toks, k, 5, end) {
+                    let run = given_after_comma(&mut c.m, c.text, c.toks, run, end);
                     c.push_run(run, label, "context:field_label", S_FIELD);
                 }
                 continue;
@@ -210,6 +211,7 @@ impl ContextRecognizer {
         if k <= last {
             return;
         }
+        let after_trigger = k;
         let k = c.skip_titles(k);
         if k >= c.toks.len() {
             return;
@@ -221,7 +223,9 @@ impl ContextRecognizer {
             shape.is_proper() || is_initial(c.text, c.toks, k)
         } else {
             shape == Shape::Cap
-        } || opens_surname(c.text, c.toks, k);
+        } || opens_surname(c.text, c.toks, k)
+            // "Dr. de la Cruz", "seen by Dr. van der Berg".
+            || (title || k > after_trigger) && particles_open_surname(&mut c.m, c.text, c.toks, k);
         if !ok_start {
             // Lower-case and all-caps notes name people after titles and after relative or
             // doctor words ("wife mary", "called dr smith", "WIFE MARY"); patient words are
@@ -428,8 +432,10 @@ impl ContextRecognizer {
     /// the capitalized word before a Hungarian one ("Kovács Péter"). A lone first name is left
     /// to the lookup. Returns the run when one was taken.
     fn first_name_run(&self, c: &mut Ctx, i: usize) -> Option<Run> {
-        let fwd = name_forward(&mut c.m, c.text, c.toks, i, 4, c.text.len())
-            .filter(|r| r.last > i && c.toks[r.last].shape.is_proper());
+        let fwd = name_forward(&mut c.m, c.text, c.toks, i, 4, c.text.len()).filter(|r| {
+            r.last > i
+                && (c.toks[r.last].shape.is_proper() || lower_syllable(c.text, c.toks, r.last))
+        });
         let mut first = i;
         // Surname first is the order of Hungarian names, not of foreign ones in Hungarian text.
         let native = c.m.single(i) & FIRSTN != 0;
@@ -658,6 +664,19 @@ impl ContextRecognizer {
             Some(_) => (k + 1, c.toks[k + 1]),
             None => (k, t),
         };
+        if !preposition && self.building_part(c, k) {
+            let label = Label::new(Category::Location, Subtype::Other);
+            c.push_run(
+                Run {
+                    first: k,
+                    last: k + 1,
+                },
+                label,
+                "context:place",
+                S_PLACE,
+            );
+            return;
+        }
         let (listed, min_chars) = if preposition {
             (PLACE_WORD, 4)
         } else {
@@ -686,6 +705,19 @@ impl ContextRecognizer {
             let label = Label::new(Category::Location, Subtype::City);
             c.push_run(run, label, "context:place", S_PLACE);
         }
+    }
+
+    /// Whether token `k` and the next are a part of a building and its number, capitalized
+    /// ("transferred to Floor 10", "moved to Unit 7B"): the place inside the hospital.
+    fn building_part(&self, c: &Ctx, k: usize) -> bool {
+        const PARTS: &[&str] = &[
+            "Floor", "Unit", "Ward", "Room", "Pod", "Tower", "Wing", "Bed",
+        ];
+        let word = &c.text[c.toks[k].start..c.toks[k].end];
+        PARTS.contains(&word)
+            && c.toks
+                .get(k + 1)
+                .is_some_and(|n| n.shape == Shape::Num && &c.text[c.toks[k].end..n.start] == " ")
     }
 
     /// The last token of the longest listed place of two words or more that opens at token
@@ -926,6 +958,7 @@ impl Recognizer for ContextRecognizer {
                             .cfg
                             .eponym_heads
                             .before(text, words, run.first, &mut key)
+                        && !services_only(&mut c.m, run.first, i)
                     {
                         let (label, source, score) = if bits & HOSP_TAIL != 0 {
                             (hosp, "context:hospital", S_HOSPITAL)
@@ -949,6 +982,41 @@ impl Recognizer for ContextRecognizer {
             proper::proper_runs(&mut c);
         }
     }
+}
+
+/// A name field's value written surname first ("Name: NGUYEN, MINH"): the run extended over
+/// the given names after its comma, written in the surname's case, up to byte `limit`.
+fn given_after_comma(m: &mut Matcher, text: &str, toks: &[Token], run: Run, limit: usize) -> Run {
+    let k = run.last + 1;
+    let Some(next) = toks.get(k) else { return run };
+    let comma = text[toks[run.last].end..next.start]
+        .strip_prefix(',')
+        .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|ch| ch == ' '));
+    if !comma || next.shape != toks[run.last].shape {
+        return run;
+    }
+    match name_forward(m, text, toks, k, 2, limit) {
+        Some(given) => Run {
+            first: run.first,
+            last: given.last,
+        },
+        None => run,
+    }
+}
+
+/// Whether tokens `first..tail` are all services of a hospital (STOP words and phrases:
+/// "Cardiology", "Anticoagulation", "Urgent Care"): "the Anticoagulation Clinic" is a
+/// department, which names no institution.
+fn services_only(m: &mut Matcher, first: usize, tail: usize) -> bool {
+    let mut j = first;
+    while j < tail {
+        j = match m.longest(j) {
+            Some((last, bits)) if bits & STOP != 0 && last < tail => last + 1,
+            _ if m.single(j) & STOP != 0 => j + 1,
+            _ => return false,
+        };
+    }
+    true
 }
 
 /// Whether a capitalized word that opens no sentence ("Ilona", not "Pt" in "Pt lives in

@@ -1,7 +1,7 @@
 //! Token runs that make up a name or an organization: capitalized words joined by particles,
 //! read forward from a trigger or backward from a trailing title / tail word.
 
-use super::config::{BREAKS, FIRSTN, PARTICLE, SURN};
+use super::config::{BREAKS, FIRSTN, PARTICLE, SURN, TITLE};
 use crate::recognize::lookup::lexicon::Matcher;
 use crate::recognize::lookup::tokens::{Shape, Token};
 
@@ -65,6 +65,40 @@ pub fn opens_surname(text: &str, toks: &[Token], j: usize) -> bool {
         })
 }
 
+/// Whether lower-case particles open a surname at token `j` ("Dr. de la Cruz", "Dr. van der
+/// Berg"): up to three particles one space apart, then a capitalized word.
+pub fn particles_open_surname(m: &mut Matcher, text: &str, toks: &[Token], j: usize) -> bool {
+    let mut k = j;
+    while k < toks.len()
+        && k - j < 3
+        && toks[k].shape == Shape::Lower
+        && m.single(k) & PARTICLE != 0
+    {
+        if k + 1 >= toks.len() || gap(text, toks, k, k + 1) != " " {
+            return false;
+        }
+        k += 1;
+    }
+    k > j && toks.get(k).is_some_and(|t| t.shape == Shape::Cap)
+}
+
+/// Whether token `j` is the lower-case syllable of a hyphenated given name ("Soo-jin",
+/// "Ji-hoon", "Mei-ling"): two to five letters after a hyphen that ends a capitalized word of
+/// two to five letters.
+pub fn lower_syllable(text: &str, toks: &[Token], j: usize) -> bool {
+    let letters = |t: Token| {
+        let w = &text[t.start..t.end];
+        let n = w.chars().count();
+        (2..=5).contains(&n) && w.chars().all(char::is_alphabetic)
+    };
+    j > 0
+        && toks[j].shape == Shape::Lower
+        && toks[j - 1].shape == Shape::Cap
+        && gap(text, toks, j - 1, j) == "-"
+        && letters(toks[j])
+        && letters(toks[j - 1])
+}
+
 /// Reads a name forward from token `i`: capitalized or all-caps words, initials and particles
 /// between them, at most `max_caps` capitalized words, never past byte `limit`.
 pub fn name_forward(
@@ -104,6 +138,7 @@ pub fn name_forward(
             Shape::Initial if is_initial(text, toks, j) => last = Some(j),
             // "O'Neill", "D'Angelo": a capital and an apostrophe open a surname.
             Shape::Initial if opens_surname(text, toks, j) => {}
+            Shape::Lower if lower_syllable(text, toks, j) => last = Some(j),
             Shape::Lower if m.single(j) & PARTICLE != 0 => {}
             _ => break,
         }
@@ -258,6 +293,9 @@ pub fn org_forward(m: &mut Matcher, text: &str, toks: &[Token], head_last: usize
 pub fn org_backward(m: &mut Matcher, text: &str, toks: &[Token], tail: usize) -> Option<Run> {
     let mut first = None;
     let mut words = 0;
+    // The "of" read through last, and whether the words before it are a person's.
+    let mut connector = None;
+    let mut person = false;
     let mut j = tail;
     while j > 0 && words < 5 && org_gap(text, toks, j - 1, j) {
         let k = j - 1;
@@ -268,8 +306,14 @@ pub fn org_backward(m: &mut Matcher, text: &str, toks: &[Token], tail: usize) ->
             && matches!(gap(text, toks, k - 1, k), "'" | "\u{2019}");
         match t.shape {
             Shape::Cap | Shape::Upper => {
+                let bits = m.single(k);
+                // "Dr. Ifeoma Chukwu of Codman Square Health Center": a titled or listed name
+                // before the connector is a person of the institution.
+                if connector.is_some() && bits & (TITLE | FIRSTN | SURN) != 0 {
+                    person = true;
+                }
                 // "St" is a street word but also opens "St Mary's Hospital".
-                if m.single(k) & BREAKS & !super::config::STOP != 0 {
+                if bits & BREAKS & !super::config::STOP != 0 {
                     break;
                 }
                 // The article before a name is the sentence's ("AT THE PINE STREET INN").
@@ -280,10 +324,20 @@ pub fn org_backward(m: &mut Matcher, text: &str, toks: &[Token], tail: usize) ->
                 words += 1;
             }
             _ if possessive => {}
-            Shape::Lower if first.is_some() && is_connector(text, t) => {}
+            Shape::Lower if first.is_some() && is_connector(text, t) => {
+                // Not "and": "Brigham and Women's Hospital" opens with a surname.
+                if one_of(text, t, &["of"]) {
+                    connector = Some(k);
+                }
+            }
             _ => break,
         }
         j -= 1;
+    }
+    // "Dr. Ifeoma Chukwu of ...": the title before the run, past its full stop.
+    let titled = |f: usize| f > 0 && m.single(f - 1) & TITLE != 0;
+    if connector.is_some() && (person || first.is_some_and(titled)) {
+        first = connector.map(|c| c + 1);
     }
     first.map(|f| Run {
         first: f,

@@ -670,3 +670,107 @@ fn a_list_of_names_in_parentheses_or_after_a_plural_relatives_word_is_named() {
     );
     assert!(names("daughter (Marisol, who lives in Quincy) called.").is_empty());
 }
+
+#[test]
+fn particles_after_a_title_open_the_surname() {
+    assert_eq!(
+        names("f/u with Dr. de la Cruz at the clinic."),
+        ["de la Cruz"]
+    );
+    assert_eq!(names("Seen by Dr. van der Berg today."), ["van der Berg"]);
+    // Particles without a capitalized word after them name no one.
+    assert!(names("Plan per Dr. de la unit.").is_empty());
+}
+
+#[test]
+fn a_hyphenated_given_name_keeps_its_lower_case_syllable() {
+    assert_eq!(names("wife Soo-jin will visit."), ["Soo-jin"]);
+    assert_eq!(names("Son Ji-hoon called."), ["Ji-hoon"]);
+    // A longer word after the hyphen is no syllable of the name.
+    assert_eq!(names("wife Maria-reported pain."), ["Maria"]);
+}
+
+#[test]
+fn a_name_field_written_surname_first_takes_the_given_names() {
+    assert_eq!(
+        names("Name: NGUYEN, MINH   MRN 5580-2231"),
+        ["NGUYEN, MINH"]
+    );
+    assert_eq!(names("Patient: Okafor, Adaeze\n"), ["Okafor, Adaeze"]);
+    // A given name in another case, or a service after the comma, is not the field's.
+    assert_eq!(names("Doctor: Lindgren, Cardiology"), ["Lindgren"]);
+}
+
+#[test]
+fn a_person_of_an_institution_is_not_its_name() {
+    assert_eq!(
+        places(
+            Lang::En,
+            "PCP is Dr. Ifeoma Chukwu of Codman Square Health Center."
+        ),
+        ["Codman Square Health Center"]
+    );
+    assert_eq!(
+        places(Lang::En, "his pastor, Rev. Okafor of Bethel AME Church."),
+        ["Bethel AME Church"]
+    );
+    // An institution's own "of" stays, and so does an "and" after a surname.
+    assert_eq!(
+        places(
+            Lang::En,
+            "Seen at University of Massachusetts Medical Center."
+        ),
+        ["University of Massachusetts Medical Center"]
+    );
+    let found = places(
+        Lang::En,
+        "Records from Brigham and Women's Hospital arrived.",
+    );
+    assert!(
+        found.contains(&"Brigham and Women's Hospital".to_string()),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_hospitals_own_clinic_names_no_institution() {
+    for text in [
+        "Next INR check at the Anticoagulation Clinic.",
+        "Follow up in Wound Clinic and Cardiology Clinic.",
+        "Appt at Urgent Care Clinic tomorrow.",
+    ] {
+        assert!(places(Lang::En, text).is_empty(), "{text}");
+    }
+    assert_eq!(
+        places(Lang::En, "f/u at Whittier Street Health Center."),
+        ["Whittier Street Health Center"]
+    );
+}
+
+#[test]
+fn a_floor_or_unit_and_its_number_after_a_place_word_is_a_place() {
+    let found = run(Lang::En, "Pt transferred to Floor 10 at 1600.");
+    assert!(
+        found
+            .iter()
+            .any(|(s, l, _)| s == "Floor 10" && *l == label("LOCATION/OTHER")),
+        "{found:?}"
+    );
+    assert_eq!(places(Lang::En, "Pt transferred to Unit 7B."), ["Unit 7B"]);
+}
+
+#[test]
+fn new_triggers_name_staff_schools_and_towns() {
+    assert_eq!(names("Diabetes educator Perpetua to see pt."), ["Perpetua"]);
+    assert_eq!(
+        places(
+            Lang::En,
+            "pt is a graduate student at Northeastern, lives alone."
+        ),
+        ["Northeastern"]
+    );
+    assert_eq!(
+        places(Lang::En, "Parents arriving from Krakow on Friday."),
+        ["Krakow"]
+    );
+}

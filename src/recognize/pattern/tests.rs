@@ -227,6 +227,8 @@ fn contact_details() {
     ]);
     // A clock time after "phone at" is when the call was made.
     check_absent(&[(En, "daughter notified by phone at 0700.", "0700")]);
+    // "on account of" is no account's number.
+    check_absent(&[(En, "dose held on account of 150 mg given", "150")]);
 }
 
 #[test]
@@ -269,6 +271,13 @@ fn identifiers_with_checksums_and_triggers() {
             "GB82 WEST 1234 5698 7654 32",
             "ID/ACCOUNT",
         ),
+        (
+            En,
+            "Pt's account # 880031247 flagged",
+            "880031247",
+            "ID/ACCOUNT",
+        ),
+        (En, "acct 4417-2290 on hold", "4417-2290", "ID/ACCOUNT"),
         (Nl, "zijn nummer 111222333 staat", "111222333", "ID/SSN"),
         (Nl, "BSN: 111222334 (fout)", "111222334", "ID/SSN"),
         (Hu, "száma 123 456 788 szerint", "123 456 788", "ID/SSN"),
