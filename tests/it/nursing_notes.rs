@@ -1,6 +1,6 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch18.txt`, 30
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch19.txt`, 30
 //! notes each (each batch written after the rules designed on the ones before, and scored
 //! before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
@@ -302,10 +302,24 @@ fn names_places_and_dates_of_the_seventeenth_batch_are_found() {
 
 #[test]
 fn names_places_and_dates_of_the_eighteenth_batch_are_found() {
-    // Written after the seventeenth batch's changes and scored before any change, with none
-    // designed on it: a held-out measure of the rules as they are (default 0.987, 0.945,
-    // 0.953; rules only 0.911, 0.966, 0.907; the build before the sixteenth and seventeenth
-    // batches' changes gave 0.981, 0.939, 0.953 and 0.904, 0.966, 0.907). Floors about three
-    // gold tokens below.
-    floors_hold("en_batch18.txt", [0.96, 0.92, 0.91], [0.89, 0.94, 0.86]);
+    // Written after the seventeenth batch's changes and scored before any change made on it
+    // (default 0.987, 0.945, 0.953; rules only 0.911, 0.966, 0.907), held out for a session,
+    // then designed on (particles after a title, a hyphenated given name's lower-case
+    // syllable, a surname-first name field, a person before "of" and an institution, a
+    // hospital's own clinics, a floor and its number, churches, account numbers): about
+    // three gold tokens below the figures after (default 1.000, 0.975, 0.977; rules only
+    // 0.975, 0.987, 0.977).
+    floors_hold("en_batch18.txt", [0.97, 0.95, 0.95], [0.95, 0.96, 0.95]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_nineteenth_batch_are_found() {
+    // Written after the eighteenth batch's changes and scored before any change, with none
+    // designed on it: a held-out measure of the rules as they are (default 0.944, 0.780,
+    // 0.978; rules only 0.860, 0.837, 0.956; the build before the eighteenth batch's changes
+    // gave 0.937, 0.779, 0.978 and 0.853, 0.836, 0.956). Its precision is low by the set's
+    // convention: ages of children and mothers are marked by the tool (as i2b2 marks every
+    // age) and not by the batch (HIPAA's ages over 89 only). Floors about three gold tokens
+    // below.
+    floors_hold("en_batch19.txt", [0.92, 0.76, 0.95], [0.84, 0.81, 0.93]);
 }
