@@ -157,6 +157,16 @@ impl SpanFilters {
 
     /// Whether `surface` is one allow-listed word that no first-name or place list holds, or
     /// its possessive ("Alzheimer's", "Crohn's"), with any numbers after it ("Mallampati 3").
+    /// Where a NAME span `text[start..end]` of several words ends once a last word that
+    /// `allow_listed_term` holds is left out ("Nakamura Apgars": the term after the name).
+    fn before_allowed_last_word(&self, text: &str, start: usize, end: usize) -> usize {
+        let span = &text[start..end];
+        match span.rfind(char::is_whitespace) {
+            Some(i) if self.allow_listed_term(&span[i + 1..]) => start + span[..i].trim_end().len(),
+            _ => end,
+        }
+    }
+
     fn allow_listed_term(&self, surface: &str) -> bool {
         let surface = surface
             .trim_end_matches(|c: char| c.is_ascii_digit() || c.is_whitespace())
@@ -275,6 +285,11 @@ impl NerRecognizer {
             return vec![(0, (start, end))];
         }
         pieces.extend(open);
+        // "Okafor RN aware": a piece in lower case cut from a span with capitals is a word of
+        // the sentence around the name.
+        if text[start..end].chars().any(char::is_uppercase) {
+            pieces.retain(|&(s, e)| text[s..e].chars().any(char::is_uppercase));
+        }
         pieces.into_iter().enumerate().collect()
     }
 
@@ -318,6 +333,19 @@ impl NerRecognizer {
         while let Some((_, word)) = words.next() {
             let written = word.to_lowercase();
             let bare = written.trim_end_matches('.');
+            // A title of two words ("Baby Girl Ferreira").
+            if leading {
+                if let Some(&(_, second)) = words.peek() {
+                    let pair = format!("{bare} {}", second.to_lowercase().trim_end_matches('.'));
+                    if self.titles.contains(&pair) {
+                        words.next();
+                        if let Some(&(next, _)) = words.peek() {
+                            at = next;
+                        }
+                        continue;
+                    }
+                }
+            }
             let is_title = if leading {
                 self.titles.contains(bare) || self.roles.contains(bare)
             } else {
@@ -374,11 +402,22 @@ impl Recognizer for NerRecognizer {
                 vec![(s, e)]
             };
             for (part_start, e) in parts {
+                let part_start = after_verb_before_org(text, part_start, e);
                 let after_title = self.name_start(l.category, text, part_start, e);
+                // "for LC callback": what a role word leaves in lower case is the sentence's.
+                let capitals = |a: usize| text[a..e].chars().any(char::is_uppercase);
+                if after_title > part_start && capitals(part_start) && !capitals(after_title) {
+                    continue;
+                }
                 for (piece, (s, e)) in self.name_pieces(l.category, text, after_title, e) {
                     let e = before_short_caps(text, s, before_slash_word(text, s, e));
                     let Some((s, e)) = gate.trim_edges(l.category, text, s, e) else {
                         continue;
+                    };
+                    let e = if l.category == Category::Name {
+                        filters.before_allowed_last_word(text, s, e)
+                    } else {
+                        e
                     };
                     // In capitals the words after a title are the name only as far as the
                     // lists support them, as in the rules ("PCP DR. FITZGERALD NOTIFIED").
@@ -417,6 +456,24 @@ impl Recognizer for NerRecognizer {
                 }
             }
         }
+    }
+}
+
+/// Where a span `text[start..end]` starts once a first word that opens sentences with an
+/// institution as its object is left out ("Attends Little Sprouts Daycare"), as the rules
+/// read it.
+fn after_verb_before_org(text: &str, start: usize, end: usize) -> usize {
+    let span = &text[start..end];
+    match span.split_once(' ') {
+        Some((first, rest))
+            if !rest.trim().is_empty()
+                && crate::recognize::context::runs::VERBS_BEFORE_ORG
+                    .iter()
+                    .any(|v| v.eq_ignore_ascii_case(first)) =>
+        {
+            start + first.len() + (rest.len() - rest.trim_start().len()) + 1
+        }
+        _ => start,
     }
 }
 
@@ -725,12 +782,36 @@ mod tests {
     }
 
     #[test]
+    fn a_verb_that_opens_the_sentence_leaves_an_institutions_span() {
+        use Category::Location;
+        let text = "Attends Little Sprouts Daycare in Holyoke.";
+        assert_eq!(
+            gated_spans(text, &[("Attends Little Sprouts Daycare", Location)]),
+            [("Little Sprouts Daycare".to_string(), Location)]
+        );
+    }
+
+    #[test]
     fn a_name_ends_at_its_columns_gap() {
         use crate::lang::Lang;
         let text = "ID: NGUYEN, MINH   MRN 5580-2231";
         assert_eq!(
             gated_names(Lang::En, text, &["NGUYEN", "MINH   MRN"]),
             ["NGUYEN", "MINH"]
+        );
+        // A title of two words goes, and a last allow-listed term.
+        let text = "Baby Boy Nakamura Apgars 7/9.";
+        assert_eq!(
+            gated_names(Lang::En, text, &["Baby Boy Nakamura Apgars"]),
+            ["Nakamura"]
+        );
+        // A lower-case word cut from a span with capitals is the sentence's.
+        let text = "Mom's cell for LC callback.";
+        assert!(gated_names(Lang::En, text, &["LC callback"]).is_empty());
+        let text = "Okafor RN aware of plan.";
+        assert_eq!(
+            gated_names(Lang::En, text, &["Okafor RN aware"]),
+            ["Okafor"]
         );
         // One or two spaces inside a name are the name's.
         let text = "Met with Ana  Lucia today.";

@@ -261,11 +261,16 @@ impl ContextRecognizer {
         // opens with a letter and an apostrophe).
         let caps = shape == Shape::Upper
             || opens_surname(c.text, c.toks, k) && c.toks[k + 1].shape == Shape::Upper;
-        let run = if title && caps && c.toks[last].shape == Shape::Upper {
+        let mut run = if title && caps && c.toks[last].shape == Shape::Upper {
             caps_name(&mut c.m, c.text, c.toks, run)
         } else {
             run
         };
+        // "Baby Boy Nakamura Apgars 7/9": an allow-listed word that no name list holds, last
+        // in a run of several, is the term after the name.
+        while run.last > run.first && c.m.single(run.last) & (ALLOWW | SURN | FIRSTN) == ALLOWW {
+            run.last -= 1;
+        }
         // One allow-listed word after a trigger is a term ("patient Foley"), but after a
         // relative's word a name ("daughter Faith", "son Drew").
         if !title

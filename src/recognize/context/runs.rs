@@ -254,6 +254,21 @@ fn is_org_end(text: &str, t: Token) -> bool {
     one_of(text, t, ORG_ENDS)
 }
 
+/// Verbs that open a sentence with an institution as their object ("Attends Little Sprouts
+/// Daycare", "Called Lowell General Hospital"): capitalized there, they are no part of it.
+pub const VERBS_BEFORE_ORG: &[&str] = &[
+    "attends",
+    "attended",
+    "called",
+    "contacted",
+    "notified",
+    "faxed",
+    "paged",
+    "visited",
+    "left",
+    "joined",
+];
+
 /// Reads the words of an institution name after its head word(s) ending at token `head_last`:
 /// capitalized words, numbers ("12 de Octubre") and connectors, up to 8 words.
 pub fn org_forward(m: &mut Matcher, text: &str, toks: &[Token], head_last: usize) -> Option<Run> {
@@ -317,7 +332,10 @@ pub fn org_backward(m: &mut Matcher, text: &str, toks: &[Token], tail: usize) ->
                     break;
                 }
                 // The article before a name is the sentence's ("AT THE PINE STREET INN").
-                if is_org_end(text, t) || one_of(text, t, &["the"]) {
+                if is_org_end(text, t)
+                    || one_of(text, t, &["the"])
+                    || one_of(text, t, VERBS_BEFORE_ORG)
+                {
                     break;
                 }
                 first = Some(k);

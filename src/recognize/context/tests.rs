@@ -774,3 +774,36 @@ fn new_triggers_name_staff_schools_and_towns() {
         ["Krakow"]
     );
 }
+
+#[test]
+fn a_newborn_is_named_after_baby_boy_or_baby_girl() {
+    assert_eq!(
+        names("BABY BOY KOWALCZYK TO NICU FOR GRUNTING."),
+        ["KOWALCZYK"]
+    );
+    assert_eq!(names("Baby Girl Ferreira delivered at 0652."), ["Ferreira"]);
+}
+
+#[test]
+fn a_sentences_verb_before_an_institution_is_not_its_name() {
+    assert_eq!(
+        places(Lang::En, "Attends Little Sprouts Daycare in town."),
+        ["Little Sprouts Daycare"]
+    );
+    assert_eq!(
+        places(Lang::En, "Visiting nurse from Cape Cod VNA will call."),
+        ["Cape Cod VNA"]
+    );
+}
+
+#[test]
+fn birth_staff_name_the_person_after_them() {
+    assert_eq!(
+        names("Midwife Harriet Oyelowo reviewed the plan."),
+        ["Harriet Oyelowo"]
+    );
+    assert_eq!(
+        names("Partner Tobias and doula Greta at bedside."),
+        ["Tobias", "Greta"]
+    );
+}

@@ -204,6 +204,8 @@ pub struct LookupRecognizer {
     compass: &'static [&'static str],
     /// See `country_code_before`.
     country_code_before: Option<&'static [&'static str]>,
+    /// Names are written surname first (Hungarian), so a given name follows a surname.
+    surname_first: bool,
 }
 
 /// The compass words of `lang` that name a part of a town before it.
@@ -276,6 +278,7 @@ impl LookupRecognizer {
             heads: EponymHeads::load(lists, lang)?,
             compass: compass_words(lang),
             country_code_before: country_code_before(lang),
+            surname_first: lang == Lang::Hu,
         })
     }
 
@@ -424,7 +427,12 @@ impl Recognizer for LookupRecognizer {
                 continue;
             }
             let name_neighbour = namey(prev) || namey(next);
-            if h.bits & ALLOW != 0 && !name_neighbour {
+            // An allow-listed word is a name part before a name ("Hope Okafor") or after a
+            // first name ("John Wilson"), but after a surname alone it is the term that follows
+            // the name ("Baby Boy Nakamura Apgars 7/9"), where given names come first.
+            let given_before =
+                namey(prev) && (self.surname_first || prev.is_some_and(|p| p.bits & FIRST != 0));
+            if h.bits & ALLOW != 0 && !(namey(next) || given_before) {
                 continue;
             }
             // An eponym head ("bolsa de") hides names, never a listed place: "bolsa de Douglas"

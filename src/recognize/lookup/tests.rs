@@ -126,6 +126,19 @@ fn a_lone_name_before_a_dose_or_drip_is_a_drug() {
 fn allow_listed_word_next_to_a_name_is_kept() {
     let found = run(Lang::En, "Referred to Mark James Parkinson last week.");
     assert!(found.iter().any(|(s, _)| s == "Parkinson"), "{found:?}");
+    // After a surname alone it is the term that follows the name.
+    let found = run(Lang::En, "Baby Boy Nakamura Apgars 7/9 at delivery.");
+    assert!(
+        !found.iter().any(|(s, _)| s.contains("Apgars")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn home_medical_suppliers_are_institutions() {
+    let found = run(Lang::En, "Supplies from Apria, pump rented from Medela.");
+    assert!(has(&found, "Apria", Subtype::Organization), "{found:?}");
+    assert!(has(&found, "Medela", Subtype::Organization), "{found:?}");
 }
 
 #[test]

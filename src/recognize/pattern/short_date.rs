@@ -11,9 +11,9 @@
 //! there a month/day pair with a slash is a date on its own unless it reads as a score or a
 //! fraction (a numerator at most a denominator of 2–6, 10 or 15: "pain 5/10", "strength 4/5",
 //! "2/6 murmur", "1/2 NS", "GCS 11/15"), a pressure-support setting (a day of 5: "PS 10/5",
-//! unless a clock time follows: "12/5 @ 0215") or a ventilator setting after its name ("CPAP
-//! 12/8"). A dash pair ("3-11 shift", "RR 12-20") still needs the date word: bare, it is a
-//! range far more often than a date.
+//! unless a clock time follows: "12/5 @ 0215"), a ventilator setting after its name ("CPAP
+//! 12/8") or a newborn's Apgar scores ("Apgars 7/9"). A dash pair ("3-11 shift", "RR 12-20")
+//! still needs the date word: bare, it is a range far more often than a date.
 
 use super::text::{next_char, prev_char};
 use super::Cand;
@@ -41,6 +41,10 @@ fn date_words(lang: Lang) -> &'static [&'static str] {
             "transferred",
             "intubated",
             "extubated",
+            "due",
+            "scheduled",
+            "delivered",
+            "born",
         ],
         Lang::Es => &["el", "día", "dia", "fecha", "desde", "hasta", "del"],
         Lang::Nl => &["op", "sinds", "vanaf", "tot", "per", "d.d.", "datum"],
@@ -65,6 +69,10 @@ const VENT_SETTINGS: &[&str] = &[
     "ps", "psv", "peep", "cpap", "bipap", "ipap", "epap", "pc", "pcv", "pressure", "support",
     "settings", "vent",
 ];
+
+/// Scores written as two readings with a slash ("Apgars 7/9", at one and five minutes), lower
+/// case: the word right before such a pair.
+const PAIRED_SCORES: &[&str] = &["apgar", "apgars"];
 
 /// Denominators of scores and fractions: halves to sixths, pain out of 10, GCS out of 15.
 const SCALES: &[u32] = &[2, 3, 4, 5, 6, 10, 15];
@@ -136,6 +144,7 @@ impl ShortDates {
             .to_ascii_lowercase();
         let vent = VENT_SETTINGS
             .iter()
+            .chain(PAIRED_SCORES)
             .any(|v| word_before.split('/').any(|w| w == *v));
         before_ok
             && after_ok

@@ -325,7 +325,14 @@ impl Streets {
             return None;
         }
         if self.lang == Lang::En {
-            end = unit_tail(text, end);
+            let with_unit = unit_tail(text, end);
+            // "lives on Huntington Ave. Parents ...": the abbreviation's full stop ends the
+            // sentence too, and goes with it.
+            end = if with_unit == end && abbreviated && sentence_ends_at(text, end - 1) {
+                end - 1
+            } else {
+                with_unit
+            };
         }
         Some(street(start, end, 0.8))
     }
@@ -636,6 +643,17 @@ fn number_tail(text: &str, p: usize) -> usize {
         }
     }
     end
+}
+
+/// Whether the full stop at byte `dot` ends a sentence: the text or its line ends after it,
+/// or a capitalized word follows a space.
+fn sentence_ends_at(text: &str, dot: usize) -> bool {
+    let rest = &text[dot + 1..];
+    let line_end = rest.trim_start_matches([' ', '\t', '\r']);
+    text[dot..].starts_with('.')
+        && (line_end.is_empty()
+            || line_end.starts_with('\n')
+            || rest.starts_with(' ') && line_end.starts_with(char::is_uppercase))
 }
 
 /// End of an English flat or unit after a street ending at `p` (", Apt 3", " Unit 2B",

@@ -227,6 +227,9 @@ fn contact_details() {
     ]);
     // A clock time after "phone at" is when the call was made.
     check_absent(&[(En, "daughter notified by phone at 0700.", "0700")]);
+    // Apgar scores are no date; a date after "due" is one even when it reads as a score.
+    check_absent(&[(En, "Baby Boy Apgars 7/9 at birth", "7/9")]);
+    check_found(&[(En, "Synagis due 12/15 at clinic", "12/15", "DATE/DATE")]);
     // "on account of" is no account's number.
     check_absent(&[(En, "dose held on account of 150 mg given", "150")]);
 }
@@ -518,6 +521,37 @@ fn english_streets_without_a_number_only_after_on_and_a_street_word() {
         (En, "lives at Pleasant Avenue with", "Pleasant Avenue"),
         (En, "walked down Elm St to the", "Elm St"),
         (En, "agreed on Grove Way today", "Grove Way"),
+    ]);
+}
+
+#[test]
+fn an_abbreviated_street_type_leaves_a_sentences_full_stop_out() {
+    check_found(&[
+        (
+            En,
+            "lives in a dorm on Huntington Ave. Parents visit.",
+            "Huntington Ave",
+            "LOCATION/STREET",
+        ),
+        (
+            En,
+            "staying on Hampden St.",
+            "Hampden St",
+            "LOCATION/STREET",
+        ),
+        (
+            En,
+            "address is 9 Harbor View Ln, Hyannis",
+            "9 Harbor View Ln",
+            "LOCATION/STREET",
+        ),
+        // Inside a sentence the full stop is the abbreviation's.
+        (
+            En,
+            "lives at 12 Oak St. with her son",
+            "12 Oak St.",
+            "LOCATION/STREET",
+        ),
     ]);
 }
 
