@@ -314,12 +314,14 @@ fn names_places_and_dates_of_the_eighteenth_batch_are_found() {
 
 #[test]
 fn names_places_and_dates_of_the_nineteenth_batch_are_found() {
-    // Written after the eighteenth batch's changes and scored before any change, with none
-    // designed on it: a held-out measure of the rules as they are (default 0.944, 0.780,
-    // 0.978; rules only 0.860, 0.837, 0.956; the build before the eighteenth batch's changes
-    // gave 0.937, 0.779, 0.978 and 0.853, 0.836, 0.956). Its precision is low by the set's
-    // convention: ages of children and mothers are marked by the tool (as i2b2 marks every
-    // age) and not by the batch (HIPAA's ages over 89 only). Floors about three gold tokens
-    // below.
-    floors_hold("en_batch19.txt", [0.92, 0.76, 0.95], [0.84, 0.81, 0.93]);
+    // Written after the eighteenth batch's changes and scored before any change made on it
+    // (default 0.944, 0.780, 0.978; rules only 0.860, 0.837, 0.956), those figures committed,
+    // then designed on (a newborn after "Baby Boy", birth staff as triggers, a sentence's
+    // verb before an institution, an allow-listed term after a surname, Apgar scores and a
+    // date after "due", streets in "Ln" and a sentence's full stop after a street, visiting
+    // nurse associations, practices and suppliers): about three gold tokens below the figures
+    // after (default 0.972, 0.853, 0.978; rules only 0.972, 0.885, 0.978). Its precision is
+    // low by the set's convention: ages of children and mothers are marked by the tool (as
+    // i2b2 marks every age) and not by the batch (HIPAA's ages over 89 only).
+    floors_hold("en_batch19.txt", [0.95, 0.83, 0.95], [0.95, 0.86, 0.95]);
 }
