@@ -12,7 +12,7 @@
 /// end so too (the Basque Uria, a handle on WNUT-17 dev).
 const SUFFIXES: &[&str] = &[
     "emia", "aemia", "itis", "osis", "ectomy", "otomy", "ostomy", "plasty", "scopy", "ology",
-    "opathy", "algia", "penia", "megaly", "rrhea", "rrhoea", "plegia", "paresis",
+    "opathy", "algia", "penia", "megaly", "rrhea", "rrhoea", "plegia", "paresis", "phrenia",
 ];
 
 /// Whether `word` (letters only, seven or more) ends in one of the suffixes.
@@ -57,6 +57,7 @@ mod tests {
             "Cholecystectomy",
             "splenomegaly",
             "neutropenia",
+            "schizophrenia",
             "BiPAP",
         ] {
             assert!(all_clinical_terms(term, none), "{term}");

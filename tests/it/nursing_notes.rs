@@ -328,10 +328,12 @@ fn names_places_and_dates_of_the_nineteenth_batch_are_found() {
 
 #[test]
 fn names_places_and_dates_of_the_twentieth_batch_are_found() {
-    // Written after the nineteenth batch's changes and scored before any change, with none
-    // designed on it: a held-out measure of the rules as they are (default 0.893, 0.933,
-    // 0.923; rules only 0.821, 0.935, 0.923; the build before the eighteenth and nineteenth
-    // batches' changes gave 0.879, 0.932, 0.923 and 0.807, 0.934, 0.923). Floors about three
-    // gold tokens below.
-    floors_hold("en_batch20.txt", [0.87, 0.91, 0.89], [0.80, 0.91, 0.89]);
+    // Written after the nineteenth batch's changes and scored before any change made on it
+    // (default 0.893, 0.933, 0.923; rules only 0.821, 0.935, 0.923), those figures committed,
+    // then designed on (police, ambulance services, courts and recovery houses by their tail
+    // words, `Atty.` as a title, clinicians and sponsors as triggers, a badge number, a date
+    // after "through", the patient's word and "BIBA" before an institution, "-phrenia" as a
+    // clinical suffix): about three gold tokens below the figures after (default 0.950,
+    // 0.950, 0.974; rules only 0.914, 0.955, 0.974).
+    floors_hold("en_batch20.txt", [0.93, 0.93, 0.94], [0.89, 0.93, 0.94]);
 }

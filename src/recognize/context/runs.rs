@@ -1,7 +1,7 @@
 //! Token runs that make up a name or an organization: capitalized words joined by particles,
 //! read forward from a trigger or backward from a trailing title / tail word.
 
-use super::config::{BREAKS, FIRSTN, PARTICLE, SURN, TITLE};
+use super::config::{BREAKS, FIRSTN, G_PAT, PARTICLE, SURN, TITLE};
 use crate::recognize::lookup::lexicon::Matcher;
 use crate::recognize::lookup::tokens::{Shape, Token};
 
@@ -255,8 +255,11 @@ fn is_org_end(text: &str, t: Token) -> bool {
 }
 
 /// Verbs that open a sentence with an institution as their object ("Attends Little Sprouts
-/// Daycare", "Called Lowell General Hospital"): capitalized there, they are no part of it.
+/// Daycare", "Called Lowell General Hospital", "BIBA Cataldo Ambulance" for brought in by):
+/// capitalized there, they are no part of it.
 pub const VERBS_BEFORE_ORG: &[&str] = &[
+    "biba",
+    "bibems",
     "attends",
     "attended",
     "called",
@@ -327,8 +330,9 @@ pub fn org_backward(m: &mut Matcher, text: &str, toks: &[Token], tail: usize) ->
                 if connector.is_some() && bits & (TITLE | FIRSTN | SURN) != 0 {
                     person = true;
                 }
-                // "St" is a street word but also opens "St Mary's Hospital".
-                if bits & BREAKS & !super::config::STOP != 0 {
+                // "St" is a street word but also opens "St Mary's Hospital"; the patient's
+                // word opens a sentence ("Pt BIBA Cataldo Ambulance").
+                if bits & BREAKS & !super::config::STOP != 0 || bits & G_PAT != 0 {
                     break;
                 }
                 // The article before a name is the sentence's ("AT THE PINE STREET INN").

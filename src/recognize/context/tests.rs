@@ -807,3 +807,44 @@ fn birth_staff_name_the_person_after_them() {
         ["Tobias", "Greta"]
     );
 }
+
+#[test]
+fn emergency_services_courts_and_recovery_houses_are_institutions() {
+    for (text, want) in [
+        (
+            "Pt BIBA Cataldo Ambulance from Revere.",
+            "Cataldo Ambulance",
+        ),
+        (
+            "Court date 12/9 at Lynn District Court per pt.",
+            "Lynn District Court",
+        ),
+        (
+            "Manager from Hope Recovery House will pick pt up.",
+            "Hope Recovery House",
+        ),
+        (
+            "Officer from Brockton Police Department at bedside.",
+            "Brockton Police Department",
+        ),
+    ] {
+        let found = places(Lang::En, text);
+        assert!(found.contains(&want.to_string()), "{text}: {found:?}");
+    }
+}
+
+#[test]
+fn an_attorney_a_clinician_and_a_sponsor_name_the_person_after_them() {
+    assert_eq!(
+        names("Pt's guardian Atty. Whitcombe notified."),
+        ["Whitcombe"]
+    );
+    assert_eq!(
+        names("Clinician Solveig completed the evaluation."),
+        ["Solveig"]
+    );
+    assert_eq!(
+        names("Pt asks for his sponsor Declan to be called."),
+        ["Declan"]
+    );
+}

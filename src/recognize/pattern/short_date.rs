@@ -42,6 +42,8 @@ fn date_words(lang: Lang) -> &'static [&'static str] {
             "intubated",
             "extubated",
             "due",
+            "through",
+            "thru",
             "scheduled",
             "delivered",
             "born",

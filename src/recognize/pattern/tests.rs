@@ -229,7 +229,10 @@ fn contact_details() {
     check_absent(&[(En, "daughter notified by phone at 0700.", "0700")]);
     // Apgar scores are no date; a date after "due" is one even when it reads as a score.
     check_absent(&[(En, "Baby Boy Apgars 7/9 at birth", "7/9")]);
-    check_found(&[(En, "Synagis due 12/15 at clinic", "12/15", "DATE/DATE")]);
+    check_found(&[
+        (En, "Synagis due 12/15 at clinic", "12/15", "DATE/DATE"),
+        (En, "has a bed there through 12/15.", "12/15", "DATE/DATE"),
+    ]);
     // "on account of" is no account's number.
     check_absent(&[(En, "dose held on account of 150 mg given", "150")]);
 }
@@ -281,6 +284,7 @@ fn identifiers_with_checksums_and_triggers() {
             "ID/ACCOUNT",
         ),
         (En, "acct 4417-2290 on hold", "4417-2290", "ID/ACCOUNT"),
+        (En, "officer at bedside. Badge 4471.", "4471", "ID/IDNUM"),
         (Nl, "zijn nummer 111222333 staat", "111222333", "ID/SSN"),
         (Nl, "BSN: 111222334 (fout)", "111222334", "ID/SSN"),
         (Hu, "száma 123 456 788 szerint", "123 456 788", "ID/SSN"),
