@@ -30,6 +30,11 @@ impl Lang {
         }
     }
 
+    /// Whether the language writes a person's surname before the given name ("Kovács Péter").
+    pub fn writes_surname_first(self) -> bool {
+        self == Lang::Hu
+    }
+
     /// Whether a lowercase word is one of the language's very frequent function words.
     pub fn is_stop_word(self, word: &str) -> bool {
         self.stop_words().contains(&word)

@@ -2,8 +2,10 @@
 //! colons, and the extent of each field's value.
 
 use super::config::ContextConfig;
+use super::runs::{name_forward, Run};
 use crate::labels::Label;
-use crate::recognize::lookup::tokens::{Shape, Words};
+use crate::recognize::lookup::lexicon::Matcher;
+use crate::recognize::lookup::tokens::{Shape, Token, Words};
 
 /// One field label: its first token, the byte just after its colon, and its value's label.
 #[derive(Clone, Copy, Debug)]
@@ -102,4 +104,30 @@ pub fn trim_value(text: &str, start: usize, end: usize) -> Option<(usize, usize)
     let t = v.trim_end_matches([' ', '\t', '\r', '.', ',', ';']);
     let (s, e) = (start + lead, start + t.len());
     (s < e && text[s..e].chars().any(char::is_alphanumeric)).then_some((s, e))
+}
+
+/// A name field's value written surname first ("Name: NGUYEN, MINH"): the run extended over
+/// the given names after its comma, written in the surname's case, up to byte `limit`.
+pub fn given_after_comma(
+    m: &mut Matcher,
+    text: &str,
+    toks: &[Token],
+    run: Run,
+    limit: usize,
+) -> Run {
+    let k = run.last + 1;
+    let Some(next) = toks.get(k) else { return run };
+    let comma = text[toks[run.last].end..next.start]
+        .strip_prefix(',')
+        .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|ch| ch == ' '));
+    if !comma || next.shape != toks[run.last].shape {
+        return run;
+    }
+    match name_forward(m, text, toks, k, 2, limit) {
+        Some(given) => Run {
+            first: run.first,
+            last: given.last,
+        },
+        None => run,
+    }
 }

@@ -73,7 +73,7 @@ impl ContextRecognizer {
         Ok(ContextRecognizer {
             cfg,
             kin_terms,
-            surname_first: lang == Lang::Hu,
+            surname_first: lang.writes_surname_first(),
             proper_nouns: lang == Lang::Hu,
             and: conjunction(lang),
             staff_roles,
@@ -157,7 +157,7 @@ impl ContextRecognizer {
                 };
                 let k = c.skip_titles(k);
                 if let Some(run) = name_forward(&mut c.m, c.text, c.toks, k, 5, end) {
-                    let run = given_after_comma(&mut c.m, c.text, c.toks, run, end);
+                    let run = fields::given_after_comma(&mut c.m, c.text, c.toks, run, end);
                     c.push_run(run, label, "context:field_label", S_FIELD);
                 }
                 continue;
@@ -669,7 +669,7 @@ impl ContextRecognizer {
             Some(_) => (k + 1, c.toks[k + 1]),
             None => (k, t),
         };
-        if !preposition && self.building_part(c, k) {
+        if !preposition && building_part(c.text, c.toks, k) {
             let label = Label::new(Category::Location, Subtype::Other);
             c.push_run(
                 Run {
@@ -710,19 +710,6 @@ impl ContextRecognizer {
             let label = Label::new(Category::Location, Subtype::City);
             c.push_run(run, label, "context:place", S_PLACE);
         }
-    }
-
-    /// Whether token `k` and the next are a part of a building and its number, capitalized
-    /// ("transferred to Floor 10", "moved to Unit 7B"): the place inside the hospital.
-    fn building_part(&self, c: &Ctx, k: usize) -> bool {
-        const PARTS: &[&str] = &[
-            "Floor", "Unit", "Ward", "Room", "Pod", "Tower", "Wing", "Bed",
-        ];
-        let word = &c.text[c.toks[k].start..c.toks[k].end];
-        PARTS.contains(&word)
-            && c.toks
-                .get(k + 1)
-                .is_some_and(|n| n.shape == Shape::Num && &c.text[c.toks[k].end..n.start] == " ")
     }
 
     /// The last token of the longest listed place of two words or more that opens at token
@@ -989,24 +976,16 @@ impl Recognizer for ContextRecognizer {
     }
 }
 
-/// A name field's value written surname first ("Name: NGUYEN, MINH"): the run extended over
-/// the given names after its comma, written in the surname's case, up to byte `limit`.
-fn given_after_comma(m: &mut Matcher, text: &str, toks: &[Token], run: Run, limit: usize) -> Run {
-    let k = run.last + 1;
-    let Some(next) = toks.get(k) else { return run };
-    let comma = text[toks[run.last].end..next.start]
-        .strip_prefix(',')
-        .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|ch| ch == ' '));
-    if !comma || next.shape != toks[run.last].shape {
-        return run;
-    }
-    match name_forward(m, text, toks, k, 2, limit) {
-        Some(given) => Run {
-            first: run.first,
-            last: given.last,
-        },
-        None => run,
-    }
+/// Whether token `k` and the next are a part of a building and its number, capitalized
+/// ("transferred to Floor 10", "moved to Unit 7B"): the place inside the hospital.
+fn building_part(text: &str, toks: &[Token], k: usize) -> bool {
+    const PARTS: &[&str] = &[
+        "Floor", "Unit", "Ward", "Room", "Pod", "Tower", "Wing", "Bed",
+    ];
+    PARTS.contains(&&text[toks[k].start..toks[k].end])
+        && toks
+            .get(k + 1)
+            .is_some_and(|n| n.shape == Shape::Num && &text[toks[k].end..n.start] == " ")
 }
 
 /// Whether tokens `first..tail` are all services of a hospital (STOP words and phrases:

@@ -278,7 +278,7 @@ impl LookupRecognizer {
             heads: EponymHeads::load(lists, lang)?,
             compass: compass_words(lang),
             country_code_before: country_code_before(lang),
-            surname_first: lang == Lang::Hu,
+            surname_first: lang.writes_surname_first(),
         })
     }
 
