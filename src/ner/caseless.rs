@@ -152,6 +152,17 @@ impl CaselessGate {
         self.listed.contains_key(lower)
     }
 
+    /// Whether `lower` is one of the language's name particles ("van", "de") or of the
+    /// particles that foreign names bring along (news and notes name people of every
+    /// language: "Pimienta da Veiga", "bin Said", "Ortega y Gasset").
+    pub fn is_particle(&self, lower: &str) -> bool {
+        const FOREIGN: &[&str] = &[
+            "van", "von", "der", "den", "ter", "de", "del", "la", "le", "di", "du", "da", "das",
+            "do", "dos", "bin", "ibn", "al", "el", "y",
+        ];
+        self.particles.contains(lower) || FOREIGN.contains(&lower)
+    }
+
     /// Whether a first-name list holds `lower` (a lower-case word).
     pub fn is_first_name(&self, lower: &str) -> bool {
         self.first_names.contains(lower)

@@ -3,7 +3,8 @@
 //! and no place, in any of the five languages (the suffixes are Greek and Latin).
 //!
 //! So is a device or test written with capitals inside after a lower-case letter ("BiPAP",
-//! "CoNS"): names have at most one capital inside ("McDonald", "DeVries").
+//! "CoNS"): names have at most one capital inside ("McDonald", "DeVries"); and so is a lab
+//! value or test abbreviated without a vowel ("Hgb", "Hct").
 //!
 //! News taggers meet such words rarely and sometimes take them for names; nursing notes write
 //! them on every line. A word a name or place list holds is left to the lists.
@@ -31,6 +32,16 @@ fn has_inner_capitals(word: &str) -> bool {
         .any(|w| w[0].is_lowercase() && w[1].is_uppercase() && w[2].is_uppercase())
 }
 
+/// Whether `word` is an abbreviation written with a lower-case letter and no vowel ("Hgb",
+/// "Hct", "BMBx"): no name or place of the five languages is written so (all its letters
+/// ASCII, three or more, none of `aeiouy`).
+fn vowelless_abbreviation(word: &str) -> bool {
+    word.len() >= 3
+        && word.chars().all(|c| c.is_ascii_alphabetic())
+        && word.chars().any(|c| c.is_ascii_lowercase())
+        && !word.chars().any(|c| "aeiouyAEIOUY".contains(c))
+}
+
 /// Whether every word of `surface` with letters is a clinical term that `listed` (a name or
 /// place list) does not hold; a span without such words is none.
 pub fn all_clinical_terms(surface: &str, listed: impl Fn(&str) -> bool) -> bool {
@@ -39,8 +50,10 @@ pub fn all_clinical_terms(surface: &str, listed: impl Fn(&str) -> bool) -> bool 
         .filter(|w| w.chars().any(char::is_alphabetic))
         .peekable();
     words.peek().is_some()
-        && words
-            .all(|w| (is_clinical_term(w) || has_inner_capitals(w)) && !listed(&w.to_lowercase()))
+        && words.all(|w| {
+            (is_clinical_term(w) || has_inner_capitals(w) || vowelless_abbreviation(w))
+                && !listed(&w.to_lowercase())
+        })
 }
 
 #[cfg(test)]
@@ -59,6 +72,9 @@ mod tests {
             "neutropenia",
             "schizophrenia",
             "BiPAP",
+            "Hgb",
+            "Hct 28",
+            "BMBx",
         ] {
             assert!(all_clinical_terms(term, none), "{term}");
         }
@@ -71,6 +87,9 @@ mod tests {
             "",
             "McDonald",
             "DeVries",
+            "NYC",
+            "Glyn",
+            "Mrs Smith",
         ] {
             assert!(!all_clinical_terms(other, none), "{other}");
         }

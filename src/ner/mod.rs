@@ -167,6 +167,14 @@ impl SpanFilters {
         }
     }
 
+    /// Whether `surface` is one allow-listed word that no place list holds, read as a place
+    /// ("Oral chemo", "Echo today"): a first name among the lists is no place.
+    fn allow_listed_place_term(&self, surface: &str) -> bool {
+        !surface.contains(char::is_whitespace)
+            && self.allowed.contains(&surface.to_lowercase())
+            && !self.gate.is_listed_place(surface)
+    }
+
     fn allow_listed_term(&self, surface: &str) -> bool {
         let surface = surface
             .trim_end_matches(|c: char| c.is_ascii_digit() || c.is_whitespace())
@@ -238,10 +246,12 @@ impl NerRecognizer {
         text: &str,
         start: usize,
         end: usize,
+        gate: &caseless::CaselessGate,
     ) -> Vec<(usize, (usize, usize))> {
         if category != Category::Name {
             return vec![(0, (start, end))];
         }
+        let capitals = text[start..end].chars().any(char::is_uppercase);
         let mut pieces = Vec::new();
         let mut open: Option<(usize, usize)> = None;
         let mut any_cut = false;
@@ -268,8 +278,15 @@ impl NerRecognizer {
             let role = (words.peek().is_some() || bare.chars().count() <= 3)
                 && (self.roles.contains(bare)
                     || bare.chars().count() >= 2 && self.titles_written.contains(&written));
+            // "Kjersti drew PK labs": where capitals mark names, a lower-case word between two
+            // words of the span is the sentence's, unless it joins a name ("van", "bin").
+            let inner_word = capitals
+                && open.is_some()
+                && words.peek().is_some()
+                && word.starts_with(char::is_lowercase)
+                && !gate.is_particle(bare);
             // "Father Dwyer of St. Brigid's": a person of a place, two spans.
-            let cut = word.contains('/') || role || word == "of";
+            let cut = word.contains('/') || role || word == "of" || inner_word;
             if cut {
                 any_cut = true;
                 pieces.extend(open.take());
@@ -287,7 +304,7 @@ impl NerRecognizer {
         pieces.extend(open);
         // "Okafor RN aware": a piece in lower case cut from a span with capitals is a word of
         // the sentence around the name.
-        if text[start..end].chars().any(char::is_uppercase) {
+        if capitals {
             pieces.retain(|&(s, e)| text[s..e].chars().any(char::is_uppercase));
         }
         pieces.into_iter().enumerate().collect()
@@ -409,7 +426,7 @@ impl Recognizer for NerRecognizer {
                 if after_title > part_start && capitals(part_start) && !capitals(after_title) {
                     continue;
                 }
-                for (piece, (s, e)) in self.name_pieces(l.category, text, after_title, e) {
+                for (piece, (s, e)) in self.name_pieces(l.category, text, after_title, e, gate) {
                     let e = before_short_caps(text, s, before_slash_word(text, s, e));
                     let Some((s, e)) = gate.trim_edges(l.category, text, s, e) else {
                         continue;
@@ -432,7 +449,9 @@ impl Recognizer for NerRecognizer {
                             || !titled
                                 && (eponyms.tail_after(text, e)
                                     && !gate.is_listed_place(&text[s..e])
-                                    || filters.allow_listed_term(&text[s..e]))
+                                    || filters.allow_listed_term(&text[s..e])
+                                    || l.category == Category::Location
+                                        && filters.allow_listed_place_term(&text[s..e]))
                             || drugs.all_drugs(&text[s..e])
                             || clinical_terms::all_clinical_terms(&text[s..e], |w| {
                                 gate.is_listed(w)
@@ -747,6 +766,20 @@ mod tests {
             gated_spans(text, &spans),
             [("Murphy".to_string(), Name), ("Pat".to_string(), Name)]
         );
+        // Read as a place an allow-listed word is none even where a first-name list holds it
+        // ("Oral chemo"), and a lab abbreviated without a vowel is no place either; in lower
+        // case a first name stays the tagger's (chat writes names so: "hey tanner").
+        let text = "Zofran and dex given. Oral chemo held for Hgb 6.8 per Pat.";
+        let spans = [
+            ("dex", Name),
+            ("Oral", Location),
+            ("Hgb", Location),
+            ("Pat", Name),
+        ];
+        assert_eq!(
+            gated_spans(text, &spans),
+            [("dex".to_string(), Name), ("Pat".to_string(), Name)]
+        );
         // A unit in capitals after a hospital leaves it; a role word before a "place" makes it
         // a person's name, without the role.
         let text = "Seen at Newton-Wellesley ED. CM Tricia to follow.";
@@ -812,6 +845,17 @@ mod tests {
         assert_eq!(
             gated_names(Lang::En, text, &["Okafor RN aware"]),
             ["Okafor"]
+        );
+        // Between two words of a span with capitals a lower-case word is the sentence's, but
+        // a particle is the name's.
+        let text = "Research RN Kjersti drew PK labs. Seen by Anton van Dijk and Omar bin Said.";
+        assert_eq!(
+            gated_names(
+                Lang::En,
+                text,
+                &["Kjersti drew PK", "Anton van Dijk", "Omar bin Said"]
+            ),
+            ["Kjersti", "Anton van Dijk", "Omar bin Said"]
         );
         // One or two spaces inside a name are the name's.
         let text = "Met with Ana  Lucia today.";

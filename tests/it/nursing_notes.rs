@@ -340,9 +340,14 @@ fn names_places_and_dates_of_the_twentieth_batch_are_found() {
 
 #[test]
 fn names_places_and_dates_of_the_twenty_first_batch_are_found() {
-    // Written after the twentieth batch's changes and scored before any change, with none
-    // designed on it: a held-out measure of the rules as they are (default 0.917, 0.936,
-    // 1.000; rules only 0.819, 0.959, 0.957; the session's first build gave 0.896, 0.935,
-    // 0.978 and 0.792, 0.958, 0.935). Floors about three gold tokens below.
-    floors_hold("en_batch21.txt", [0.89, 0.91, 0.97], [0.79, 0.93, 0.93]);
+    // Written after the twentieth batch's changes and scored before any change made on it
+    // (default 0.917, 0.936, 1.000; rules only 0.819, 0.959, 0.957), those figures committed,
+    // then designed on (funeral homes, parishes, hospice homes, cancer and donor centers and
+    // clinics by their tail words, "VNA of" as a head, specialty pharmacies and hospice
+    // agencies listed, "St." inside an institution, a town after a street and its comma, an
+    // age without its unit after "Pt is", a date after "return", a region after "from the",
+    // the names of a list after "children", "manager" as a trigger, and a tagger's name cut
+    // at a lower-case word inside it): about three gold tokens below the figures after
+    // (default 1.000, 0.973, 1.000; rules only 1.000, 0.980, 1.000).
+    floors_hold("en_batch21.txt", [0.97, 0.94, 0.97], [0.97, 0.95, 0.97]);
 }

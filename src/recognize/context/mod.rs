@@ -21,7 +21,7 @@ use crate::span::Entity;
 use crate::wordlists::{ListSources, VocabError};
 use config::*;
 use runs::{
-    before_colon, caps_name, is_initial, lower_syllable, name_backward, name_forward,
+    before_colon, caps_name, is_initial, lower_syllable, name_backward, name_forward, one_of,
     opens_surname, org_backward, org_forward, particles_open_surname, Run,
 };
 
@@ -661,6 +661,20 @@ impl ContextRecognizer {
         if &c.text[c.toks[last].end..t.start] != " " {
             return;
         }
+        // "flying in from the Azores", "lives in the Berkshires": a region named with its
+        // article, after a phrase that ends in "in" or "from" (not "admitted to the Floor").
+        let (k, t) = match c.toks.get(k + 1) {
+            Some(&next)
+                if !preposition
+                    && one_of(c.text, c.toks[last], &["in", "from"])
+                    && one_of(c.text, t, &["the"])
+                    && &c.text[t.end..next.start] == " "
+                    && next.shape == Shape::Cap =>
+            {
+                (k + 1, next)
+            }
+            _ => (k, t),
+        };
         // A compass word opens the town's part ("in e. boston", "from West Roxbury").
         let compass = (k + 1 < c.toks.len())
             .then(|| crate::recognize::lookup::compass_before(c.text, c.toks, k + 1, self.compass))
@@ -1033,9 +1047,11 @@ fn conjunction(lang: Lang) -> &'static str {
     }
 }
 
-/// Whether the word of token `t` reads as a plural ("sons", "DAUGHTERS").
+/// Whether the word of token `t` reads as a plural ("sons", "DAUGHTERS", "children",
+/// "kinderen").
 fn plural_word(text: &str, t: Token) -> bool {
-    text[t.start..t.end].ends_with(['s', 'S'])
+    let word = &text[t.start..t.end];
+    word.ends_with(['s', 'S']) || word.to_lowercase().ends_with("ren")
 }
 
 /// How the names after trigger token `trigger_last`, the first at token `first`, may go on

@@ -227,7 +227,9 @@ fn org_gap(text: &str, toks: &[Token], a: usize, b: usize) -> bool {
     // A full stop after an initial or a short abbreviation in capitals ("ST. VINCENT'S", "MT.
     // AUBURN"); after a longer word in capitals it ends a sentence ("HOSPITAL WHEN STABLE. HCP").
     let t = toks[a];
-    let dot_ok = t.shape == Shape::Initial || (t.shape == Shape::Upper && t.end - t.start <= 3);
+    let dot_ok = t.shape == Shape::Initial
+        || (t.shape == Shape::Upper && t.end - t.start <= 3)
+        || one_of(text, t, &["st", "ste", "mt", "ft"]);
     g.chars().all(|c| {
         matches!(
             c,
@@ -237,7 +239,7 @@ fn org_gap(text: &str, toks: &[Token], a: usize, b: usize) -> bool {
 }
 
 /// Whether token `t` is one of `words`, in any case.
-fn one_of(text: &str, t: Token, words: &[&str]) -> bool {
+pub fn one_of(text: &str, t: Token, words: &[&str]) -> bool {
     let w = &text[t.start..t.end];
     words.iter().any(|c| c.eq_ignore_ascii_case(w))
 }
@@ -275,7 +277,7 @@ pub const VERBS_BEFORE_ORG: &[&str] = &[
 /// Reads the words of an institution name after its head word(s) ending at token `head_last`:
 /// capitalized words, numbers ("12 de Octubre") and connectors, up to 8 words.
 pub fn org_forward(m: &mut Matcher, text: &str, toks: &[Token], head_last: usize) -> Option<Run> {
-    let mut last = None;
+    let mut last: Option<usize> = None;
     let mut words = 0;
     let mut j = head_last + 1;
     while j < toks.len() && words < 8 && org_gap(text, toks, j - 1, j) {
@@ -283,6 +285,12 @@ pub fn org_forward(m: &mut Matcher, text: &str, toks: &[Token], head_last: usize
         match t.shape {
             Shape::Cap | Shape::Upper | Shape::Initial => {
                 if m.single(j) & super::config::STOP != 0 || ends_value(text, toks, j) {
+                    break;
+                }
+                // "VNA of Boston for PICC care": an abbreviation in capitals after a connector
+                // and a word that is not in capitals is the sentence's.
+                let connected = last.is_some_and(|l| l + 1 < j && toks[l].shape == Shape::Cap);
+                if connected && t.shape == Shape::Upper {
                     break;
                 }
                 if is_org_end(text, t) {

@@ -430,6 +430,13 @@ fn the_place_after_lives_in_is_named_in_any_case() {
         // A compass word opens the town's part.
         (Lang::En, "pt lives w/ wife in e. boston.", &["e. boston"]),
         (Lang::En, "LIVES IN EAST BOSTON", &["EAST BOSTON"]),
+        // A region with its article after a phrase that ends in "in" or "from".
+        (
+            Lang::En,
+            "Sister flying in from the Azores Friday.",
+            &["Azores"],
+        ),
+        (Lang::En, "Transferred to the Floor at noon.", &[]),
         // An ordinary word, or one no list holds, in a note without capitals.
         (Lang::En, "lives in hall with roommate", &[]),
         (Lang::En, "LIVES IN APT WITH WIFE", &[]),
@@ -662,6 +669,10 @@ fn a_list_of_names_in_parentheses_or_after_a_plural_relatives_word_is_named() {
         names("Sons Kieran, Padraig, and Tom called."),
         ["Kieran", "Padraig", "Tom"]
     );
+    assert_eq!(
+        names("Family meeting with children Declan, Nora and Fintan today."),
+        ["Declan", "Nora", "Fintan"]
+    );
     // After a singular relative's word a comma ends the name, and a parenthesis that holds
     // more than names closes no list.
     assert_eq!(
@@ -794,6 +805,29 @@ fn a_sentences_verb_before_an_institution_is_not_its_name() {
         places(Lang::En, "Visiting nurse from Cape Cod VNA will call."),
         ["Cape Cod VNA"]
     );
+}
+
+#[test]
+fn saints_heads_and_tails_name_agencies_parishes_and_funeral_homes() {
+    for (text, want) in [
+        (
+            "Transferred from St. Elizabeth's Hospital today.",
+            "St. Elizabeth's Hospital",
+        ),
+        (
+            "St. Brendan's Parish priest will come.",
+            "St. Brendan's Parish",
+        ),
+        ("Body released to Dolan Funeral Home.", "Dolan Funeral Home"),
+        (
+            "Died at Rose Monahan Hospice Home.",
+            "Rose Monahan Hospice Home",
+        ),
+        // An abbreviation in capitals after a connector is the sentence's.
+        ("Home with VNA of Boston for PICC care.", "VNA of Boston"),
+    ] {
+        assert_eq!(places(Lang::En, text), [want], "{text}");
+    }
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! Pattern recognizer: regular shapes with checksum validators (IDs, phones, e-mails, URLs,
 //! IPs, dates, ages, postcodes, street addresses) and trigger-word values, for one language.
 //!
-//! Submodules: `age_sex` (an age with the sex glued to it opening a line: "92F"),
+//! Submodules: `age_sex` (an age with the sex glued to it opening a line: "92F"), `age_alone`
+//! (English: a bare number after a person and `is`: "Pt is 96 and"),
 //! `shapes` (one combined scan for number-like shapes), `triggers` (values after
 //! trigger words from `wordlists/<lang>/id_triggers.txt`), `street` (street-type words from
 //! `wordlists/<lang>/street_types.txt`), `web` (e-mail, URL, IPv6), `card` (Luhn-checked payment
@@ -17,6 +18,7 @@
 //! checksum, a national phone-number shape, or a trigger word; a trigger reads its value even
 //! when the checksum fails (recall first).
 
+mod age_alone;
 mod age_sex;
 mod card;
 mod day_alone;
@@ -89,6 +91,8 @@ pub struct PatternRecognizer {
     months_alone: Option<month_alone::MonthsAlone>,
     /// English only: an ordinal day alone.
     days_alone: Option<day_alone::DaysAlone>,
+    /// English only: an age without its unit after a person and `is`.
+    ages_alone: Option<age_alone::AgesAlone>,
     /// English only: holidays.
     holidays: Option<holiday::Holidays>,
     urls: web::Urls,
@@ -107,6 +111,7 @@ impl PatternRecognizer {
             short_dates: short_date::ShortDates::new(lang),
             months_alone: month_alone::MonthsAlone::new(lang),
             days_alone: day_alone::DaysAlone::new(lang),
+            ages_alone: age_alone::AgesAlone::new(lang),
             holidays: holiday::Holidays::new(lang),
             urls: web::Urls::new()?,
         })
@@ -137,6 +142,9 @@ impl PatternRecognizer {
         }
         if let Some(d) = &self.days_alone {
             d.find(text, &mut c);
+        }
+        if let Some(a) = &self.ages_alone {
+            a.find(text, &mut c);
         }
         if let Some(g) = &self.grid {
             g.find(text, &mut c);

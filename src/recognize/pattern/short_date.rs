@@ -23,8 +23,9 @@ use crate::lang::Lang;
 const SCORE: f32 = 0.7;
 
 /// Words right before a date ("since 7/22", "desde el 22-7"): prepositions and date nouns; in
-/// English also the events a note dates ("admitted 6/5", "extubated 3/2"), after which a pair
-/// that would read as a score bare (a day of 5, "2/3") is a date all the same.
+/// English also the events and visits a note dates ("admitted 6/5", "extubated 3/2", "return
+/// 12/5", "appt 4/3"), after which a pair that would read as a score bare (a day of 5, "2/3")
+/// is a date all the same.
 fn date_words(lang: Lang) -> &'static [&'static str] {
     match lang {
         Lang::En => &[
@@ -47,6 +48,13 @@ fn date_words(lang: Lang) -> &'static [&'static str] {
             "scheduled",
             "delivered",
             "born",
+            "return",
+            "returns",
+            "f/u",
+            "appt",
+            "appointment",
+            "visit",
+            "seen",
         ],
         Lang::Es => &["el", "día", "dia", "fecha", "desde", "hasta", "del"],
         Lang::Nl => &["op", "sinds", "vanaf", "tot", "per", "d.d.", "datum"],

@@ -232,6 +232,9 @@ impl Streets {
                 Kind::Ending => self.ending(text, s, e),
             };
             if let Some(c) = c {
+                if self.lang == Lang::En {
+                    out.extend(town_after(text, c.end));
+                }
                 out.push(c);
             }
         }
@@ -453,6 +456,49 @@ impl Streets {
             .iter()
             .any(|(k, t)| *k == Kind::Before && t.trim_end_matches('.') == w)
     }
+}
+
+/// The town after an English street and its comma ("27 Orchard Ln, Lunenburg.", "5 Elm St,
+/// West Newbury, MA 01985"): one to three capitalized words of three letters or more, then
+/// the end of the sentence or line, a comma, or a two-letter state or a ZIP code. A word
+/// followed by a number or another word is no town ("12 Main St, Apt 4", "Floor 2").
+fn town_after(text: &str, street_end: usize) -> Option<Cand> {
+    if !text[street_end..].starts_with(", ") {
+        return None;
+    }
+    let start = street_end + 2;
+    let mut end = start;
+    for _ in 0..3 {
+        let word_len = text[end..]
+            .find(|c: char| !(c.is_alphabetic() || c == '\'' || c == '-'))
+            .unwrap_or(text.len() - end);
+        let word = &text[end..end + word_len];
+        if !is_title_word(word) || word.chars().count() < 3 {
+            return None;
+        }
+        end += word_len;
+        let after = &text[end..];
+        let ends = after.is_empty()
+            || after.starts_with([',', ';', '\n', ')'])
+            || after.starts_with('.') && !after[1..].starts_with(|c: char| c.is_alphanumeric());
+        let state_or_zip = after.strip_prefix(' ').is_some_and(|a| {
+            let code = a
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .next()
+                .unwrap_or("");
+            code.len() == 2 && code.bytes().all(|b| b.is_ascii_uppercase())
+                || code.len() == 5 && code.bytes().all(|b| b.is_ascii_digit())
+        });
+        if ends || state_or_zip {
+            let label = Label::new(Category::Location, Subtype::City);
+            return Some(Cand::new(start, end, label, "street_town", 0.6));
+        }
+        if !after.starts_with(' ') {
+            return None;
+        }
+        end += 1;
+    }
+    None
 }
 
 fn street(s: usize, e: usize, score: f32) -> Cand {

@@ -529,6 +529,38 @@ fn english_streets_without_a_number_only_after_on_and_a_street_word() {
 }
 
 #[test]
+fn the_town_after_an_english_street_and_its_comma_is_a_city() {
+    check_found(&[
+        (
+            En,
+            "Visit at 27 Orchard Ln, Lunenburg. Pt sleeping.",
+            "Lunenburg",
+            "LOCATION/CITY",
+        ),
+        (
+            En,
+            "moved to 5 Elm St, West Newbury, MA 01985",
+            "West Newbury",
+            "LOCATION/CITY",
+        ),
+        (En, "at 9 Main St, Nashua NH", "Nashua", "LOCATION/CITY"),
+    ]);
+    check_absent(&[
+        (En, "lives at 12 Main St, Building 4 with", "Building"),
+        (En, "lives at 12 Main St, Pt states", "Pt"),
+        (En, "lives at 12 Main St, Family present", "Family"),
+    ]);
+}
+
+#[test]
+fn a_pair_after_a_visit_word_is_a_date_even_with_a_day_of_five() {
+    check_found(&[
+        (En, "RETURN 12/5 FOR RECHECK.", "12/5", "DATE/DATE"),
+        (En, "f/u 3/5 in clinic", "3/5", "DATE/DATE"),
+    ]);
+}
+
+#[test]
 fn an_abbreviated_street_type_leaves_a_sentences_full_stop_out() {
     check_found(&[
         (

@@ -1,0 +1,105 @@
+//! An age written as a bare number after a person and `is`/`was` in English notes ("Pt is 96
+//! and oriented", "grandmother, who is 92, lives"), where no unit marks it. Only a person
+//! word as the subject (a vital sign "HR is 96" is none), and only where the clause ends or
+//! goes on after the number ("is 2 assist", "was 36 weeks", "is 1:1" count something else).
+//! The other languages write the unit ("tiene 92 años").
+
+use super::Cand;
+use crate::labels::{Category, Label, Subtype};
+use crate::lang::Lang;
+use regex::Regex;
+
+const SCORE: f32 = 0.6;
+
+/// Words that may follow the age and go on with the sentence, not count something.
+const GOES_ON: &[&str] = &[
+    "and",
+    "but",
+    "with",
+    "now",
+    "today",
+    "yesterday",
+    "this",
+    "last",
+    "on",
+    "in",
+    "at",
+    "so",
+];
+
+pub struct AgesAlone {
+    ages: Regex,
+}
+
+impl AgesAlone {
+    /// The rule of `lang`, or `None` where it has none (see the module line).
+    pub fn new(lang: Lang) -> Option<Self> {
+        (lang == Lang::En).then(|| AgesAlone {
+            ages: Regex::new(
+                r"\b(?i:pt|patient|he|she|who)[ ]+(?i:is|was|turned|turns)[ ]+([0-9]{1,3})\b",
+            )
+            .expect("the age pattern is valid"),
+        })
+    }
+
+    pub fn find(&self, text: &str, out: &mut Vec<Cand>) {
+        for caps in self.ages.captures_iter(text) {
+            let age = caps.get(1).expect("the pattern has one group");
+            let years: u32 = age.as_str().parse().unwrap_or(0);
+            if (1..=120).contains(&years) && clause_goes_on(&text[age.end()..]) {
+                let label = Label::new(Category::Age, Subtype::Age);
+                out.push(Cand::new(age.start(), age.end(), label, "age_alone", SCORE));
+            }
+        }
+    }
+}
+
+/// Whether `rest`, the text right after the number, ends the clause (end of text, `,`, `;`,
+/// `)`, a full stop not followed by a digit) or goes on with a word of [`GOES_ON`].
+fn clause_goes_on(rest: &str) -> bool {
+    match rest.chars().next() {
+        None | Some(',' | ';' | ')' | '\n') => true,
+        Some('.') => !rest[1..].starts_with(|c: char| c.is_ascii_digit()),
+        Some(' ') => {
+            let next = rest
+                .trim_start_matches(' ')
+                .split(|c: char| !c.is_alphabetic())
+                .next()
+                .unwrap_or("");
+            GOES_ON.iter().any(|w| w.eq_ignore_ascii_case(next))
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        AgesAlone::new(Lang::En).unwrap().find(text, &mut out);
+        out.iter().map(|c| &text[c.start..c.end]).collect()
+    }
+
+    #[test]
+    fn a_bare_number_after_a_person_and_is_is_an_age() {
+        assert_eq!(
+            found("Pt is 96 and oriented x2. Grandmother, who is 92, lives alone. SHE WAS 101."),
+            ["96", "92", "101"]
+        );
+        for text in [
+            "HR is 96 and regular.",
+            "Pt is 2 assist to chair.",
+            "She was 36 weeks at delivery.",
+            "Pt is 1:1 with sitter.",
+            "Pt is 100% on RA.",
+            "Pt was 4.5 kg at birth.",
+            "Pt is 0/10 pain.",
+            "Pt is 150.",
+        ] {
+            assert!(found(text).is_empty(), "{text}: {:?}", found(text));
+        }
+        assert!(AgesAlone::new(Lang::Nl).is_none());
+    }
+}
