@@ -279,11 +279,13 @@ impl NerRecognizer {
                 && (self.roles.contains(bare)
                     || bare.chars().count() >= 2 && self.titles_written.contains(&written));
             // "Kjersti drew PK labs": where capitals mark names, a lower-case word between two
-            // words of the span is the sentence's, unless it joins a name ("van", "bin").
+            // words of the span is the sentence's, unless it joins a name ("van", "bin") or
+            // opens with an elided particle ("d'Estienne").
             let inner_word = capitals
                 && open.is_some()
                 && words.peek().is_some()
                 && word.starts_with(char::is_lowercase)
+                && !word.contains(['\'', '\u{2019}'])
                 && !gate.is_particle(bare);
             // "Father Dwyer of St. Brigid's": a person of a place, two spans.
             let cut = word.contains('/') || role || word == "of" || inner_word;
@@ -848,14 +850,18 @@ mod tests {
         );
         // Between two words of a span with capitals a lower-case word is the sentence's, but
         // a particle is the name's.
-        let text = "Research RN Kjersti drew PK labs. Seen by Anton van Dijk and Omar bin Said.";
+        let text = "Research RN Kjersti drew PK labs. Anton van Dijk met Henri d'Estienne d'Orves.";
         assert_eq!(
             gated_names(
                 Lang::En,
                 text,
-                &["Kjersti drew PK", "Anton van Dijk", "Omar bin Said"]
+                &[
+                    "Kjersti drew PK",
+                    "Anton van Dijk",
+                    "Henri d'Estienne d'Orves"
+                ]
             ),
-            ["Kjersti", "Anton van Dijk", "Omar bin Said"]
+            ["Kjersti", "Anton van Dijk", "Henri d'Estienne d'Orves"]
         );
         // One or two spaces inside a name are the name's.
         let text = "Met with Ana  Lucia today.";
