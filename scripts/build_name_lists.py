@@ -485,7 +485,15 @@ def places(data, lang):
         name = clean(name)
         if name and n >= THRESHOLDS["places_min_mentions"] and name[0].isupper() and not name.isupper():
             out.add(name)
-    return out
+    # A compass point alone ("the West", "the North" of news) is a direction in a note: wards
+    # and units are named so ("7 West", "4 North").
+    return out - COMPASS_POINTS
+
+
+COMPASS_POINTS = {
+    "North", "South", "East", "West", "Noord", "Zuid", "Oost", "Norte", "Sur", "Este", "Oeste",
+    "Nord", "Sud", "Est", "Ovest", "Észak", "Dél", "Kelet", "Nyugat",
+}
 
 
 # ----------------------------------------------------------------------------------------
@@ -663,6 +671,12 @@ def write_provenance(path, summary):
         "",
         "What birth registers write for a child without a name yet is left out of every count",
         "file read: " + ", ".join(sorted(PLACEHOLDERS)) + ".",
+        "",
+        "## Compass points",
+        "",
+        "A place that is a compass point alone (" + ", ".join(sorted(COMPASS_POINTS)) + ") is",
+        "left out of `places_open.txt`: news tags \"the West\" as a place, notes name wards so",
+        "(`7 West`).",
         "",
         "## Common-word filter",
         "",

@@ -57,7 +57,13 @@ pub fn resolve_overlaps(mut cands: Vec<Entity>) -> Vec<Entity> {
     for e in cands {
         match out.last_mut() {
             Some(last) if last.overlaps(&e) => {
-                let e_wins = (e.score, e.len()) > (last.score, last.len());
+                let e_wins = if phrase_beats_tagger(&e, last) {
+                    true
+                } else if phrase_beats_tagger(last, &e) {
+                    false
+                } else {
+                    (e.score, e.len()) > (last.score, last.len())
+                };
                 let (start, end) = (last.start.min(e.start), last.end.max(e.end));
                 let loser_label = if e_wins {
                     std::mem::replace(last, e).label
@@ -72,6 +78,20 @@ pub fn resolve_overlaps(mut cands: Vec<Entity>) -> Vec<Entity> {
         }
     }
     out
+}
+
+/// Whether `a` took its category from the phrase before it (a title, a person's or a place's
+/// trigger) and `b`, a tagger's span over the same words, gives another: the phrase is the
+/// stronger evidence ("interpreter Graça", "unit RN Adaeze", which a news tagger reads as
+/// places; "lives in Lynn", which it may read as a person).
+fn phrase_beats_tagger(a: &Entity, b: &Entity) -> bool {
+    (a.start, a.end) == (b.start, b.end)
+        && a.label.category != b.label.category
+        && matches!(
+            a.source.as_str(),
+            "context:title" | "context:trigger" | "context:place"
+        )
+        && b.source.starts_with("ner:")
 }
 
 /// A winner that knows only the category (a tagger trained on news knows NAME, not DOCTOR or
@@ -166,6 +186,30 @@ mod tests {
         let text = "Anna Smith";
         let r = merge_adjacent(text, vec![ent(0, 4, doctor, 0.6), ent(5, 10, name, 0.9)]);
         assert_eq!((r.len(), r[0].label), (1, doctor));
+    }
+
+    #[test]
+    fn a_trigger_or_title_beats_a_taggers_other_category_on_the_same_words() {
+        let tagged = |s, e, l| Entity::new(s, e, l, "ner:bilstm-crf", 0.9);
+        let rule = |s, e, l, src: &str| Entity::new(s, e, l, src, 0.75);
+        let r = resolve_overlaps(vec![
+            tagged(0, 5, CITY),
+            rule(0, 5, NAME, "context:trigger"),
+        ]);
+        assert_eq!(r[0].label, NAME);
+        let r = resolve_overlaps(vec![rule(0, 4, CITY, "context:place"), tagged(0, 4, NAME)]);
+        assert_eq!(r[0].label, CITY);
+        // Over other words, or from a list, the tagger's span wins as before.
+        let r = resolve_overlaps(vec![
+            tagged(0, 9, CITY),
+            rule(0, 5, NAME, "context:trigger"),
+        ]);
+        assert_eq!(r[0].label, CITY);
+        let r = resolve_overlaps(vec![
+            tagged(0, 5, CITY),
+            rule(0, 5, NAME, "lookup:surnames"),
+        ]);
+        assert_eq!(r[0].label, CITY);
     }
 
     #[test]

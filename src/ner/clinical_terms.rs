@@ -43,17 +43,19 @@ fn vowelless_abbreviation(word: &str) -> bool {
 }
 
 /// Whether every word of `surface` with letters is a clinical term that `listed` (a name or
-/// place list) does not hold; a span without such words is none.
+/// place list) does not hold, or a short abbreviation in capitals beside one ("Appendectomy POD
+/// 0", "Hepatitis B"); a span without such words is none.
 pub fn all_clinical_terms(surface: &str, listed: impl Fn(&str) -> bool) -> bool {
-    let mut words = surface
+    let words: Vec<&str> = surface
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.chars().any(char::is_alphabetic))
-        .peekable();
-    words.peek().is_some()
-        && words.all(|w| {
-            (is_clinical_term(w) || has_inner_capitals(w) || vowelless_abbreviation(w))
-                && !listed(&w.to_lowercase())
-        })
+        .collect();
+    let clinical = |w: &str| {
+        (is_clinical_term(w) || has_inner_capitals(w) || vowelless_abbreviation(w))
+            && !listed(&w.to_lowercase())
+    };
+    let short_caps = |w: &str| w.chars().count() <= 4 && !w.chars().any(char::is_lowercase);
+    words.iter().any(|w| clinical(w)) && words.iter().all(|w| clinical(w) || short_caps(w))
 }
 
 #[cfg(test)]
@@ -75,6 +77,7 @@ mod tests {
             "Hgb",
             "Hct 28",
             "BMBx",
+            "Appendectomy POD 0",
         ] {
             assert!(all_clinical_terms(term, none), "{term}");
         }
@@ -90,6 +93,7 @@ mod tests {
             "NYC",
             "Glyn",
             "Mrs Smith",
+            "POD",
         ] {
             assert!(!all_clinical_terms(other, none), "{other}");
         }

@@ -354,9 +354,14 @@ fn names_places_and_dates_of_the_twenty_first_batch_are_found() {
 
 #[test]
 fn names_places_and_dates_of_the_twenty_second_batch_are_found() {
-    // Written after the twenty-first batch's changes and scored before any change, with none
-    // designed on it: a held-out measure of the rules as they are (default 0.935, 0.935,
-    // 0.907; rules only 0.884, 0.979, 0.953; the session's first build gave 0.923, 0.935,
-    // 0.907 and 0.871, 0.978, 0.953). Floors about three gold tokens below.
-    floors_hold("en_batch22.txt", [0.91, 0.91, 0.88], [0.86, 0.95, 0.93]);
+    // Written after the twenty-first batch's changes and scored before any change made on it
+    // (default 0.935, 0.935, 0.907; rules only 0.884, 0.979, 0.953), those figures committed,
+    // then designed on (a title's or trigger's category over a tagger's on the same words,
+    // "Dr. St. Pierre", a name before a colon after "by", the town after an institution and
+    // "in", a ward's compass word after its floor, temples, dialysis chains, donor services
+    // and health centers by their heads and tails, "Pl" and other street abbreviations, wound
+    // dressings allow-listed, a clinical term with abbreviations in capitals, a sentence's
+    // "Advised"): about three gold tokens below the figures after (default 0.974, 0.987,
+    // 0.977; rules only 0.974, 0.987, 0.977).
+    floors_hold("en_batch22.txt", [0.95, 0.96, 0.95], [0.95, 0.96, 0.95]);
 }

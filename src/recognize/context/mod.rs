@@ -237,11 +237,26 @@ impl ContextRecognizer {
             return;
         }
         let max = if title { 5 } else { 4 };
-        let run = match name_forward(&mut c.m, c.text, c.toks, k, max, c.text.len()) {
+        // "Dr. St. Pierre", "Dr. Saint-Cyr": after a title a saint's word opens the surname.
+        let saint = title
+            && one_of(c.text, c.toks[k], &["st", "ste", "saint"])
+            && c.toks.get(k + 1).is_some_and(|n| {
+                n.shape.is_proper() && matches!(&c.text[c.toks[k].end..n.start], ". " | " " | "-")
+            });
+        let forward = name_forward(
+            &mut c.m,
+            c.text,
+            c.toks,
+            k + usize::from(saint),
+            max,
+            c.text.len(),
+        );
+        let run = match forward.map(|run| Run { first: k, ..run }) {
             Some(run) => run,
             // A word before a colon reads as a field label ("Address:"), but right after a
-            // title it is the name ("Plan per Dr. Lindqvist: wean as tolerated").
-            None if title
+            // title or "by" it is the name ("Plan per Dr. Lindqvist: wean as tolerated", "PT
+            // eval by Sunniva: ambulated").
+            None if (title || one_of(c.text, c.toks[last], &["by"]))
                 && shape == Shape::Cap
                 && before_colon(c.text, c.toks, k)
                 && c.m.single(k) & BREAKS == 0 =>
@@ -726,6 +741,19 @@ impl ContextRecognizer {
         }
     }
 
+    /// The town after an institution that ends at token `last` and "in" ("Emerson Hospital in
+    /// Concord", "Temple Beth Shalom in Quincy"): one to three capitalized words, as after
+    /// "lives in".
+    fn town_after_institution(&self, c: &mut Ctx, last: usize) {
+        let k = last + 1;
+        if c.toks.get(k).is_some_and(|t| {
+            one_of(c.text, *t, &["in"]) && &c.text[c.toks[last].end..t.start] == " "
+        }) && c.toks.get(k + 1).is_some_and(|t| t.shape == Shape::Cap)
+        {
+            self.place_after(c, k, false);
+        }
+    }
+
     /// The last token of the longest listed place of two words or more that opens at token
     /// `k`, its words one space apart and all in `k`'s case, on a line without a capitalized
     /// word ("lives in puerto rico", "FROM NEW HAMPSHIRE").
@@ -952,6 +980,7 @@ impl Recognizer for ContextRecognizer {
                         None => (run.last, toks[run.last].end),
                     };
                     c.out.push(Entity::new(t.start, e, label, source, score));
+                    self.town_after_institution(&mut c, last);
                     i = last + 1;
                     continue;
                 }
@@ -974,6 +1003,7 @@ impl Recognizer for ContextRecognizer {
                         let s = toks[run.first].start;
                         c.out
                             .push(Entity::new(s, toks[last].end, label, source, score));
+                        self.town_after_institution(&mut c, last);
                     }
                 }
             }

@@ -256,9 +256,9 @@ fn is_org_end(text: &str, t: Token) -> bool {
     one_of(text, t, ORG_ENDS)
 }
 
-/// Verbs that open a sentence with an institution as their object ("Attends Little Sprouts
-/// Daycare", "Called Lowell General Hospital", "BIBA Cataldo Ambulance" for brought in by):
-/// capitalized there, they are no part of it.
+/// Verbs that open a sentence with an institution or a person as their object ("Attends Little
+/// Sprouts Daycare", "Called Lowell General Hospital", "BIBA Cataldo Ambulance" for brought in
+/// by, "Advised ED eval"): capitalized there, they are no part of it.
 pub const VERBS_BEFORE_ORG: &[&str] = &[
     "biba",
     "bibems",
@@ -272,6 +272,11 @@ pub const VERBS_BEFORE_ORG: &[&str] = &[
     "visited",
     "left",
     "joined",
+    "advised",
+    "instructed",
+    "told",
+    "reminded",
+    "encouraged",
 ];
 
 /// Reads the words of an institution name after its head word(s) ending at token `head_last`:

@@ -501,9 +501,12 @@ fn nursing_and_rehabilitation_centers_are_named_whole() {
     let text = "Bed offer from Seacoast Nursing and Rehabilitation Center in Gloucester.";
     assert_eq!(
         places(Lang::En, text),
-        ["Seacoast Nursing and Rehabilitation Center"],
+        ["Seacoast Nursing and Rehabilitation Center", "Gloucester"],
         "{text}"
     );
+    // The town after an institution and "in".
+    let text = "Advised ED eval at Emerson Hospital in Concord tonight.";
+    assert_eq!(places(Lang::En, text), ["Emerson Hospital", "Concord"]);
 }
 
 #[test]
@@ -688,6 +691,13 @@ fn particles_after_a_title_open_the_surname() {
         names("f/u with Dr. de la Cruz at the clinic."),
         ["de la Cruz"]
     );
+    // A saint's word after a title opens the surname too.
+    assert_eq!(
+        names("Consent signed with Dr. St. Pierre today."),
+        ["St. Pierre"]
+    );
+    // After "by" a word before a colon is the name, not a field's label.
+    assert_eq!(names("PT eval by Sunniva: ambulated 150 ft."), ["Sunniva"]);
     assert_eq!(names("Seen by Dr. van der Berg today."), ["van der Berg"]);
     // Particles without a capitalized word after them name no one.
     assert!(names("Plan per Dr. de la unit.").is_empty());

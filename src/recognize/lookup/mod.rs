@@ -426,6 +426,19 @@ impl Recognizer for LookupRecognizer {
             if h.bits & ROLE != 0 && !namey(prev) {
                 continue;
             }
+            // "recovering on 7 West", "to 4 North": a ward named by its floor and a compass
+            // word is no name and no town.
+            let ward = h.first == h.last
+                && h.first > 0
+                && toks[h.first - 1].shape == Shape::Num
+                && &text[toks[h.first - 1].end..toks[h.first].start] == " "
+                && self.compass.iter().any(|w| {
+                    w.len() > 1
+                        && w.eq_ignore_ascii_case(&text[toks[h.first].start..toks[h.first].end])
+                });
+            if ward {
+                continue;
+            }
             let name_neighbour = namey(prev) || namey(next);
             // An allow-listed word is a name part before a name ("Hope Okafor") or after a
             // first name ("John Wilson"), but after a surname alone it is the term that follows

@@ -105,6 +105,8 @@ fn medical_collisions_and_shapes_are_left_alone() {
         (Lang::En, "Known Parkinson's disease; Glasgow Coma Scale 15; Babinski sign absent."),
         // Clinical words that the open name lists also hold as given names.
         (Lang::En, "Echo done today. Art line placed. Brady to 40s, Dex off."),
+        // A ward named by its floor and a compass word.
+        (Lang::En, "Donor recovering on 7 West, transfer to 4 North."),
     ];
     for (lang, text) in cases {
         let found = run(*lang, text);
