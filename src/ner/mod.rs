@@ -28,6 +28,11 @@ use std::sync::Arc;
 /// below checksum-validated identifiers (0.95). Extents are unioned either way (recall first).
 pub const MODEL_SPAN_SCORE: f32 = 0.9;
 
+/// Staff roles abbreviated in capitals that a tagger's span may open with ("RD Seraphina", "OT
+/// Wren"): role words only as written so, since `Rd` is a road and `ot` a word of other
+/// languages, which keeps them out of the case-blind trigger list.
+const CAPS_ROLES: &[&str] = &["RD", "OT", "OTR", "COTA", "PTA", "SLP", "CNA", "LPN", "HHA"];
+
 /// A trained tagger: entity spans (byte offsets) of a text.
 pub trait Tagger: Send + Sync {
     fn tag(&self, text: &str) -> Result<Vec<(usize, usize, Label)>>;
@@ -129,6 +134,9 @@ struct SpanFilters {
     /// no first-name or place list holds, is left to the rules, which name it only after a
     /// trigger ("daughter Hope"); "Pat", "Jack" and "Bath" stay the tagger's.
     allowed: std::collections::HashSet<String>,
+    /// The allow list's `verb:` words, lower case ("will", "may"): in capitals, last in a name
+    /// span, the verb after the name ("SON GARETH WILL BRING").
+    verbs: std::collections::HashSet<String>,
 }
 
 impl SpanFilters {
@@ -147,22 +155,33 @@ impl SpanFilters {
             .filter(|line| crate::recognize::lookup::directive(line).is_none())
             .map(|w| w.to_lowercase())
             .collect();
+        let verbs = allow
+            .iter()
+            .filter_map(|line| match crate::recognize::lookup::directive(line) {
+                Some(("verb", w)) => Some(w.to_lowercase()),
+                _ => None,
+            })
+            .collect();
         SpanFilters {
             gate,
             drugs,
             eponyms,
             allowed,
+            verbs,
         }
     }
 
-    /// Whether `surface` is one allow-listed word that no first-name or place list holds, or
-    /// its possessive ("Alzheimer's", "Crohn's"), with any numbers after it ("Mallampati 3").
     /// Where a NAME span `text[start..end]` of several words ends once a last word that
-    /// `allow_listed_term` holds is left out ("Nakamura Apgars": the term after the name).
+    /// `allow_listed_term` holds is left out ("Nakamura Apgars": the term after the name), or
+    /// a last verb in capitals ("GARETH WILL").
     fn before_allowed_last_word(&self, text: &str, start: usize, end: usize) -> usize {
         let span = &text[start..end];
+        let caps_verb =
+            |w: &str| !w.contains(char::is_lowercase) && self.verbs.contains(&w.to_lowercase());
         match span.rfind(char::is_whitespace) {
-            Some(i) if self.allow_listed_term(&span[i + 1..]) => start + span[..i].trim_end().len(),
+            Some(i) if self.allow_listed_term(&span[i + 1..]) || caps_verb(&span[i + 1..]) => {
+                start + span[..i].trim_end().len()
+            }
             _ => end,
         }
     }
@@ -175,6 +194,8 @@ impl SpanFilters {
             && !self.gate.is_listed_place(surface)
     }
 
+    /// Whether `surface` is one allow-listed word that no first-name or place list holds, or
+    /// its possessive ("Alzheimer's", "Crohn's"), with any numbers after it ("Mallampati 3").
     fn allow_listed_term(&self, surface: &str) -> bool {
         let surface = surface
             .trim_end_matches(|c: char| c.is_ascii_digit() || c.is_whitespace())
@@ -312,6 +333,18 @@ impl NerRecognizer {
         pieces.into_iter().enumerate().collect()
     }
 
+    /// Whether `surface` is two or more words, each a title or a role word ("Guardian Atty");
+    /// one alone may be a name ("Prince").
+    fn only_titles_and_roles(&self, surface: &str) -> bool {
+        let mut words = surface.split_whitespace();
+        surface.split_whitespace().nth(1).is_some()
+            && words.all(|w| {
+                let written = w.to_lowercase();
+                let bare = written.trim_end_matches(['.', ',']);
+                self.titles.contains(bare) || self.roles.contains(bare)
+            })
+    }
+
     /// Whether a title stands right before byte `start`, a space between ("DR. O'ROURKE" when
     /// the span leaves the title out).
     fn title_before(&self, text: &str, start: usize) -> bool {
@@ -333,7 +366,10 @@ impl NerRecognizer {
         };
         let written = title.to_lowercase();
         let abbreviated = written.ends_with('.') || !written.contains(['a', 'e', 'i', 'o', 'u']);
-        abbreviated && (self.titles_written.contains(&written) || self.roles.contains(&written))
+        abbreviated
+            && (self.titles_written.contains(&written)
+                || self.roles.contains(&written)
+                || CAPS_ROLES.contains(&title))
     }
 
     /// Where a NAME span starts once the titles and role words ("Dr", "Mrs.", "wife",
@@ -366,7 +402,9 @@ impl NerRecognizer {
                 }
             }
             let is_title = if leading {
-                self.titles.contains(bare) || self.roles.contains(bare)
+                self.titles.contains(bare)
+                    || self.roles.contains(bare)
+                    || CAPS_ROLES.contains(&word)
             } else {
                 bare.chars().count() >= 2 && self.titles_written.contains(&written)
             };
@@ -411,6 +449,10 @@ impl Recognizer for NerRecognizer {
             } else {
                 l
             };
+            // "Guardian Atty.", "Nurse Practitioner": titles and role words alone name no one.
+            if name_or_place && self.only_titles_and_roles(&text[s..e]) {
+                continue;
+            }
             // A name has no digits: "40meq kcl" is a dose.
             if l.category == Category::Name && text[s..e].bytes().any(|b| b.is_ascii_digit()) {
                 continue;
@@ -784,6 +826,12 @@ mod tests {
         );
         // A unit in capitals after a hospital leaves it; a role word before a "place" makes it
         // a person's name, without the role.
+        // Titles and role words alone are no span.
+        let text = "Guardian Atty. Keel consents.";
+        assert_eq!(
+            gated_spans(text, &[("Guardian Atty", Location), ("Keel", Name)]),
+            [("Keel".to_string(), Name)]
+        );
         let text = "Seen at Newton-Wellesley ED. CM Tricia to follow.";
         let spans = [("Newton-Wellesley ED", Location), ("CM Tricia", Location)];
         assert_eq!(
@@ -833,6 +881,16 @@ mod tests {
         assert_eq!(
             gated_names(Lang::En, text, &["NGUYEN", "MINH   MRN"]),
             ["NGUYEN", "MINH"]
+        );
+        // In capitals a last verb goes.
+        let text = "SON GARETH WILL BRING HER.";
+        assert_eq!(gated_names(Lang::En, text, &["GARETH WILL"]), ["GARETH"]);
+        // A role abbreviated in capitals opens no name, and before one word makes a "place" a
+        // person.
+        let text = "RD Seraphina recommends shakes.";
+        assert_eq!(
+            gated_names(Lang::En, text, &["RD Seraphina"]),
+            ["Seraphina"]
         );
         // A title of two words goes, and a last allow-listed term.
         let text = "Baby Boy Nakamura Apgars 7/9.";

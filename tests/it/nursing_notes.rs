@@ -368,9 +368,14 @@ fn names_places_and_dates_of_the_twenty_second_batch_are_found() {
 
 #[test]
 fn names_places_and_dates_of_the_twenty_third_batch_are_found() {
-    // Written after the twenty-second batch's changes and scored before any change, with none
-    // designed on it: a held-out measure of the rules as they are (default 0.939, 0.911,
-    // 0.955; rules only 0.878, 0.935, 0.955; the session's first build gave 0.933, 0.911,
-    // 0.955 and 0.872, 0.935, 0.955). Floors about three gold tokens below.
-    floors_hold("en_batch23.txt", [0.91, 0.89, 0.93], [0.85, 0.91, 0.93]);
+    // Written after the twenty-second batch's changes and scored before any change made on it
+    // (default 0.939, 0.911, 0.955; rules only 0.878, 0.935, 0.955), those figures committed,
+    // then designed on (military ranks as titles, a nickname in quotes inside a name, a verb
+    // in capitals after a name, staff words after a trigger, memory care, banks, credit
+    // unions and veterans' posts, a number after a connector and an allow-listed program
+    // before one end an institution, titles and roles alone are no tagger span, roles in
+    // capitals before a tagger's name, parentheses around a whole phone number): about three
+    // gold tokens below the figures after (default 0.963, 0.969, 0.977; rules only 0.945,
+    // 0.975, 0.977).
+    floors_hold("en_batch23.txt", [0.94, 0.94, 0.95], [0.92, 0.95, 0.95]);
 }

@@ -22,7 +22,7 @@ use crate::wordlists::{ListSources, VocabError};
 use config::*;
 use runs::{
     before_colon, caps_name, is_initial, lower_syllable, name_backward, name_forward, one_of,
-    opens_surname, org_backward, org_forward, particles_open_surname, Run,
+    opens_surname, org_backward, org_forward, particles_open_surname, through_nickname, Run,
 };
 
 const S_FIELD: f32 = 0.85;
@@ -268,19 +268,21 @@ impl ContextRecognizer {
         if !title && !closed_apposition(c.text, c.toks, last, run, self.and) {
             return;
         }
-        // A relative's word after another is no name ("Mom, Dad, all of us").
-        if !title && c.m.single(run.first) & G_REL != 0 {
+        // A relative's or staff word after another is no name ("Mom, Dad, all of us",
+        // "Consultant Physician").
+        if !title && c.m.single(run.first) & (G_REL | G_DOC) != 0 {
             return;
         }
         // After an all-caps title the note is in capitals, which mark no name ("O'ROURKE"
         // opens with a letter and an apostrophe).
         let caps = shape == Shape::Upper
             || opens_surname(c.text, c.toks, k) && c.toks[k + 1].shape == Shape::Upper;
-        let mut run = if title && caps && c.toks[last].shape == Shape::Upper {
+        let run = if title && caps && c.toks[last].shape == Shape::Upper {
             caps_name(&mut c.m, c.text, c.toks, run)
         } else {
             run
         };
+        let mut run = through_nickname(&mut c.m, c.text, c.toks, run);
         // "Baby Boy Nakamura Apgars 7/9": an allow-listed word that no name list holds, last
         // in a run of several, is the term after the name.
         while run.last > run.first && c.m.single(run.last) & (ALLOWW | SURN | FIRSTN) == ALLOWW {
@@ -404,7 +406,11 @@ impl ContextRecognizer {
             // ("abernathy-cole").
             let mut last = k;
             let mut spaced = false;
-            while last + 1 < c.toks.len() && listed(&mut c.m, last + 1, k) {
+            // "SON GARETH WILL BRING HER": a verb after the name is none of it.
+            while last + 1 < c.toks.len()
+                && listed(&mut c.m, last + 1, k)
+                && c.m.single(last + 1) & ALLOW_VERB == 0
+            {
                 match &c.text[c.toks[last].end..c.toks[last + 1].start] {
                     "-" => {}
                     " " if !spaced => spaced = true,

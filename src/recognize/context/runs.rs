@@ -51,6 +51,27 @@ pub fn ends_value(text: &str, toks: &[Token], j: usize) -> bool {
     before_colon(text, toks, j) || text[toks[j].end..].starts_with(['@', '_'])
 }
 
+/// The run of a name read forward, through a nickname in quotes and the surname after it
+/// (`Fitzgerald "Fitz" Moran`): the nickname is one of the name's parts.
+pub fn through_nickname(m: &mut Matcher, text: &str, toks: &[Token], run: Run) -> Run {
+    let nick = run.last + 1;
+    if nick + 1 >= toks.len()
+        || !matches!(gap(text, toks, run.last, nick), " \"" | " \u{201c}")
+        || !matches!(gap(text, toks, nick, nick + 1), "\" " | "\u{201d} ")
+        || toks[nick].shape != Shape::Cap
+        || toks[nick + 1].shape != Shape::Cap
+    {
+        return run;
+    }
+    match name_forward(m, text, toks, nick + 1, 2, text.len()) {
+        Some(rest) => Run {
+            first: run.first,
+            last: rest.last,
+        },
+        None => run,
+    }
+}
+
 /// Whether token `j` is a single initial: one uppercase letter followed by a dot.
 pub fn is_initial(text: &str, toks: &[Token], j: usize) -> bool {
     toks[j].shape == Shape::Initial && text[toks[j].end..].starts_with('.')
@@ -304,7 +325,9 @@ pub fn org_forward(m: &mut Matcher, text: &str, toks: &[Token], head_last: usize
                 last = Some(j);
                 words += 1;
             }
-            Shape::Num => {
+            // "Carney Hospital for 40 years": a number after a connector is the sentence's
+            // ("12 de Octubre" opens with its number).
+            Shape::Num if j == head_last + 1 || last == Some(j - 1) => {
                 last = Some(j);
                 words += 1;
             }
@@ -346,6 +369,14 @@ pub fn org_backward(m: &mut Matcher, text: &str, toks: &[Token], tail: usize) ->
                 // "St" is a street word but also opens "St Mary's Hospital"; the patient's
                 // word opens a sentence ("Pt BIBA Cataldo Ambulance").
                 if bits & BREAKS & !super::config::STOP != 0 || bits & G_PAT != 0 {
+                    break;
+                }
+                // "Medicare and Tufts Health Plan": an allow-listed word joined by a connector
+                // is another name, a program or a term.
+                if bits & super::config::ALLOWW != 0
+                    && k + 1 < tail
+                    && is_connector(text, toks[k + 1])
+                {
                     break;
                 }
                 // The article before a name is the sentence's ("AT THE PINE STREET INN").

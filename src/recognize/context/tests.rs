@@ -841,6 +841,49 @@ fn saints_heads_and_tails_name_agencies_parishes_and_funeral_homes() {
 }
 
 #[test]
+fn ranks_nicknames_and_verbs_around_names() {
+    assert_eq!(
+        names("Lt. Col. Abernathy (ret.) refuses the lift."),
+        ["Abernathy"]
+    );
+    assert_eq!(
+        names("Son Fitzgerald \"Fitz\" Moran at bedside."),
+        ["Fitzgerald \"Fitz\" Moran"]
+    );
+    assert_eq!(names("SON GARETH WILL BRING HER TUESDAY."), ["GARETH"]);
+}
+
+#[test]
+fn a_role_word_after_a_trigger_is_no_name() {
+    assert!(names("Pt asked for Mom, Dad, all of them.").is_empty());
+    assert!(
+        !names("Joe Arnold, Consultant Physician, Addenbrooke's Hospital")
+            .contains(&"Physician".to_string())
+    );
+}
+
+#[test]
+fn numbers_programs_and_banks_around_institutions() {
+    for (text, want) in [
+        (
+            "Pt was a nurse at Carney Hospital for 40 years.",
+            &["Carney Hospital"][..],
+        ),
+        (
+            "Medicare and Tufts Health Plan supplement.",
+            &["Tufts Health Plan"],
+        ),
+        ("Pt banks at Eastern Bank downtown.", &["Eastern Bank"]),
+        (
+            "Rep from American Legion Post 43 visited.",
+            &["American Legion Post 43"],
+        ),
+    ] {
+        assert_eq!(places(Lang::En, text), want, "{text}");
+    }
+}
+
+#[test]
 fn birth_staff_name_the_person_after_them() {
     assert_eq!(
         names("Midwife Harriet Oyelowo reviewed the plan."),

@@ -35,6 +35,9 @@ const ROLE: u32 = 1 << 10;
 /// A country of the open gazetteer (`countries_geonames`): found as a country, and like
 /// [`TOWN`] no input feature of a tagger.
 const OPEN_COUNTRY: u32 = 1 << 11;
+/// An allow-listed word that is also a verb after its subject (`verb:` in `allow.txt`: "will",
+/// "may"): in capitals, after a name, it is the verb ("SON JOHN WILL CALL").
+const VERB: u32 = 1 << 12;
 const NAME_BITS: u32 = FIRST | SURNAME;
 /// The places a tagger's list feature reads.
 const FEATURE_PLACE_BITS: u32 = CITY | REGION | COUNTRY;
@@ -266,6 +269,11 @@ impl LookupRecognizer {
         for word in role_words(lists, lang)? {
             lex.insert(&word, ROLE);
         }
+        for line in lists.load(lang, "allow")? {
+            if let Some(("verb", word)) = directive(&line) {
+                lex.insert(word, VERB);
+            }
+        }
         for (name, bits) in OPEN_LISTS {
             let entries = lists.load_optional(lang, name)?;
             lex.reserve(entries.len());
@@ -445,7 +453,11 @@ impl Recognizer for LookupRecognizer {
             // the name ("Baby Boy Nakamura Apgars 7/9"), where given names come first.
             let given_before =
                 namey(prev) && (self.surname_first || prev.is_some_and(|p| p.bits & FIRST != 0));
-            if h.bits & ALLOW != 0 && !(namey(next) || given_before) {
+            // In capitals, where case tells no verb from a name, a verb after a name is one
+            // ("SON JOHN WILL CALL").
+            let caps_verb = h.bits & VERB != 0 && toks[h.first].shape == Shape::Upper;
+            if h.bits & ALLOW != 0 && (!(namey(next) || given_before) || caps_verb && !namey(next))
+            {
                 continue;
             }
             // An eponym head ("bolsa de") hides names, never a listed place: "bolsa de Douglas"

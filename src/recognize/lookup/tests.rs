@@ -115,6 +115,14 @@ fn medical_collisions_and_shapes_are_left_alone() {
 }
 
 #[test]
+fn in_capitals_a_verb_after_a_first_name_is_the_verb() {
+    let text = "WIFE JOAN MAY VISIT. SON JOHN WILL CALL. JOHN WILL GARCIA.";
+    let found: Vec<String> = run(Lang::En, text).into_iter().map(|(s, _)| s).collect();
+    // Before a name it is a part of one (the parts are joined downstream).
+    assert_eq!(found, ["JOAN", "JOHN", "JOHN", "WILL", "GARCIA"]);
+}
+
+#[test]
 fn a_lone_name_before_a_dose_or_drip_is_a_drug() {
     let found = run(
         Lang::En,

@@ -25,6 +25,8 @@ const GOES_ON: &[&str] = &[
     "in",
     "at",
     "so",
+    "herself",
+    "himself",
 ];
 
 pub struct AgesAlone {
@@ -88,6 +90,7 @@ mod tests {
             found("Pt is 96 and oriented x2. Grandmother, who is 92, lives alone. SHE WAS 101."),
             ["96", "92", "101"]
         );
+        assert_eq!(found("wife at bedside, she is 90 herself."), ["90"]);
         for text in [
             "HR is 96 and regular.",
             "Pt is 2 assist to chair.",

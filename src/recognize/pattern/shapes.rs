@@ -72,6 +72,17 @@ pub struct Shapes {
 
 const D: &str = "[0-9]";
 
+/// Whether `raw` opens with a parenthesis that the number's first group does not close
+/// ("(508-555-0119)", not "(508) 555-0119").
+fn encloses_whole_number(raw: &str) -> bool {
+    raw.strip_prefix('(').is_some_and(|rest| {
+        let group = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        !rest[group..].starts_with(')')
+    })
+}
+
 /// Regex sources of written dates for `lex`: month-first ("March 12, 2019") and the other
 /// orders, tried in that order so a failed month-first reading falls back.
 pub fn written_date_source(lang: Lang, lex: &Lexicon) -> (String, String) {
@@ -615,6 +626,13 @@ impl Shapes {
     }
 
     fn phone(&self, kind: Kind, text: &str, s: usize, e: usize, triggered: bool) -> Option<Cand> {
+        // "Atty. Keel (508-555-0119)": parentheses around the whole number are the sentence's;
+        // only an area code is enclosed in them ("(508) 555-0119").
+        let s = if kind == Kind::PhoneLocal && encloses_whole_number(&text[s..e]) {
+            s + 1
+        } else {
+            s
+        };
         let raw = &text[s..e];
         // No national plan has a local number under eight digits; the short extensions the
         // pattern also reads are numbers only after a trigger.
@@ -633,7 +651,7 @@ impl Shapes {
             })
             .map(|(i, _)| s + i + 1)
             .collect();
-        if raw.ends_with(')') {
+        if raw.ends_with(')') && raw.contains('(') {
             ends.push(e);
         }
         ends.sort_unstable();

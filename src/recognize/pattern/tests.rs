@@ -211,6 +211,13 @@ fn contact_details() {
             "(555) 123-4567",
             "CONTACT/PHONE",
         ),
+        // Parentheses around the whole number are the sentence's.
+        (
+            En,
+            "Guardian Atty. Keel (508-555-0119) consents.",
+            "508-555-0119",
+            "CONTACT/PHONE",
+        ),
         (
             Es,
             "Tfno: 948 255 400 Fax: 948 296 500",
