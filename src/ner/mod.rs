@@ -30,8 +30,8 @@ pub const MODEL_SPAN_SCORE: f32 = 0.9;
 
 /// Staff roles abbreviated in capitals that a tagger's span may open with ("RD Seraphina", "OT
 /// Wren"): role words only as written so, since `Rd` is a road and `ot` a word of other
-/// languages, which keeps them out of the case-blind trigger list.
-const CAPS_ROLES: &[&str] = &["RD", "OT", "OTR", "COTA", "PTA", "SLP", "CNA", "LPN", "HHA"];
+/// languages, which keeps them out of the case-blind trigger list (`SLP` and `HHA` are in it).
+const CAPS_ROLES: &[&str] = &["RD", "OT", "OTR", "COTA", "PTA", "CNA", "LPN"];
 
 /// A trained tagger: entity spans (byte offsets) of a text.
 pub trait Tagger: Send + Sync {
@@ -336,9 +336,9 @@ impl NerRecognizer {
     /// Whether `surface` is two or more words, each a title or a role word ("Guardian Atty");
     /// one alone may be a name ("Prince").
     fn only_titles_and_roles(&self, surface: &str) -> bool {
-        let mut words = surface.split_whitespace();
-        surface.split_whitespace().nth(1).is_some()
-            && words.all(|w| {
+        let words: Vec<&str> = surface.split_whitespace().collect();
+        words.len() >= 2
+            && words.iter().all(|w| {
                 let written = w.to_lowercase();
                 let bare = written.trim_end_matches(['.', ',']);
                 self.titles.contains(bare) || self.roles.contains(bare)

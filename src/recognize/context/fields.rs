@@ -123,11 +123,8 @@ pub fn given_after_comma(
     if !comma || next.shape != toks[run.last].shape {
         return run;
     }
-    match name_forward(m, text, toks, k, 2, limit) {
-        Some(given) => Run {
-            first: run.first,
-            last: given.last,
-        },
-        None => run,
-    }
+    name_forward(m, text, toks, k, 2, limit).map_or(run, |given| Run {
+        last: given.last,
+        ..run
+    })
 }

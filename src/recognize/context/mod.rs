@@ -1087,7 +1087,10 @@ fn conjunction(lang: Lang) -> &'static str {
 /// "kinderen").
 fn plural_word(text: &str, t: Token) -> bool {
     let word = &text[t.start..t.end];
-    word.ends_with(['s', 'S']) || word.to_lowercase().ends_with("ren")
+    word.ends_with(['s', 'S'])
+        || word
+            .get(word.len().saturating_sub(3)..)
+            .is_some_and(|end| end.eq_ignore_ascii_case("ren"))
 }
 
 /// How the names after trigger token `trigger_last`, the first at token `first`, may go on

@@ -63,13 +63,10 @@ pub fn through_nickname(m: &mut Matcher, text: &str, toks: &[Token], run: Run) -
     {
         return run;
     }
-    match name_forward(m, text, toks, nick + 1, 2, text.len()) {
-        Some(rest) => Run {
-            first: run.first,
-            last: rest.last,
-        },
-        None => run,
-    }
+    name_forward(m, text, toks, nick + 1, 2, text.len()).map_or(run, |rest| Run {
+        last: rest.last,
+        ..run
+    })
 }
 
 /// Whether token `j` is a single initial: one uppercase letter followed by a dot.

@@ -109,10 +109,6 @@ pub struct EponymHeads {
 }
 
 impl EponymHeads {
-    pub fn load(lists: &ListSources, lang: Lang) -> Result<Self, VocabError> {
-        Ok(Self::from_lines(&lists.load(lang, "allow")?))
-    }
-
     /// The heads and tails of the allow list's lines, for a caller that reads its plain words
     /// too.
     pub fn from_lines(lines: &[String]) -> Self {
@@ -259,20 +255,23 @@ impl LookupRecognizer {
             ("countries", COUNTRY),
             ("hospitals", HOSPITAL),
             ("institutions", ORG),
-            ("allow", ALLOW),
         ] {
             for entry in plain_entries(lists, lang, name)? {
                 let acronym = bits & (HOSPITAL | ORG) != 0 && is_acronym(&entry);
                 lex.insert(&entry, if acronym { bits | ACRONYM } else { bits });
             }
         }
+        // The allow list, read once: its plain words, its `verb:` words and its eponym heads.
+        let allow = lists.load(lang, "allow")?;
+        for line in &allow {
+            match directive(line) {
+                None => lex.insert(line, ALLOW),
+                Some(("verb", word)) => lex.insert(word, VERB),
+                Some(_) => false,
+            };
+        }
         for word in role_words(lists, lang)? {
             lex.insert(&word, ROLE);
-        }
-        for line in lists.load(lang, "allow")? {
-            if let Some(("verb", word)) = directive(&line) {
-                lex.insert(word, VERB);
-            }
         }
         for (name, bits) in OPEN_LISTS {
             let entries = lists.load_optional(lang, name)?;
@@ -283,7 +282,7 @@ impl LookupRecognizer {
         }
         Ok(LookupRecognizer {
             lex,
-            heads: EponymHeads::load(lists, lang)?,
+            heads: EponymHeads::from_lines(&allow),
             compass: compass_words(lang),
             country_code_before: country_code_before(lang),
             surname_first: lang.writes_surname_first(),
