@@ -81,15 +81,16 @@ pub fn resolve_overlaps(mut cands: Vec<Entity>) -> Vec<Entity> {
 }
 
 /// Whether `a` took its category from the phrase before it (a title, a person's or a place's
-/// trigger) and `b`, a tagger's span over the same words, gives another: the phrase is the
-/// stronger evidence ("interpreter Graça", "unit RN Adaeze", which a news tagger reads as
-/// places; "lives in Lynn", which it may read as a person).
+/// trigger) or from a street type word it ends with, and `b`, a tagger's span over the same
+/// words, gives another: the phrase is the stronger evidence ("interpreter Graça", "unit RN
+/// Adaeze", which a news tagger reads as places; "lives in Lynn", which it may read as a
+/// person; "on Quincy Shore Dr.", a first name and a doctor's title to it).
 fn phrase_beats_tagger(a: &Entity, b: &Entity) -> bool {
     (a.start, a.end) == (b.start, b.end)
         && a.label.category != b.label.category
         && matches!(
             a.source.as_str(),
-            "context:title" | "context:trigger" | "context:place"
+            "context:title" | "context:trigger" | "context:place" | "pattern:street"
         )
         && b.source.starts_with("ner:")
 }

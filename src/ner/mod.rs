@@ -115,6 +115,9 @@ pub struct NerRecognizer {
     /// One-word role triggers of the language ("attending", "wife", "brother"; not the kinship
     /// words that MEDDOCAN tags as names), lower case: left out of a name's start like titles.
     roles: std::collections::HashSet<String>,
+    /// Role triggers of two or more words, lower case, words joined by one space ("athletic
+    /// trainer", "case manager"): a span of their first words names no one.
+    role_phrases: Vec<String>,
     /// For the per-language news taggers: trims the unsupported lower-case words and symbols
     /// off the edges of name and place spans, cuts them at sentence ends, and drops all-caps
     /// ones that no list supports and those that name drugs or conditions (`None` for a
@@ -229,22 +232,29 @@ impl NerRecognizer {
             .iter()
             .map(|t| t.trim_end_matches('.').to_string())
             .collect();
-        let roles = lists
+        let triggers = lists
             .load(lang, "name_triggers")
-            .stage_context("the name trigger list")?
-            .iter()
-            .filter_map(|line| {
-                let cols: Vec<&str> = line.split('\t').map(str::trim).collect();
-                let role = matches!(cols.get(1), Some(&("PATIENT" | "DOCTOR" | "RELATIVE")));
-                let one_word = !cols[0].contains(char::is_whitespace);
-                (role && one_word && cols.len() == 2).then(|| cols[0].to_lowercase())
-            })
-            .collect();
+            .stage_context("the name trigger list")?;
+        let (mut roles, mut role_phrases) = (std::collections::HashSet::new(), Vec::new());
+        for line in triggers.iter() {
+            let cols: Vec<&str> = line.split('\t').map(str::trim).collect();
+            let role = matches!(cols.get(1), Some(&("PATIENT" | "DOCTOR" | "RELATIVE")));
+            if !role || cols.len() != 2 {
+                continue;
+            }
+            let words: Vec<String> = cols[0].split_whitespace().map(str::to_lowercase).collect();
+            if words.len() == 1 {
+                roles.extend(words);
+            } else {
+                role_phrases.push(words.join(" "));
+            }
+        }
         Ok(NerRecognizer {
             tagger,
             titles,
             titles_written,
             roles,
+            role_phrases,
             span_filters: gated.then(|| (lang, std::sync::OnceLock::new())),
         })
     }
@@ -343,6 +353,48 @@ impl NerRecognizer {
                 let bare = written.trim_end_matches(['.', ',']);
                 self.titles.contains(bare) || self.roles.contains(bare)
             })
+    }
+
+    /// Where a place or institution span starts once a first word that is a role trigger
+    /// ("Sponsor", "Coordinator") is left out; `s` when it has none, or nothing after it.
+    fn after_leading_role(&self, text: &str, s: usize, e: usize) -> usize {
+        let span = &text[s..e];
+        let Some(gap) = span.find(char::is_whitespace) else {
+            return s;
+        };
+        let first = span[..gap].to_lowercase();
+        let rest = gap + span[gap..].len() - span[gap..].trim_start().len();
+        if self.roles.contains(first.trim_end_matches([',', ':'])) && rest < span.len() {
+            s + rest
+        } else {
+            s
+        }
+    }
+
+    /// Whether `text[s..e]` is a multi-word role trigger or its first words, the rest after
+    /// it ("Athletic" of "Athletic trainer Brody Kessler", "Case Manager").
+    fn opens_role_phrase(&self, text: &str, s: usize, e: usize) -> bool {
+        let span: Vec<String> = text[s..e]
+            .split_whitespace()
+            .map(str::to_lowercase)
+            .collect();
+        let span = span.join(" ");
+        // The phrases are short: the words right after the span are enough to compare.
+        let after = text[e..]
+            .chars()
+            .take(40)
+            .collect::<String>()
+            .to_lowercase();
+        self.role_phrases.iter().any(|phrase| {
+            let Some(rest) = phrase
+                .strip_prefix(span.as_str())
+                .filter(|r| r.is_empty() || r.starts_with(' '))
+            else {
+                return false;
+            };
+            after.starts_with(rest)
+                && !after[rest.len()..].starts_with(|c: char| c.is_alphanumeric())
+        })
     }
 
     /// Whether a title stands right before byte `start`, a space between ("DR. O'ROURKE" when
@@ -450,9 +502,18 @@ impl Recognizer for NerRecognizer {
                 l
             };
             // "Guardian Atty.", "Nurse Practitioner": titles and role words alone name no one.
-            if name_or_place && self.only_titles_and_roles(&text[s..e]) {
+            if name_or_place
+                && (self.only_titles_and_roles(&text[s..e]) || self.opens_role_phrase(text, s, e))
+            {
                 continue;
             }
+            // "Sponsor Novagen Therapeutics": a role word written out before a place or an
+            // institution is the sentence's.
+            let s = if l.category == Category::Location {
+                self.after_leading_role(text, s, e)
+            } else {
+                s
+            };
             // A name has no digits: "40meq kcl" is a dose.
             if l.category == Category::Name && text[s..e].bytes().any(|b| b.is_ascii_digit()) {
                 continue;
@@ -491,7 +552,7 @@ impl Recognizer for NerRecognizer {
                     if name_or_place
                         && (before_dose(text, e)
                             || !titled
-                                && (eponyms.tail_after(text, e)
+                                && ((eponyms.tail_after(text, e) || eponyms.before_byte(text, s))
                                     && !gate.is_listed_place(&text[s..e])
                                     || filters.allow_listed_term(&text[s..e])
                                     || l.category == Category::Location
@@ -503,8 +564,11 @@ impl Recognizer for NerRecognizer {
                     {
                         continue;
                     }
+                    // A place in lower case needs a listed word; so does an organization of
+                    // one word ("for source verification"): "sacred heart manor" has more.
                     let place = l.category == Category::Location
-                        && l.subtype != Some(crate::labels::Subtype::Organization);
+                        && (l.subtype != Some(crate::labels::Subtype::Organization)
+                            || !text[s..e].contains(char::is_whitespace));
                     if place && gate.unlisted_lower_case(&text[s..e]) {
                         continue;
                     }
@@ -791,6 +855,31 @@ mod tests {
     }
 
     #[test]
+    fn lower_case_organizations_scales_and_role_words_before_an_institution() {
+        let org = Label::new(Category::Location, crate::labels::Subtype::Organization);
+        let text = "sponsor novagen therapeutics on site for source verification. mRS: modified \
+                    Rankin 1. Sponsor Halvard Biosciences called.";
+        let spans = [
+            "novagen therapeutics",
+            "verification",
+            "Rankin 1",
+            "Sponsor Halvard Biosciences",
+        ]
+        .iter()
+        .map(|w| {
+            let s = text.find(w).unwrap();
+            (s, s + w.len(), org)
+        })
+        .collect();
+        let r = NerRecognizer::new(Arc::new(Fixed(spans)), crate::lang::Lang::En, true).unwrap();
+        let mut out = Vec::new();
+        r.find(text, &mut out);
+        let found: Vec<&str> = out.iter().map(|e| &text[e.start..e.end]).collect();
+        // A role word before an institution is left out of it.
+        assert_eq!(found, ["novagen therapeutics", "Halvard Biosciences"]);
+    }
+
+    #[test]
     fn allow_listed_words_units_and_role_words_leave_a_taggers_spans() {
         use Category::{Location, Name};
         // An allow-listed word alone (an eponym, or a name only after a trigger) is left to
@@ -831,6 +920,17 @@ mod tests {
         assert_eq!(
             gated_spans(text, &[("Guardian Atty", Location), ("Keel", Name)]),
             [("Keel".to_string(), Name)]
+        );
+        // Nor are the first words of a role phrase ("athletic trainer"), or all of it.
+        let text = "Athletic trainer Brody Kessler called. Case Manager aware.";
+        let spans = [
+            ("Athletic", Location),
+            ("Brody Kessler", Name),
+            ("Case Manager", Location),
+        ];
+        assert_eq!(
+            gated_spans(text, &spans),
+            [("Brody Kessler".to_string(), Name)]
         );
         let text = "Seen at Newton-Wellesley ED. CM Tricia to follow.";
         let spans = [("Newton-Wellesley ED", Location), ("CM Tricia", Location)];

@@ -382,8 +382,14 @@ fn names_places_and_dates_of_the_twenty_third_batch_are_found() {
 
 #[test]
 fn names_places_and_dates_of_the_twenty_fourth_batch_are_found() {
-    // Written after the twenty-third batch's changes and scored before any change, with none
-    // designed on it: a held-out measure of the rules as they are (default 0.932, 0.943,
-    // 0.978; rules only 0.888, 0.966, 0.957). Floors about three gold tokens below.
-    floors_hold("en_batch24.txt", [0.91, 0.92, 0.95], [0.86, 0.94, 0.93]);
+    // Written after the twenty-third batch's changes and scored before any change made on it
+    // (default 0.932, 0.943, 0.978; rules only 0.888, 0.966, 0.957), those figures committed,
+    // then designed on (role words of work and school as triggers, physicians by their
+    // specialty, the first words of a role phrase and a role word before an institution out
+    // of a tagger's span, company and trade tails, "modified" before a scale, an abbreviated
+    // month in capitals or after a date word, "Dr." ending a street after "on", an age after
+    // "lived to", an extension with its "x", listed institutions in a line without capitals,
+    // one lower-case word as a tagger's institution): about three gold tokens below the
+    // figures after (default 0.988, 0.981, 1.000; rules only 0.963, 0.981, 0.978).
+    floors_hold("en_batch24.txt", [0.96, 0.96, 0.97], [0.94, 0.96, 0.95]);
 }

@@ -495,8 +495,15 @@ impl ContextRecognizer {
         Some(run)
     }
 
-    /// "J. García", "A.B. de Vries", "P. J. Smith": initials and a surname.
+    /// "J. García", "A.B. de Vries", "P. J. Smith": initials and a surname. Letters with
+    /// dots right after a number are its unit or a time ("96 Y.O. WITH DEMENTIA", "3 P.M.").
     fn initials(&self, c: &mut Ctx, i: usize) -> usize {
+        if i > 0
+            && c.toks[i - 1].shape == Shape::Num
+            && &c.text[c.toks[i - 1].end..c.toks[i].start] == " "
+        {
+            return i + 1;
+        }
         let mut k = i;
         let mut n_init = 0;
         while k < c.toks.len() && is_initial(c.text, c.toks, k) {

@@ -1,7 +1,7 @@
 //! Token runs that make up a name or an organization: capitalized words joined by particles,
 //! read forward from a trigger or backward from a trailing title / tail word.
 
-use super::config::{BREAKS, FIRSTN, G_PAT, PARTICLE, SURN, TITLE};
+use super::config::{BREAKS, FIRSTN, G_DOC, G_PAT, G_REL, PARTICLE, SURN, TITLE};
 use crate::recognize::lookup::lexicon::Matcher;
 use crate::recognize::lookup::tokens::{Shape, Token};
 
@@ -364,8 +364,12 @@ pub fn org_backward(m: &mut Matcher, text: &str, toks: &[Token], tail: usize) ->
                     person = true;
                 }
                 // "St" is a street word but also opens "St Mary's Hospital"; the patient's
-                // word opens a sentence ("Pt BIBA Cataldo Ambulance").
-                if bits & BREAKS & !super::config::STOP != 0 || bits & G_PAT != 0 {
+                // word opens a sentence ("Pt BIBA Cataldo Ambulance"), and so does a staff or
+                // relative's word ("Sponsor Novagen Therapeutics"; not "Children's Hospital").
+                let role_opens = bits & (G_DOC | G_REL) != 0
+                    && crate::recognize::lookup::sentence_start(text, toks, k)
+                    && !matches!(gap(text, toks, k, k + 1), "'" | "\u{2019}");
+                if bits & BREAKS & !super::config::STOP != 0 || bits & G_PAT != 0 || role_opens {
                     break;
                 }
                 // "Medicare and Tufts Health Plan": an allow-listed word joined by a connector

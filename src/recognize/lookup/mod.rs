@@ -160,6 +160,34 @@ impl EponymHeads {
         false
     }
 
+    /// Whether the words right before byte `start` (same line, the gaps as [`Self::before`]
+    /// allows them) form a head phrase: for a span found without the lookup's tokens (a
+    /// tagger's "Rankin" of "modified Rankin 1").
+    pub fn before_byte(&self, text: &str, start: usize) -> bool {
+        let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let mut window = start.saturating_sub(60).max(line_start);
+        while !text.is_char_boundary(window) {
+            window += 1;
+        }
+        let mut toks = Vec::new();
+        tokens::tokenize(&text[window..start], &mut toks);
+        let mut first = toks.len();
+        while first > 0 && toks.len() - first < 4 {
+            let next = toks.get(first).map_or(start - window, |t| t.start);
+            let gap = &text[window + toks[first - 1].end..window + next];
+            if gap.len() > 4 || gap.contains([',', ';', '(', ')']) {
+                break;
+            }
+            first -= 1;
+            let phrase =
+                fold_phrase(&text[window + toks[first].start..window + toks[toks.len() - 1].end]);
+            if self.phrases.contains_key(phrase.as_str()) {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Whether a tail word follows byte `end` (the end of a name), after one space or a
     /// possessive ("Hickman line", "Parkinson's disease", "Graves' disease"), as a whole word:
     /// "sign" but not "sign-out".
@@ -205,6 +233,9 @@ pub struct LookupRecognizer {
     country_code_before: Option<&'static [&'static str]>,
     /// Names are written surname first (Hungarian), so a given name follows a surname.
     surname_first: bool,
+    /// Whether an institution listed in capitals is found in lower case too, in a line without
+    /// capitals (see `lower_case_institution`).
+    lower_case_acronyms: bool,
 }
 
 /// The compass words of `lang` that name a part of a town before it.
@@ -242,6 +273,8 @@ struct Hit {
     first: usize,
     last: usize,
     bits: u32,
+    /// A listed institution in lower case, on a line without capitals.
+    lower_case_institution: bool,
 }
 
 impl LookupRecognizer {
@@ -286,6 +319,7 @@ impl LookupRecognizer {
             compass: compass_words(lang),
             country_code_before: country_code_before(lang),
             surname_first: lang.writes_surname_first(),
+            lower_case_acronyms: lang == Lang::En,
         })
     }
 
@@ -308,21 +342,26 @@ impl LookupRecognizer {
         let toks = &words.toks;
         let mut m = Matcher::new(&self.lex, text, words);
         let mut hits = Vec::new();
+        let mut lines = LowerCaseLines::default();
         let mut i = 0;
         while i < toks.len() {
             let t = toks[i];
             // Only proper-noun shapes start an entry, or a short particle ("de Vries", "van Dijk").
-            // An initial starts only a longer phrase ("A Coruña").
+            // An initial starts only a longer phrase ("A Coruña"). In a line without capitals
+            // a lower-case word may open a listed institution ("filled at cvs").
             let short = t.end - t.start <= 3;
             let may_start =
                 t.shape.is_proper() || (matches!(t.shape, Shape::Lower | Shape::Initial) && short);
-            if may_start {
+            let lower_line = t.shape == Shape::Lower && lines.lower_case(text, t.start);
+            if may_start || lower_line {
                 if let Some((j, bits)) = m.longest(i) {
-                    let multi_ok = t.shape.is_proper() || j > i;
+                    let institution =
+                        lower_line && self.lower_case_institution(text, toks, i, j, bits);
+                    let multi_ok = (may_start && (t.shape.is_proper() || j > i)) || institution;
                     let last_ok = match toks[j].shape {
                         Shape::Initial => false,
                         // A phrase may end in a possessive: "Brigham and Women's".
-                        Shape::Lower => j > i && possessive_s(text, toks[j]),
+                        Shape::Lower => j > i && possessive_s(text, toks[j]) || institution,
                         _ => true,
                     };
                     if multi_ok && last_ok {
@@ -330,6 +369,7 @@ impl LookupRecognizer {
                             first: i,
                             last: j,
                             bits,
+                            lower_case_institution: institution,
                         });
                         i = j + 1;
                         continue;
@@ -339,6 +379,53 @@ impl LookupRecognizer {
             i += 1;
         }
         hits
+    }
+}
+
+impl LookupRecognizer {
+    /// Whether tokens `i..=j`, all in lower case on a line without capitals, are a listed
+    /// hospital or institution ("market basket", "walgreens", "rosie's place"): an entry of
+    /// one word only if no other list holds it (a name, a place, a term or a role) and, when
+    /// the list writes it in capitals, only an institution in English ("cvs", "mbta"; Dutch
+    /// "ing" and Hungarian "mol" are words, and "bmc level" is no Boston Medical Center).
+    fn lower_case_institution(
+        &self,
+        text: &str,
+        toks: &[Token],
+        i: usize,
+        j: usize,
+        bits: u32,
+    ) -> bool {
+        let all_lower = toks[i..=j]
+            .iter()
+            .all(|t| t.shape == Shape::Lower || possessive_s(text, *t));
+        let one_word_ok = j > i
+            || toks[i].end - toks[i].start >= 3
+                && bits & (NAME_BITS | PLACE_BITS | ALLOW | VERB | ROLE) == 0
+                && (bits & ACRONYM == 0 || self.lower_case_acronyms && bits & HOSPITAL == 0);
+        bits & (HOSPITAL | ORG) != 0 && all_lower && one_word_ok
+    }
+}
+
+/// Whether the line around a byte has no capital letter, remembered for the line so that a
+/// pass over a document's tokens in order reads each line once.
+#[derive(Default)]
+struct LowerCaseLines {
+    /// The end of the line last read, and whether it had no capital.
+    end: usize,
+    lower: bool,
+    read: bool,
+}
+
+impl LowerCaseLines {
+    fn lower_case(&mut self, text: &str, at: usize) -> bool {
+        if !self.read || at >= self.end {
+            let start = text[..at].rfind('\n').map_or(0, |k| k + 1);
+            self.end = memchr::memchr(b'\n', &text.as_bytes()[at..]).map_or(text.len(), |k| at + k);
+            self.lower = !text[start..self.end].chars().any(char::is_uppercase);
+            self.read = true;
+        }
+        self.lower
     }
 }
 
@@ -478,10 +565,12 @@ impl Recognizer for LookupRecognizer {
                 continue;
             }
             // An allow-listed word right next to a known name part is a surname after all.
+            // Not one in lower case, which only a line without capitals lets through ("cvs").
             let h_bits = if h.bits & ACRONYM != 0
                 && toks[h.first..=h.last]
                     .iter()
                     .any(|t| matches!(t.shape, Shape::Cap | Shape::Lower))
+                && !h.lower_case_institution
             {
                 h.bits & !(ACRONYM | HOSPITAL | ORG)
             } else {

@@ -338,6 +338,24 @@ fn a_unit_in_capitals_after_a_name_or_hospital_is_no_part_of_it() {
     // A surname and a short word in capitals are no name of two parts.
     let found = run(Lang::En, "Seen in Farber ED today.");
     assert!(found.iter().all(|(s, _)| !s.contains("ED")), "{found:?}");
-    // The acronyms match only in capitals.
+    // The hospitals' acronyms match only in capitals.
     assert!(run(Lang::En, "bmc level checked").is_empty());
+}
+
+#[test]
+fn listed_institutions_in_a_line_without_capitals() {
+    let found = run(
+        Lang::En,
+        "meds filled at cvs. she works at market basket, stays at rosie's place.",
+    );
+    let surfaces: Vec<&str> = found.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(
+        surfaces,
+        ["cvs", "market basket", "rosie's place"],
+        "{found:?}"
+    );
+    // Not where the line has capitals, nor a hospital's acronym, nor in Dutch.
+    assert!(run(Lang::En, "Filled at cvs today.").is_empty());
+    assert!(run(Lang::En, "transferred from bmc today").is_empty());
+    assert!(run(Lang::Nl, "de ing bank belde").is_empty());
 }

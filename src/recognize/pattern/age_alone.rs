@@ -1,8 +1,9 @@
 //! An age written as a bare number after a person and `is`/`was` in English notes ("Pt is 96
-//! and oriented", "grandmother, who is 92, lives"), where no unit marks it. Only a person
-//! word as the subject (a vital sign "HR is 96" is none), and only where the clause ends or
-//! goes on after the number ("is 2 assist", "was 36 weeks", "is 1:1" count something else).
-//! The other languages write the unit ("tiene 92 años").
+//! and oriented", "grandmother, who is 92, lives"), or after the verbs of a life's length in a
+//! family history ("lived to 97", "died at age 93", "passed away at 91"), where no unit marks
+//! it. Only a person word as the subject of `is` (a vital sign "HR is 96" is none), and only
+//! where the clause ends or goes on after the number ("is 2 assist", "was 36 weeks", "is 1:1"
+//! count something else). The other languages write the unit ("tiene 92 años").
 
 use super::Cand;
 use crate::labels::{Category, Label, Subtype};
@@ -37,9 +38,12 @@ impl AgesAlone {
     /// The rule of `lang`, or `None` where it has none (see the module line).
     pub fn new(lang: Lang) -> Option<Self> {
         (lang == Lang::En).then(|| AgesAlone {
-            ages: Regex::new(
-                r"\b(?i:pt|patient|he|she|who)[ ]+(?i:is|was|turned|turns)[ ]+([0-9]{1,3})\b",
-            )
+            ages: Regex::new(concat!(
+                r"\b(?:(?i:pt|patient|he|she|who)[ ]+(?i:is|was|turned|turns)",
+                r"|(?i:lived|lives)[ ]+(?i:to)(?:[ ]+(?i:be|age))?",
+                r"|(?i:died|passed away|passed)[ ]+(?i:at)(?:[ ]+(?i:age))?",
+                r")[ ]+([0-9]{1,3})\b",
+            ))
             .expect("the age pattern is valid"),
         })
     }
@@ -91,6 +95,10 @@ mod tests {
             ["96", "92", "101"]
         );
         assert_eq!(found("wife at bedside, she is 90 herself."), ["90"]);
+        assert_eq!(
+            found("grandfather lived to 97; mother died at age 93, aunt passed away at 91."),
+            ["97", "93", "91"]
+        );
         for text in [
             "HR is 96 and regular.",
             "Pt is 2 assist to chair.",
@@ -100,6 +108,8 @@ mod tests {
             "Pt was 4.5 kg at birth.",
             "Pt is 0/10 pain.",
             "Pt is 150.",
+            "Pt died at 0315.",
+            "lived to 2 blocks away",
         ] {
             assert!(found(text).is_empty(), "{text}: {:?}", found(text));
         }

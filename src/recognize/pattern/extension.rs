@@ -1,7 +1,8 @@
 //! A hospital's internal telephone extension written after an `x` without a space ("(x4-1187)",
 //! "x41187"): one digit, a hyphen and four digits, or five digits. Shorter runs after an `x`
-//! are counts and doses ("x2", "x4-5 days"), so they are left alone. The span is the number,
-//! as after `ext` (the `x` is its marker, not part of it).
+//! are counts and doses ("x2", "x4-5 days"), so they are left alone. The span is the whole
+//! word, `x` included: written without a space, the marker and the number are one token, which
+//! a surrogate replaces whole.
 
 use super::Cand;
 use crate::labels::{Category, Label, Subtype};
@@ -16,11 +17,10 @@ pub fn extensions(text: &str, out: &mut Vec<Cand>) {
         if i > 0 && !matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'(' | b',' | b';' | b'/') {
             continue;
         }
-        let start = i + 1;
-        let Some(len) = extension_len(&b[start..]) else {
+        let Some(len) = extension_len(&b[i + 1..]) else {
             continue;
         };
-        let end = start + len;
+        let end = i + 1 + len;
         // A longer code goes on after it ("x4-11872", "x41187A").
         if b.get(end)
             .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'-')
@@ -28,7 +28,7 @@ pub fn extensions(text: &str, out: &mut Vec<Cand>) {
             continue;
         }
         let label = Label::new(Category::Contact, Subtype::Phone);
-        out.push(Cand::new(start, end, label, "extension", SCORE));
+        out.push(Cand::new(i, end, label, "extension", SCORE));
     }
 }
 
@@ -56,9 +56,9 @@ mod tests {
 
     #[test]
     fn an_extension_after_an_x_is_a_phone_number() {
-        assert_eq!(found("case manager Felicity (x4-1187)."), ["4-1187"]);
-        assert_eq!(found("call X41187 with questions"), ["41187"]);
-        assert_eq!(found("pharmacy x6-5567, x4-1187"), ["6-5567", "4-1187"]);
+        assert_eq!(found("case manager Felicity (x4-1187)."), ["x4-1187"]);
+        assert_eq!(found("call X41187 with questions"), ["X41187"]);
+        assert_eq!(found("pharmacy x6-5567, x4-1187"), ["x6-5567", "x4-1187"]);
     }
 
     #[test]

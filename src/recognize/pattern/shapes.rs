@@ -519,18 +519,33 @@ impl Shapes {
     }
 
     /// English notes date by an abbreviated month and a day ("Jan 5", "Sept. 12th", or day
-    /// first: "14-Nov", "3rd Dec"): written so, capitalized and not before a dose, it is a date
-    /// without a year or a full month name. Only English: in the other languages the
+    /// first: "14-Nov", "3rd Dec"): written so and not before a dose, it is a date without a
+    /// year or a full month name. The month is capitalized, or in capitals in a line without
+    /// lower-case letters ("UNTIL DEC 19"), or in lower case right after a date word ("next
+    /// visit dec 29"; alone, "dec" is decreased). Only English: in the other languages the
     /// abbreviations double as names ("Jan" in Dutch).
     fn abbreviated_month_day(&self, text: &str, s: usize, e: usize) -> bool {
         if self.lang != Lang::En {
             return false;
         }
         let raw = &text[s..e];
+        let line_start = text[..s].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[s..].find('\n').map_or(text.len(), |i| s + i);
+        let capitals_line = || !text[line_start..line_end].chars().any(char::is_lowercase);
+        let after_date_word = || {
+            words_before(text, s, 1)
+                .first()
+                .is_some_and(|w| super::short_date::date_words(Lang::En).contains(&w.as_str()))
+        };
         let capitalized_month = |word: &str| {
-            word.chars().next().is_some_and(char::is_uppercase)
-                && word.chars().skip(1).all(char::is_lowercase)
-                && self.month_abbr.contains(&word.to_lowercase().as_str())
+            let mut chars = word.chars();
+            let written = match chars.next() {
+                Some(c) if c.is_uppercase() && chars.clone().all(char::is_lowercase) => true,
+                Some(c) if c.is_uppercase() => chars.all(char::is_uppercase) && capitals_line(),
+                Some(c) if c.is_lowercase() => chars.all(char::is_lowercase) && after_date_word(),
+                _ => false,
+            };
+            written && self.month_abbr.contains(&word.to_lowercase().as_str())
         };
         let day_ok = |day: &str| day.parse::<u32>().is_ok_and(|d| (1..=31).contains(&d));
         if raw.starts_with(|c: char| c.is_ascii_digit()) {

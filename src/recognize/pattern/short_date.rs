@@ -26,7 +26,7 @@ const SCORE: f32 = 0.7;
 /// English also the events and visits a note dates ("admitted 6/5", "extubated 3/2", "return
 /// 12/5", "appt 4/3"), after which a pair that would read as a score bare (a day of 5, "2/3")
 /// is a date all the same.
-fn date_words(lang: Lang) -> &'static [&'static str] {
+pub(super) fn date_words(lang: Lang) -> &'static [&'static str] {
     match lang {
         Lang::En => &[
             "on",
@@ -50,6 +50,8 @@ fn date_words(lang: Lang) -> &'static [&'static str] {
             "born",
             "return",
             "returns",
+            "returned",
+            "presented",
             "f/u",
             "appt",
             "appointment",
@@ -294,6 +296,11 @@ mod tests {
                 Lang::En,
                 "pt admitted 6/5 with DKA, extubated 2/3",
                 &["6/5", "2/3"],
+            ),
+            (
+                Lang::En,
+                "sent home, returned 4/4 w/ SOB; presented 3/5 to ED",
+                &["4/4", "3/5"],
             ),
             (Lang::Es, "ingresó el 22-7 por disnea", &["22-7"]),
             (Lang::Nl, "controle op 3/11 gepland", &["3/11"]),

@@ -31,9 +31,11 @@ const CONNECTORS: &[&str] = &[
 ];
 
 /// English street types that make a street without a house number after "on" ("fell outside
-/// her home on Elm St"): not `Dr` (a doctor), `Way`, `Place` or `Court`, which "on" takes as
-/// words as often.
+/// her home on Elm St"): not `Way`, `Place` or `Court`, which "on" takes as words as often,
+/// and `Dr.` (a doctor's title: "seen on Monday Dr. Kessler") only where no word follows it in
+/// its sentence ([`ends_clause`]: "lives on Quincy Shore Dr.").
 const UNNUMBERED: &[&str] = &[
+    "Drive",
     "Street",
     "St",
     "St.",
@@ -319,8 +321,9 @@ impl Streets {
             }
         }
         let abbreviated = word.ends_with('.');
-        let on_street =
-            self.lang == Lang::En && after_on(text, start) && UNNUMBERED.contains(&word);
+        let on_street = self.lang == Lang::En
+            && after_on(text, start)
+            && (UNNUMBERED.contains(&word) || word == "Dr." && ends_clause(text, e));
         if !numbered
             && !on_street
             && (self.lang == Lang::En || self.lang == Lang::Nl || abbreviated)
@@ -689,6 +692,15 @@ fn number_tail(text: &str, p: usize) -> usize {
         }
     }
     end
+}
+
+/// Whether nothing follows byte `e` in its clause, past a full stop: the text or the line
+/// ends, or a comma, semicolon or closing bracket comes ("on Quincy Shore Dr.", "on Elm
+/// Dr., Quincy"). A word after a full stop may be a name after a title ("Dr. Kessler").
+fn ends_clause(text: &str, e: usize) -> bool {
+    let rest = text[e..].strip_prefix('.').unwrap_or(&text[e..]);
+    let line = rest.trim_start_matches([' ', '\t', '\r']);
+    line.is_empty() || line.starts_with('\n') || rest.starts_with([',', ';', ')'])
 }
 
 /// Whether the full stop at byte `dot` ends a sentence: the text or its line ends after it,

@@ -532,6 +532,28 @@ fn english_streets_without_a_number_only_after_on_and_a_street_word() {
         (En, "lives at Pleasant Avenue with", "Pleasant Avenue"),
         (En, "walked down Elm St to the", "Elm St"),
         (En, "agreed on Grove Way today", "Grove Way"),
+        (En, "seen on Monday Dr. Kessler, who", "Monday Dr."),
+        (En, "called on Friday Dr. Okafor", "Friday Dr."),
+    ]);
+    check_found(&[
+        (
+            En,
+            "Lives with niece on Quincy Shore Dr.",
+            "Quincy Shore Dr",
+            "LOCATION/STREET",
+        ),
+        (
+            En,
+            "lives on Elm Dr., Weymouth",
+            "Elm Dr.",
+            "LOCATION/STREET",
+        ),
+        (
+            En,
+            "fell on Harbor View Drive last week",
+            "Harbor View Drive",
+            "LOCATION/STREET",
+        ),
     ]);
 }
 
@@ -604,6 +626,19 @@ fn abbreviated_months_without_a_year_only_in_english_and_capitalized() {
         (En, "insulin dec 2 units", "dec 2"),
         (En, "Dec 2 units given", "Dec 2"),
         (Nl, "Jan 3 keer gezien", "Jan 3"),
+        // Capitals in a mixed-case line and lower case without a date word before it.
+        (En, "Light duty until DEC 19 per Dr. Webb", "DEC 19"),
+        (En, "bs dec 20 after insulin", "dec 20"),
+        (En, "INSULIN DEC 2 UNITS", "DEC 2"),
+    ]);
+}
+
+#[test]
+fn abbreviated_months_in_capitals_or_after_a_date_word_in_lower_case() {
+    check_found(&[
+        (En, "LIGHT DUTY UNTIL DEC 19.", "DEC 19", "DATE/DATE"),
+        (En, "next visit dec 29.", "dec 29", "DATE/DATE"),
+        (En, "seen on 3rd jan by np", "3rd jan", "DATE/DATE"),
     ]);
 }
 
