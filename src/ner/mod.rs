@@ -126,6 +126,34 @@ pub struct NerRecognizer {
     span_filters: Option<(crate::lang::Lang, std::sync::OnceLock<SpanFilters>)>,
 }
 
+/// Whether `text[s..e]` is one of `phrases` (lower case, words one space apart) or its first
+/// words, the rest of it right after the span in the text.
+fn opens_phrase(phrases: &[String], text: &str, s: usize, e: usize) -> bool {
+    if phrases.is_empty() {
+        return false;
+    }
+    let span: Vec<String> = text[s..e]
+        .split_whitespace()
+        .map(str::to_lowercase)
+        .collect();
+    let span = span.join(" ");
+    // The phrases are short: the words right after the span are enough to compare.
+    let after = text[e..]
+        .chars()
+        .take(60)
+        .collect::<String>()
+        .to_lowercase();
+    phrases.iter().any(|phrase| {
+        let Some(rest) = phrase
+            .strip_prefix(span.as_str())
+            .filter(|r| r.is_empty() || r.starts_with([' ', '-']))
+        else {
+            return false;
+        };
+        after.starts_with(rest) && !after[rest.len()..].starts_with(|c: char| c.is_alphanumeric())
+    })
+}
+
 /// The lists a news tagger's name and place spans are judged by (see `span_filters`).
 struct SpanFilters {
     gate: caseless::CaselessGate,
@@ -137,6 +165,10 @@ struct SpanFilters {
     /// no first-name or place list holds, is left to the rules, which name it only after a
     /// trigger ("daughter Hope"); "Pat", "Jack" and "Bath" stay the tagger's.
     allowed: std::collections::HashSet<String>,
+    /// The allow list's plain phrases of several words, lower case, one space apart: scales
+    /// and tests named after a place or a person ("montreal cognitive assessment"), which no
+    /// span of their first words names.
+    allowed_phrases: Vec<String>,
     /// The allow list's `verb:` words, lower case ("will", "may"): in capitals, last in a name
     /// span, the verb after the name ("SON GARETH WILL BRING").
     verbs: std::collections::HashSet<String>,
@@ -158,6 +190,13 @@ impl SpanFilters {
             .filter(|line| crate::recognize::lookup::directive(line).is_none())
             .map(|w| w.to_lowercase())
             .collect();
+        let allowed_phrases = allow
+            .iter()
+            .filter(|line| crate::recognize::lookup::directive(line).is_none())
+            .map(|line| line.split_whitespace().collect::<Vec<_>>())
+            .filter(|words| words.len() > 1)
+            .map(|words| words.join(" ").to_lowercase())
+            .collect();
         let verbs = allow
             .iter()
             .filter_map(|line| match crate::recognize::lookup::directive(line) {
@@ -170,6 +209,7 @@ impl SpanFilters {
             drugs,
             eponyms,
             allowed,
+            allowed_phrases,
             verbs,
         }
     }
@@ -374,27 +414,7 @@ impl NerRecognizer {
     /// Whether `text[s..e]` is a multi-word role trigger or its first words, the rest after
     /// it ("Athletic" of "Athletic trainer Brody Kessler", "Case Manager").
     fn opens_role_phrase(&self, text: &str, s: usize, e: usize) -> bool {
-        let span: Vec<String> = text[s..e]
-            .split_whitespace()
-            .map(str::to_lowercase)
-            .collect();
-        let span = span.join(" ");
-        // The phrases are short: the words right after the span are enough to compare.
-        let after = text[e..]
-            .chars()
-            .take(40)
-            .collect::<String>()
-            .to_lowercase();
-        self.role_phrases.iter().any(|phrase| {
-            let Some(rest) = phrase
-                .strip_prefix(span.as_str())
-                .filter(|r| r.is_empty() || r.starts_with(' '))
-            else {
-                return false;
-            };
-            after.starts_with(rest)
-                && !after[rest.len()..].starts_with(|c: char| c.is_alphanumeric())
-        })
+        opens_phrase(&self.role_phrases, text, s, e)
     }
 
     /// Whether a title stands right before byte `start`, a space between ("DR. O'ROURKE" when
@@ -555,6 +575,7 @@ impl Recognizer for NerRecognizer {
                                 && ((eponyms.tail_after(text, e) || eponyms.before_byte(text, s))
                                     && !gate.is_listed_place(&text[s..e])
                                     || filters.allow_listed_term(&text[s..e])
+                                    || opens_phrase(&filters.allowed_phrases, text, s, e)
                                     || l.category == Category::Location
                                         && filters.allow_listed_place_term(&text[s..e]))
                             || drugs.all_drugs(&text[s..e])

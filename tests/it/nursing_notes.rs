@@ -396,8 +396,12 @@ fn names_places_and_dates_of_the_twenty_fourth_batch_are_found() {
 
 #[test]
 fn names_places_and_dates_of_the_twenty_fifth_batch_are_found() {
-    // Written after the twenty-fourth batch's changes and scored before any change, with none
-    // designed on it: a held-out measure of the rules as they are (default 0.943, 0.917,
-    // 1.000; rules only 0.793, 0.949, 1.000). Floors about three gold tokens below.
-    floors_hold("en_batch25.txt", [0.91, 0.89, 0.97], [0.77, 0.92, 0.97]);
+    // Written after the twenty-fourth batch's changes and scored before any change made on it
+    // (default 0.943, 0.917, 1.000; rules only 0.793, 0.949, 1.000), those figures committed,
+    // then designed on (scales named after places and people read whole by the rules and the
+    // tagger, "drove up from" before a town, "auth #" and "pgr" before their values, trade,
+    // group-home and "UMass" names, rehabilitation hospitals and wheelchair vendors listed):
+    // about three gold tokens below the figures after (default 0.993, 0.959, 1.000; rules
+    // only 0.929, 0.977, 1.000).
+    floors_hold("en_batch25.txt", [0.96, 0.93, 0.97], [0.90, 0.95, 0.97]);
 }

@@ -478,10 +478,15 @@ impl ContextRecognizer {
         if first == last {
             return None;
         }
-        // An allow-listed word as the whole rest of the run is no surname ("Mayo Clinic"), and
-        // a run before an eponym's tail word is no name ("Jackson-Pratt drain").
+        // An allow-listed word as the whole rest of the run is no surname ("Mayo Clinic"), a
+        // run before an eponym's tail word is no name ("Jackson-Pratt drain"), and neither is
+        // one inside an allow-listed phrase ("Richmond Agitation-Sedation Scale").
+        let in_allowed_phrase =
+            c.m.longest(first)
+                .is_some_and(|(j, bits)| j > first && j >= last && bits & ALLOWW != 0);
         if first == i && last == i + 1 && c.m.single(last) & (ALLOWW | SURN) == ALLOWW
             || self.cfg.eponym_heads.tail_after(c.text, c.toks[last].end)
+            || in_allowed_phrase
         {
             return None;
         }

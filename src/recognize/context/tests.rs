@@ -935,3 +935,16 @@ fn an_attorney_a_clinician_and_a_sponsor_name_the_person_after_them() {
         ["Declan"]
     );
 }
+
+#[test]
+fn scales_named_after_places_and_people_are_no_names_and_a_drive_names_a_town() {
+    // An allow-listed phrase holds the first name that opens it.
+    assert!(names("RASS -2 per Richmond Agitation-Sedation Scale today.").is_empty());
+    // "drove up from" names the town after it.
+    let places: Vec<String> = run(Lang::En, "Brother drove up from Providence today.")
+        .into_iter()
+        .filter(|(_, l, _)| l.category == Category::Location)
+        .map(|(s, _, _)| s)
+        .collect();
+    assert_eq!(places, ["Providence"]);
+}

@@ -359,3 +359,16 @@ fn listed_institutions_in_a_line_without_capitals() {
     assert!(run(Lang::En, "transferred from bmc today").is_empty());
     assert!(run(Lang::Nl, "de ing bank belde").is_empty());
 }
+
+#[test]
+fn scales_named_after_a_place_are_no_places() {
+    for text in [
+        "MoCA 21/30 (Montreal Cognitive Assessment) today",
+        "Rancho Los Amigos level V, GOAT 62",
+        "Galveston Orientation and Amnesia Test 78",
+    ] {
+        let found = run(Lang::En, text);
+        assert!(found.is_empty(), "{text}: {found:?}");
+    }
+    assert!(!run(Lang::En, "Moved here from Montreal in May.").is_empty());
+}

@@ -47,6 +47,19 @@ fn contact_details() {
         // A hospital's internal extensions after a pager or extension trigger.
         (En, "Dr. Smith, pager #4412.", "4412", "CONTACT/PHONE"),
         (En, "covering resident beeper 2187", "2187", "CONTACT/PHONE"),
+        (
+            En,
+            "Signed: O. Marsh, RN, pgr 31147, 1915",
+            "31147",
+            "CONTACT/PHONE",
+        ),
+        // An insurer's authorization for a stay.
+        (
+            En,
+            "approved 14 days, auth # FH-20931. dtr aware",
+            "FH-20931",
+            "ID/IDNUM",
+        ),
         (En, "unit desk ext 5-3321", "5-3321", "CONTACT/PHONE"),
         // An extension after a number is part of it, after `ext.` or an `x`.
         (
@@ -914,6 +927,7 @@ fn addresses_and_postcodes() {
 #[test]
 fn negatives_stay_unmarked() {
     check_absent(&[
+        (En, "auth for rehab obtained today", "rehab"),
         (Es, "Se pautó 10 mg cada 8 horas.", "10 mg"),
         (
             Es,
