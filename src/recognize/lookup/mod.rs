@@ -338,6 +338,29 @@ impl LookupRecognizer {
             .sum()
     }
 
+    /// Whether tokens `i..=j`, all in lower case on a line without capitals, are a listed
+    /// hospital or institution ("market basket", "walgreens", "rosie's place"): an entry of
+    /// one word only if no other list holds it (a name, a place, a term or a role) and, when
+    /// the list writes it in capitals, only an institution in English ("cvs", "mbta"; Dutch
+    /// "ing" and Hungarian "mol" are words, and "bmc level" is no Boston Medical Center).
+    fn lower_case_institution(
+        &self,
+        text: &str,
+        toks: &[Token],
+        i: usize,
+        j: usize,
+        bits: u32,
+    ) -> bool {
+        let all_lower = toks[i..=j]
+            .iter()
+            .all(|t| t.shape == Shape::Lower || possessive_s(text, *t));
+        let one_word_ok = j > i
+            || toks[i].end - toks[i].start >= 3
+                && bits & (NAME_BITS | PLACE_BITS | ALLOW | VERB | ROLE) == 0
+                && (bits & ACRONYM == 0 || self.lower_case_acronyms && bits & HOSPITAL == 0);
+        bits & (HOSPITAL | ORG) != 0 && all_lower && one_word_ok
+    }
+
     fn hits(&self, text: &str, words: &Words) -> Vec<Hit> {
         let toks = &words.toks;
         let mut m = Matcher::new(&self.lex, text, words);
@@ -379,31 +402,6 @@ impl LookupRecognizer {
             i += 1;
         }
         hits
-    }
-}
-
-impl LookupRecognizer {
-    /// Whether tokens `i..=j`, all in lower case on a line without capitals, are a listed
-    /// hospital or institution ("market basket", "walgreens", "rosie's place"): an entry of
-    /// one word only if no other list holds it (a name, a place, a term or a role) and, when
-    /// the list writes it in capitals, only an institution in English ("cvs", "mbta"; Dutch
-    /// "ing" and Hungarian "mol" are words, and "bmc level" is no Boston Medical Center).
-    fn lower_case_institution(
-        &self,
-        text: &str,
-        toks: &[Token],
-        i: usize,
-        j: usize,
-        bits: u32,
-    ) -> bool {
-        let all_lower = toks[i..=j]
-            .iter()
-            .all(|t| t.shape == Shape::Lower || possessive_s(text, *t));
-        let one_word_ok = j > i
-            || toks[i].end - toks[i].start >= 3
-                && bits & (NAME_BITS | PLACE_BITS | ALLOW | VERB | ROLE) == 0
-                && (bits & ACRONYM == 0 || self.lower_case_acronyms && bits & HOSPITAL == 0);
-        bits & (HOSPITAL | ORG) != 0 && all_lower && one_word_ok
     }
 }
 

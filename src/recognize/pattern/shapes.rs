@@ -8,7 +8,10 @@
 
 use super::lexicon::{alternation, Lexicon};
 use super::openings::Openings;
-use super::text::{ends_token, is_title_word, next_char, starts_token, token_end, words_before};
+use super::text::{
+    ends_token, is_title_word, line_end_within, line_start_within, next_char, starts_token,
+    token_end, words_before,
+};
 use super::{Cand, PatternError};
 use crate::checksum;
 use crate::labels::{Category, Label, Subtype};
@@ -71,6 +74,9 @@ pub struct Shapes {
 }
 
 const D: &str = "[0-9]";
+
+/// How far either side of an abbreviated month its line is read for lower-case letters.
+const LINE_WINDOW: usize = 400;
 
 /// Whether `raw` opens with a parenthesis that the number's first group does not close
 /// ("(508-555-0119)", not "(508) 555-0119").
@@ -529,9 +535,15 @@ impl Shapes {
             return false;
         }
         let raw = &text[s..e];
-        let line_start = text[..s].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = text[s..].find('\n').map_or(text.len(), |i| s + i);
-        let capitals_line = || !text[line_start..line_end].chars().any(char::is_lowercase);
+        // The line around the date, read only for a month in capitals and within a bounded
+        // window, so that a long one-line document stays linear.
+        let capitals_line = || {
+            let (lo, hi) = (
+                line_start_within(text, s, LINE_WINDOW),
+                line_end_within(text, s, LINE_WINDOW),
+            );
+            !text[lo..hi].chars().any(char::is_lowercase)
+        };
         let after_date_word = || {
             words_before(text, s, 1)
                 .first()

@@ -694,11 +694,11 @@ fn number_tail(text: &str, p: usize) -> usize {
     end
 }
 
-/// Whether nothing follows byte `e` in its clause, past a full stop: the text or the line
-/// ends, or a comma, semicolon or closing bracket comes ("on Quincy Shore Dr.", "on Elm
-/// Dr., Quincy"). A word after a full stop may be a name after a title ("Dr. Kessler").
+/// Whether nothing follows byte `e` (after an abbreviation's full stop) in its clause: the
+/// text or the line ends, or a comma, semicolon or closing bracket comes ("on Quincy Shore
+/// Dr.", "on Elm Dr., Quincy"). A word after it may be a name after a title ("Dr. Kessler").
 fn ends_clause(text: &str, e: usize) -> bool {
-    let rest = text[e..].strip_prefix('.').unwrap_or(&text[e..]);
+    let rest = &text[e..];
     let line = rest.trim_start_matches([' ', '\t', '\r']);
     line.is_empty() || line.starts_with('\n') || rest.starts_with([',', ';', ')'])
 }
