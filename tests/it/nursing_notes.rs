@@ -1,6 +1,6 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch25.txt`, 30
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch26.txt`, 30
 //! notes each (each batch written after the rules designed on the ones before, and scored
 //! before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
@@ -404,4 +404,12 @@ fn names_places_and_dates_of_the_twenty_fifth_batch_are_found() {
     // about three gold tokens below the figures after (default 0.993, 0.959, 1.000; rules
     // only 0.929, 0.977, 1.000).
     floors_hold("en_batch25.txt", [0.96, 0.93, 0.97], [0.90, 0.95, 0.97]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_twenty_sixth_batch_are_found() {
+    // Written after the twenty-fifth batch's changes and scored before any change, with none
+    // designed on it: a held-out measure of the rules as they are (default 0.886, 0.967,
+    // 0.938; rules only 0.814, 0.986, 0.969). Floors about three gold tokens below.
+    floors_hold("en_batch26.txt", [0.86, 0.94, 0.90], [0.79, 0.96, 0.93]);
 }
