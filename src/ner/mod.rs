@@ -553,6 +553,11 @@ impl Recognizer for NerRecognizer {
                 }
                 for (piece, (s, e)) in self.name_pieces(l.category, text, after_title, e, gate) {
                     let e = before_short_caps(text, s, before_slash_word(text, s, e));
+                    let e = if l.category == Category::Location {
+                        before_lower_case_tail(text, s, e)
+                    } else {
+                        e
+                    };
                     let Some((s, e)) = gate.trim_edges(l.category, text, s, e) else {
                         continue;
                     };
@@ -657,6 +662,24 @@ fn before_short_caps(text: &str, start: usize, end: usize) -> usize {
         }
         _ => end,
     }
+}
+
+/// Where a place's span `text[start..end]` with capitals ends once the words in lower case
+/// after its last capitalized word are left out ("St. Brendan's church hall"): the sentence's
+/// nouns after the name, as the rules read it. A span all in lower case is left whole.
+fn before_lower_case_tail(text: &str, start: usize, end: usize) -> usize {
+    let span = &text[start..end];
+    if !span.chars().any(char::is_uppercase) {
+        return end;
+    }
+    let mut kept = span;
+    while let Some((head, last)) = kept.rsplit_once(char::is_whitespace) {
+        if last.is_empty() || !last.chars().all(char::is_lowercase) {
+            break;
+        }
+        kept = head.trim_end();
+    }
+    start + kept.len()
 }
 
 /// Where a span `text[start..end]` ends once a last word of one or two characters that goes on
@@ -898,6 +921,27 @@ mod tests {
         let found: Vec<&str> = out.iter().map(|e| &text[e.start..e.end]).collect();
         // A role word before an institution is left out of it.
         assert_eq!(found, ["novagen therapeutics", "Halvard Biosciences"]);
+    }
+
+    #[test]
+    fn lower_case_words_after_a_place_with_capitals_are_the_sentences() {
+        use Category::Location;
+        let text = "Pt attends meetings at St. Brendan's church hall in Braintree. Lives in \
+                    sunrise of arlington assisted living.";
+        assert_eq!(
+            gated_spans(
+                text,
+                &[
+                    ("St. Brendan's church hall", Location),
+                    ("sunrise of arlington", Location)
+                ]
+            ),
+            // (The possessive goes as from any span of the tagger.)
+            [
+                ("St. Brendan".to_string(), Location),
+                ("sunrise of arlington".to_string(), Location)
+            ]
+        );
     }
 
     #[test]

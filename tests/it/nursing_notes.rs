@@ -408,8 +408,13 @@ fn names_places_and_dates_of_the_twenty_fifth_batch_are_found() {
 
 #[test]
 fn names_places_and_dates_of_the_twenty_sixth_batch_are_found() {
-    // Written after the twenty-fifth batch's changes and scored before any change, with none
-    // designed on it: a held-out measure of the rules as they are (default 0.886, 0.967,
-    // 0.938; rules only 0.814, 0.986, 0.969). Floors about three gold tokens below.
-    floors_hold("en_batch26.txt", [0.86, 0.94, 0.90], [0.79, 0.96, 0.93]);
+    // Written after the twenty-fifth batch's changes and scored before any change made on it
+    // (default 0.892, 0.967, 0.938; rules only 0.819, 0.986, 0.969, with the state's
+    // children's agency unmarked as in batches 18 and 19), those figures committed, then
+    // designed on (sheriffs, jails, transport services and a town's "PD" by their tail words,
+    // addiction clinics listed, officers, crews and workers as triggers, "CO" as a title, a
+    // numbered road after a preposition of place, an inmate's and a "DOC #" number, lower-case
+    // words after a tagger's place): about three gold tokens below the figures after (default
+    // 0.964, 0.994, 0.969; rules only 0.964, 0.994, 0.969).
+    floors_hold("en_batch26.txt", [0.94, 0.97, 0.93], [0.94, 0.97, 0.93]);
 }

@@ -1012,6 +1012,10 @@ impl Recognizer for ContextRecognizer {
                             .eponym_heads
                             .before(text, words, run.first, &mut key)
                         && !services_only(&mut c.m, run.first, i)
+                        && !(short_caps_tail(text, toks, i, last)
+                            && (run.first..i).any(|j| {
+                                c.m.single(j) & ALLOWW != 0 || one_of(text, toks[j], BEFORE_SERVICE)
+                            }))
                     {
                         let (label, source, score) = if bits & HOSP_TAIL != 0 {
                             (hosp, "context:hospital", S_HOSPITAL)
@@ -1048,6 +1052,30 @@ fn building_part(text: &str, toks: &[Token], k: usize) -> bool {
         && toks
             .get(k + 1)
             .is_some_and(|n| n.shape == Shape::Num && &text[toks[k].end..n.start] == " ")
+}
+
+/// Words that put a service named by an abbreviation ("Per EMS, down 12 hours", "Called PD")
+/// in a sentence rather than after its town.
+const BEFORE_SERVICE: &[&str] = &[
+    "per",
+    "via",
+    "by",
+    "from",
+    "with",
+    "to",
+    "and",
+    "or",
+    "called",
+    "notified",
+    "contacted",
+];
+
+/// Whether the tail word `i..=last` is one abbreviation of at most three capitals ("PD",
+/// "EMS"): after a town it names a service ("Brockton PD"), after an eponym a term ("Parkinson
+/// PD", peritoneal dialysis or the disease), so an allow-listed word before it opens none, nor
+/// a word of [`BEFORE_SERVICE`].
+fn short_caps_tail(text: &str, toks: &[Token], i: usize, last: usize) -> bool {
+    i == last && toks[i].shape == Shape::Upper && text[toks[i].start..toks[i].end].len() <= 3
 }
 
 /// Whether tokens `first..tail` are all services of a hospital (STOP words and phrases:

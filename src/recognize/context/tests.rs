@@ -948,3 +948,45 @@ fn scales_named_after_places_and_people_are_no_names_and_a_drive_names_a_town() 
         .collect();
     assert_eq!(places, ["Providence"]);
 }
+
+#[test]
+fn jails_sheriffs_police_and_transport_services_are_institutions() {
+    for (text, want) in [
+        (
+            "Pt in custody of the Worcester County Sheriff's Office.",
+            "Worcester County Sheriff's Office",
+        ),
+        ("Records faxed from Middlesex Jail today.", "Middlesex Jail"),
+        ("Springfield PD officer at bedside.", "Springfield PD"),
+        ("Brought in by Pro EMS after a fall.", "Pro EMS"),
+        (
+            "Chair van from Yarrow Medical Transport booked.",
+            "Yarrow Medical Transport",
+        ),
+        (
+            "Discharged to Wayside Youth and Family program.",
+            "Wayside Youth and Family",
+        ),
+    ] {
+        let found = places(Lang::En, text);
+        assert!(found.contains(&want.to_string()), "{text}: {found:?}");
+    }
+    // An abbreviation after an eponym or a preposition names no service.
+    for text in [
+        "Hx Parkinson PD, on sinemet.",
+        "HX PARKINSON PD.",
+        "Per EMS, down approx 12 hours.",
+    ] {
+        assert!(places(Lang::En, text).is_empty(), "{text}");
+    }
+}
+
+#[test]
+fn officers_crews_and_workers_name_the_person_after_them() {
+    assert_eq!(names("CO Brannigan at bedside."), ["Brannigan"]);
+    assert_eq!(names("PT SENT WITH CO HALLORAN."), ["HALLORAN"]);
+    assert!(names("CO POISONING SUSPECTED. CO 4.5.").is_empty());
+    assert_eq!(names("Paramedic Colm Deasy gave report."), ["Colm Deasy"]);
+    assert_eq!(names("EMT Ximena reports 20 min down time."), ["Ximena"]);
+    assert_eq!(names("Det. Ruiz called."), ["Ruiz"]);
+}

@@ -8,7 +8,8 @@
 //! `wordlists/<lang>/street_types.txt`), `web` (e-mail, URL, IPv6), `card` (Luhn-checked payment
 //! card numbers), `extension` (a telephone extension after an `x`: "x4-1187"), `short_date` (a
 //! day and a month without a year), `month_alone`, `day_alone` and `holiday` (English: a month
-//! or an ordinal day alone after a dating word, holidays), `grid` (Latin-American grid
+//! or an ordinal day alone after a dating word, holidays), `road` (English: a numbered road
+//! after a preposition of place: "on Route 9"), `grid` (Latin-American grid
 //! addresses), `lexicon` (month names, age words), `openings` (which two bytes can open a
 //! shape), `text` (offset helpers).
 //!
@@ -28,6 +29,7 @@ mod holiday;
 mod lexicon;
 mod month_alone;
 mod openings;
+mod road;
 mod shapes;
 mod short_date;
 mod street;
@@ -95,6 +97,8 @@ pub struct PatternRecognizer {
     ages_alone: Option<age_alone::AgesAlone>,
     /// English only: holidays.
     holidays: Option<holiday::Holidays>,
+    /// English only: a numbered road after a preposition of place.
+    roads: Option<road::Roads>,
     urls: web::Urls,
 }
 
@@ -113,6 +117,10 @@ impl PatternRecognizer {
             days_alone: day_alone::DaysAlone::new(lang),
             ages_alone: age_alone::AgesAlone::new(lang),
             holidays: holiday::Holidays::new(lang),
+            roads: (lang == Lang::En)
+                .then(road::Roads::new)
+                .transpose()
+                .map_err(|e| PatternError::Regex(e.to_string()))?,
             urls: web::Urls::new()?,
         })
     }
@@ -145,6 +153,9 @@ impl PatternRecognizer {
         }
         if let Some(a) = &self.ages_alone {
             a.find(text, &mut c);
+        }
+        if let Some(r) = &self.roads {
+            r.find(text, &mut c);
         }
         if let Some(g) = &self.grid {
             g.find(text, &mut c);

@@ -1103,7 +1103,19 @@ fn a_bad_third_trigger_column_fails_the_list() {
     let err = triggers::parse_triggers(En, &["user\tNAME/USERNAME\tafter".to_string()]);
     assert!(err.is_err());
     let ok = triggers::parse_triggers(Hu, &["felhasználó\tNAME/USERNAME\tbefore".to_string()]);
-    assert!(ok.unwrap()[0].2);
+    assert_eq!(ok.unwrap()[0].2, triggers::Placement::Before);
+    let ok = triggers::parse_triggers(En, &["DOC\tID/IDNUM\tmarked".to_string()]);
+    assert_eq!(ok.unwrap()[0].2, triggers::Placement::Marked);
+}
+
+#[test]
+fn a_marked_trigger_reads_its_value_only_past_a_number_sign_or_word() {
+    check_found(&[
+        (En, "Returned to jail. DOC # W92817.", "W92817", "ID/IDNUM"),
+        (En, "DOC number W92817 on file", "W92817", "ID/IDNUM"),
+        (En, "Inmate # W-448102 at bedside", "W-448102", "ID/IDNUM"),
+    ]);
+    check_absent(&[(En, "paged doc 1400 re: pressures", "1400")]);
 }
 
 #[test]

@@ -17,8 +17,8 @@ const FIELD_LINE_LOOKAHEAD: usize = 4096;
 pub struct Triggers {
     ac: AhoCorasick,
     labels: Vec<Label>,
-    /// Per trigger: the value stands before the trigger word instead of after it.
-    before: Vec<bool>,
+    /// Per trigger: where its value stands.
+    placements: Vec<Placement>,
     skip: Regex,
     id: Regex,
     zip: Regex,
@@ -33,10 +33,24 @@ pub struct Triggers {
     lang: Lang,
 }
 
-/// A parsed trigger entry: the word, the label of its value, and whether the value precedes it.
-type Trigger = (String, Label, bool);
+/// Where a trigger's value stands (the optional third column of its entry).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Right after the trigger (no third column).
+    After,
+    /// Before the trigger word (`before`: "jkovacs felhasználó").
+    Before,
+    /// After the trigger only past a number sign or word (`marked`: "DOC # W92817", "DOC
+    /// number W92817"), for a trigger that is also an ordinary word ("doc 1400" is a doctor
+    /// paged at a time). A list entry cannot hold the sign itself, which opens a comment.
+    Marked,
+}
 
-/// Parses `TRIGGER<TAB>LABEL[<TAB>before]` entries; any malformed entry fails the whole list.
+/// A parsed trigger entry: the word, the label of its value, and where the value stands.
+type Trigger = (String, Label, Placement);
+
+/// Parses `TRIGGER<TAB>LABEL[<TAB>before|marked]` entries; any malformed entry fails the
+/// whole list.
 pub fn parse_triggers(lang: Lang, entries: &[String]) -> Result<Vec<Trigger>, PatternError> {
     entries
         .iter()
@@ -53,12 +67,13 @@ pub fn parse_triggers(lang: Lang, entries: &[String]) -> Result<Vec<Trigger>, Pa
                 .next()
                 .ok_or_else(|| bad("expected TRIGGER<TAB>LABEL".into()))?;
             let label = Label::parse(label.trim()).map_err(|e| bad(e.0))?;
-            let before = match cols.next().map(str::trim) {
-                None => false,
-                Some("before") => true,
+            let placement = match cols.next().map(str::trim) {
+                None => Placement::After,
+                Some("before") => Placement::Before,
+                Some("marked") => Placement::Marked,
                 Some(other) => {
                     return Err(bad(format!(
-                        "third column must be 'before', found '{other}'"
+                        "third column must be 'before' or 'marked', found '{other}'"
                     )))
                 }
             };
@@ -68,7 +83,7 @@ pub fn parse_triggers(lang: Lang, entries: &[String]) -> Result<Vec<Trigger>, Pa
             if word.is_empty() {
                 return Err(bad("empty trigger".into()));
             }
-            Ok((word.to_string(), label, before))
+            Ok((word.to_string(), label, placement))
         })
         .collect()
 }
@@ -78,7 +93,7 @@ pub fn parse_triggers(lang: Lang, entries: &[String]) -> Result<Vec<Trigger>, Pa
 /// CLÍNICA", "SZÜLETÉSI IDŐ").
 fn with_case_variants(parsed: Vec<Trigger>) -> Vec<Trigger> {
     let mut out: Vec<Trigger> = Vec::with_capacity(parsed.len() * 2);
-    for (word, label, before) in parsed {
+    for (word, label, placement) in parsed {
         if !word.is_ascii() {
             let upper = word.to_uppercase();
             let mut cs = word.chars();
@@ -88,11 +103,11 @@ fn with_case_variants(parsed: Vec<Trigger>) -> Vec<Trigger> {
                 .unwrap_or_default();
             for v in [upper, capital] {
                 if v != word && out.iter().all(|(w, _, _)| *w != v) {
-                    out.push((v, label, before));
+                    out.push((v, label, placement));
                 }
             }
         }
-        out.push((word, label, before));
+        out.push((word, label, placement));
     }
     out
 }
@@ -114,14 +129,16 @@ impl Triggers {
         Ok(Triggers {
             ac,
             labels: parsed.iter().map(|t| t.1).collect(),
-            before: parsed.iter().map(|t| t.2).collect(),
+            placements: parsed.iter().map(|t| t.2).collect(),
             user: re(r"[A-Za-z][A-Za-z0-9._\-]{2,31}")?,
             copula: re(
                 r"^(?i:is|was|are|were|es|era|fue|è|era|ist|volt|=)[ \t]+(?:(?i:the|number)[ \t]+)?",
             )?,
             lang,
+            // The longer number words first: an alternation takes the first that matches,
+            // and "num" alone left "ber" of "DOC number W92817" before the value.
             skip: re(
-                r"^[ \t]*[:=#.\-–\[(]*[ \t]*(?:(?i:nº|n°|n\.º|no\.|nr\.?|núm\.?|num\.?|número|numero|number|n\.)[ \t]*[:.]?[ \t]*[:=#\[(]*[ \t]*)?",
+                r"^[ \t]*[:=#.\-–\[(]*[ \t]*(?:(?i:número|numero|number|núm\.?|num\.?|nº|n°|n\.º|no\.|nr\.?|n\.)[ \t]*[:.]?[ \t]*[:=#\[(]*[ \t]*)?",
             )?,
             id: re(
                 r"^(?:[A-Z]{1,4}[\- ]?|[A-Za-z]{1,4}-)?[0-9][0-9A-Za-z]*(?:(?:[ ]|[/\-.])[0-9A-Z][0-9A-Za-z]*)*",
@@ -149,11 +166,17 @@ impl Triggers {
             }
             let label = self.labels[m.pattern().as_usize()];
             if label.subtype == Some(Subtype::Username) {
-                let before = self.before[m.pattern().as_usize()];
+                let before = self.placements[m.pattern().as_usize()] == Placement::Before;
                 out.extend(self.username(text, s, e, before, label));
                 continue;
             }
             let skipped = self.skip.find(&text[e..]).map_or("", |m| m.as_str());
+            if self.placements[m.pattern().as_usize()] == Placement::Marked
+                && !skipped.contains('#')
+                && !skipped.chars().any(char::is_alphabetic)
+            {
+                continue;
+            }
             let mut v = e + skipped.len();
             if matches!(label.category, Category::Contact | Category::Date) {
                 v += self.link.find(&text[v..]).map_or(0, |m| m.end());

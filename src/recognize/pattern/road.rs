@@ -1,0 +1,77 @@
+//! English numbered roads after a preposition of place ("found in car on Route 9", "crash on
+//! I-95", "lives off Rte 1A"): a state or interstate highway narrows down where a patient was
+//! found or lives as a street does, so it is a street. Without the preposition a route is as
+//! often a drug's ("Route: PO") or a number of something else ("I-131 therapy"), so it is left
+//! alone.
+
+use super::Cand;
+use crate::labels::{Category, Label, Subtype};
+use regex::Regex;
+
+const SCORE: f32 = 0.7;
+
+/// Words of place right before a road.
+const PREPOSITIONS: &[&str] = &["on", "off", "along", "onto", "from", "via", "near", "at"];
+
+pub struct Roads {
+    re: Regex,
+}
+
+impl Roads {
+    pub fn new() -> Result<Self, regex::Error> {
+        let re = Regex::new(
+            r"\b(?:[Rr]oute|ROUTE|[Hh]ighway|HIGHWAY|[Hh]wy\.?|HWY\.?|[Ii]nterstate|INTERSTATE|Rte\.?|RTE\.?) ?\d{1,3}[A-Za-z]?\b|\bI-\d{1,3}\b",
+        )?;
+        Ok(Roads { re })
+    }
+
+    /// Appends the numbered roads of `text` that follow a preposition of place.
+    pub fn find(&self, text: &str, out: &mut Vec<Cand>) {
+        for m in self.re.find_iter(text) {
+            let before = &text[..m.start()];
+            let Some(word_end) = before.strip_suffix(' ').map(str::len) else {
+                continue;
+            };
+            let word_start = before[..word_end]
+                .rfind(|c: char| !c.is_alphabetic())
+                .map_or(0, |i| i + 1);
+            let word = &before[word_start..word_end];
+            if PREPOSITIONS.iter().any(|p| p.eq_ignore_ascii_case(word)) {
+                let label = Label::new(Category::Location, Subtype::Street);
+                out.push(Cand::new(m.start(), m.end(), label, "road", SCORE));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        Roads::new().unwrap().find(text, &mut out);
+        out.iter().map(|c| &text[c.start..c.end]).collect()
+    }
+
+    #[test]
+    fn a_numbered_road_after_a_preposition_of_place_is_a_street() {
+        assert_eq!(found("pt found in car on Route 9 in Natick"), ["Route 9"]);
+        assert_eq!(found("MVC on I-95 northbound"), ["I-95"]);
+        assert_eq!(found("lives off Rte. 1A, near the mall"), ["Rte. 1A"]);
+        assert_eq!(found("CRASH ON HIGHWAY 3 AT 0200"), ["HIGHWAY 3"]);
+    }
+
+    #[test]
+    fn a_route_without_a_preposition_of_place_is_left_alone() {
+        for text in [
+            "Route 2 of administration changed",
+            "I-131 therapy planned",
+            "Route: PO",
+            "switched to route 2",
+            "on Route one",
+        ] {
+            assert!(found(text).is_empty(), "{text}");
+        }
+    }
+}
