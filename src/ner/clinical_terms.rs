@@ -9,11 +9,13 @@
 //! News taggers meet such words rarely and sometimes take them for names; nursing notes write
 //! them on every line. A word a name or place list holds is left to the lists.
 
-/// Suffixes of conditions, findings and procedures, lower case. Not `-uria` (hematuria): names
+/// Suffixes of conditions, findings, procedures and bacteria ("Meningococcal vaccine",
+/// "Enterococcus", "Acinetobacter"), lower case. Not `-uria` (hematuria): names
 /// end so too (the Basque Uria, a handle on WNUT-17 dev).
 const SUFFIXES: &[&str] = &[
     "emia", "aemia", "itis", "osis", "ectomy", "otomy", "ostomy", "plasty", "scopy", "ology",
     "opathy", "algia", "penia", "megaly", "rrhea", "rrhoea", "plegia", "paresis", "phrenia",
+    "coccal", "coccus", "bacter",
 ];
 
 /// Whether `word` (letters only, seven or more) ends in one of the suffixes.

@@ -421,8 +421,12 @@ fn names_places_and_dates_of_the_twenty_sixth_batch_are_found() {
 
 #[test]
 fn names_places_and_dates_of_the_twenty_seventh_batch_are_found() {
-    // Written after the twenty-sixth batch's changes and scored before any change, with none
-    // designed on it: a held-out measure of the rules as they are (default 0.909, 0.955,
-    // 0.909; rules only 0.890, 0.961, 0.909). Floors about three gold tokens below.
-    floors_hold("en_batch27.txt", [0.88, 0.93, 0.87], [0.86, 0.94, 0.87]);
+    // Written after the twenty-sixth batch's changes and scored before any change made on it
+    // (default 0.909, 0.955, 0.909; rules only 0.890, 0.961, 0.909), those figures committed,
+    // then designed on (resettlement agencies and charities, consulates and embassies by their
+    // heads, passport and alien registration numbers, a form after a road's number, a
+    // parenthesis around a number with its country code, nationalities allow-listed, bacteria
+    // as clinical terms): about three gold tokens below the figures after (default 0.970,
+    // 0.981, 0.909; rules only 0.963, 0.981, 0.909).
+    floors_hold("en_batch27.txt", [0.95, 0.96, 0.87], [0.94, 0.96, 0.87]);
 }

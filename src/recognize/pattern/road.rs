@@ -1,8 +1,8 @@
 //! English numbered roads after a preposition of place ("found in car on Route 9", "crash on
 //! I-95", "lives off Rte 1A"): a state or interstate highway narrows down where a patient was
 //! found or lives as a street does, so it is a street. Without the preposition a route is as
-//! often a drug's ("Route: PO") or a number of something else ("I-131 therapy"), so it is left
-//! alone.
+//! often a drug's ("Route: PO") or a number of something else ("I-131 therapy"), and before a
+//! word of papers it is a form ("on I-94 record"), so those are left alone.
 
 use super::Cand;
 use crate::labels::{Category, Label, Subtype};
@@ -12,6 +12,20 @@ const SCORE: f32 = 0.7;
 
 /// Words of place right before a road.
 const PREPOSITIONS: &[&str] = &["on", "off", "along", "onto", "from", "via", "near", "at"];
+
+/// Words after a number that make it a form or a document rather than a road ("on I-94
+/// record": the arrival record of an immigrant).
+const PAPERS: &[&str] = &[
+    "record",
+    "records",
+    "form",
+    "forms",
+    "card",
+    "visa",
+    "status",
+    "document",
+    "documents",
+];
 
 pub struct Roads {
     re: Regex,
@@ -36,7 +50,13 @@ impl Roads {
                 .rfind(|c: char| !c.is_alphabetic())
                 .map_or(0, |i| i + 1);
             let word = &before[word_start..word_end];
-            if PREPOSITIONS.iter().any(|p| p.eq_ignore_ascii_case(word)) {
+            let next = text[m.end()..].strip_prefix(' ').map(|rest| {
+                rest.split(|c: char| !c.is_alphabetic())
+                    .next()
+                    .unwrap_or("")
+            });
+            let paper = next.is_some_and(|w| PAPERS.iter().any(|p| p.eq_ignore_ascii_case(w)));
+            if !paper && PREPOSITIONS.iter().any(|p| p.eq_ignore_ascii_case(word)) {
                 let label = Label::new(Category::Location, Subtype::Street);
                 out.push(Cand::new(m.start(), m.end(), label, "road", SCORE));
             }
@@ -70,6 +90,7 @@ mod tests {
             "Route: PO",
             "switched to route 2",
             "on Route one",
+            "A# on I-94 record",
         ] {
             assert!(found(text).is_empty(), "{text}");
         }

@@ -79,9 +79,10 @@ const D: &str = "[0-9]";
 const LINE_WINDOW: usize = 400;
 
 /// Whether `raw` opens with a parenthesis that the number's first group does not close
-/// ("(508-555-0119)", not "(508) 555-0119").
+/// ("(508-555-0119)", "(+995 555 12 34 56)"; not "(508) 555-0119" nor "(+1) 617 ...").
 fn encloses_whole_number(raw: &str) -> bool {
     raw.strip_prefix('(').is_some_and(|rest| {
+        let rest = rest.strip_prefix('+').unwrap_or(rest);
         let group = rest
             .find(|c: char| !c.is_ascii_digit())
             .unwrap_or(rest.len());
@@ -655,7 +656,9 @@ impl Shapes {
     fn phone(&self, kind: Kind, text: &str, s: usize, e: usize, triggered: bool) -> Option<Cand> {
         // "Atty. Keel (508-555-0119)": parentheses around the whole number are the sentence's;
         // only an area code is enclosed in them ("(508) 555-0119").
-        let s = if kind == Kind::PhoneLocal && encloses_whole_number(&text[s..e]) {
+        let s = if matches!(kind, Kind::PhoneLocal | Kind::PhoneIntl)
+            && encloses_whole_number(&text[s..e])
+        {
             s + 1
         } else {
             s

@@ -232,6 +232,12 @@ fn contact_details() {
             "CONTACT/PHONE",
         ),
         (
+            En,
+            "Nephew called from Tbilisi (+995 555 12 34 56) today.",
+            "+995 555 12 34 56",
+            "CONTACT/PHONE",
+        ),
+        (
             Es,
             "Tfno: 948 255 400 Fax: 948 296 500",
             "948 296 500",
@@ -1114,8 +1120,13 @@ fn a_marked_trigger_reads_its_value_only_past_a_number_sign_or_word() {
         (En, "Returned to jail. DOC # W92817.", "W92817", "ID/IDNUM"),
         (En, "DOC number W92817 on file", "W92817", "ID/IDNUM"),
         (En, "Inmate # W-448102 at bedside", "W-448102", "ID/IDNUM"),
+        (En, "A# 214-887-390 on file", "214-887-390", "ID/IDNUM"),
+        (En, "Passport no. P4471902 (Haiti)", "P4471902", "ID/IDNUM"),
     ]);
-    check_absent(&[(En, "paged doc 1400 re: pressures", "1400")]);
+    check_absent(&[
+        (En, "paged doc 1400 re: pressures", "1400"),
+        (En, "gave a 250 mL bolus", "250"),
+    ]);
 }
 
 #[test]
