@@ -1012,10 +1012,7 @@ impl Recognizer for ContextRecognizer {
                             .eponym_heads
                             .before(text, words, run.first, &mut key)
                         && !services_only(&mut c.m, run.first, i)
-                        && !(short_caps_tail(text, toks, i, last)
-                            && (run.first..i).any(|j| {
-                                c.m.single(j) & ALLOWW != 0 || one_of(text, toks[j], BEFORE_SERVICE)
-                            }))
+                        && !service_after_term(&mut c.m, text, toks, run.first, i, last)
                     {
                         let (label, source, score) = if bits & HOSP_TAIL != 0 {
                             (hosp, "context:hospital", S_HOSPITAL)
@@ -1071,11 +1068,21 @@ const BEFORE_SERVICE: &[&str] = &[
 ];
 
 /// Whether the tail word `i..=last` is one abbreviation of at most three capitals ("PD",
-/// "EMS"): after a town it names a service ("Brockton PD"), after an eponym a term ("Parkinson
-/// PD", peritoneal dialysis or the disease), so an allow-listed word before it opens none, nor
-/// a word of [`BEFORE_SERVICE`].
-fn short_caps_tail(text: &str, toks: &[Token], i: usize, last: usize) -> bool {
-    i == last && toks[i].shape == Shape::Upper && text[toks[i].start..toks[i].end].len() <= 3
+/// "EMS") with an allow-listed word or a word of [`BEFORE_SERVICE`] among `first..i`: after a
+/// town it names a service ("Brockton PD"), after an eponym a term ("Parkinson PD", peritoneal
+/// dialysis or the disease), and after a preposition the service of a sentence.
+fn service_after_term(
+    m: &mut Matcher,
+    text: &str,
+    toks: &[Token],
+    first: usize,
+    i: usize,
+    last: usize,
+) -> bool {
+    let short_caps =
+        i == last && toks[i].shape == Shape::Upper && text[toks[i].start..toks[i].end].len() <= 3;
+    short_caps
+        && (first..i).any(|j| m.single(j) & ALLOWW != 0 || one_of(text, toks[j], BEFORE_SERVICE))
 }
 
 /// Whether tokens `first..tail` are all services of a hospital (STOP words and phrases:
