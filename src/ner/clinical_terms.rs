@@ -18,6 +18,23 @@ const SUFFIXES: &[&str] = &[
     "coccal", "coccus", "bacter",
 ];
 
+/// Words of course and extent beside a clinical term ("chronic cholecystitis", "acute
+/// pancreatitis", "bilateral pneumonitis"), lower case.
+const MODIFIERS: &[&str] = &[
+    "acute",
+    "chronic",
+    "subacute",
+    "severe",
+    "mild",
+    "moderate",
+    "bilateral",
+    "recurrent",
+    "diffuse",
+    "focal",
+    "partial",
+    "total",
+];
+
 /// Whether `word` (letters only, seven or more) ends in one of the suffixes.
 pub fn is_clinical_term(word: &str) -> bool {
     let lower = word.to_lowercase();
@@ -45,8 +62,9 @@ fn vowelless_abbreviation(word: &str) -> bool {
 }
 
 /// Whether every word of `surface` with letters is a clinical term that `listed` (a name or
-/// place list) does not hold, or a short abbreviation in capitals beside one ("Appendectomy POD
-/// 0", "Hepatitis B"); a span without such words is none.
+/// place list) does not hold, a short abbreviation in capitals beside one ("Appendectomy POD
+/// 0", "Hepatitis B"), or a word of its course ("chronic cholecystitis"); a span without a
+/// clinical term is none.
 pub fn all_clinical_terms(surface: &str, listed: impl Fn(&str) -> bool) -> bool {
     let words: Vec<&str> = surface
         .split(|c: char| !c.is_alphanumeric())
@@ -57,7 +75,11 @@ pub fn all_clinical_terms(surface: &str, listed: impl Fn(&str) -> bool) -> bool 
             && !listed(&w.to_lowercase())
     };
     let short_caps = |w: &str| w.chars().count() <= 4 && !w.chars().any(char::is_lowercase);
-    words.iter().any(|w| clinical(w)) && words.iter().all(|w| clinical(w) || short_caps(w))
+    let modifier = |w: &str| MODIFIERS.contains(&w.to_lowercase().as_str());
+    words.iter().any(|w| clinical(w))
+        && words
+            .iter()
+            .all(|w| clinical(w) || short_caps(w) || modifier(w))
 }
 
 #[cfg(test)]
@@ -80,6 +102,9 @@ mod tests {
             "Hct 28",
             "BMBx",
             "Appendectomy POD 0",
+            "chronic cholecystitis",
+            "Meningococcal",
+            "Enterococcus",
         ] {
             assert!(all_clinical_terms(term, none), "{term}");
         }
@@ -96,6 +121,8 @@ mod tests {
             "Glyn",
             "Mrs Smith",
             "POD",
+            "chronic",
+            "Severe Smith",
         ] {
             assert!(!all_clinical_terms(other, none), "{other}");
         }

@@ -433,8 +433,13 @@ fn names_places_and_dates_of_the_twenty_seventh_batch_are_found() {
 
 #[test]
 fn names_places_and_dates_of_the_twenty_eighth_batch_are_found() {
-    // Written after the twenty-seventh batch's changes and scored before any change, with none
-    // designed on it: a held-out measure of the rules as they are (default 0.883, 0.846,
-    // 1.000; rules only 0.818, 0.926, 1.000). Floors about three gold tokens below.
-    floors_hold("en_batch28.txt", [0.86, 0.82, 0.97], [0.79, 0.90, 0.97]);
+    // Written after the twenty-seventh batch's changes and scored before any change made on
+    // it (default 0.883, 0.846, 1.000; rules only 0.818, 0.926, 1.000), those figures
+    // committed, then designed on (accession, specimen and job numbers, reading and operating
+    // staff as field labels and triggers, practices and imaging centers by their tails with
+    // an ampersand inside and a town after "of", "Dr" ending a numbered street before a comma,
+    // a label word after a capitalized word opening no field, eponyms of imaging allow-listed,
+    // a clinical term's course words): about three gold tokens below the figures after
+    // (default 1.000, 0.951, 1.000; rules only 1.000, 0.986, 1.000).
+    floors_hold("en_batch28.txt", [0.97, 0.92, 0.97], [0.97, 0.95, 0.97]);
 }

@@ -65,6 +65,15 @@ pub fn field_hits(cfg: &ContextConfig, text: &str, words: &Words) -> Vec<FieldHi
             j -= 1;
         }
         if let Some((first, label)) = best {
+            // "DXA at Concord Hospital: T-score -2.7": one label word right after a capitalized
+            // word ends a name in running text; it opens no field.
+            let ends_name = first + 1 == k
+                && first > 0
+                && toks[first - 1].shape == Shape::Cap
+                && &text[toks[first - 1].end..toks[first].start] == " ";
+            if ends_name {
+                continue;
+            }
             hits.push(FieldHit {
                 label_start: toks[first].start,
                 value_start: colon + 1,

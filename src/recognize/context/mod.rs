@@ -1020,9 +1020,10 @@ impl Recognizer for ContextRecognizer {
                             (org, "context:institution", S_ORG)
                         };
                         let s = toks[run.first].start;
+                        let end = town_of_after(&mut c, last);
                         c.out
-                            .push(Entity::new(s, toks[last].end, label, source, score));
-                        self.town_after_institution(&mut c, last);
+                            .push(Entity::new(s, toks[end].end, label, source, score));
+                        self.town_after_institution(&mut c, end);
                     }
                 }
             }
@@ -1049,6 +1050,25 @@ fn building_part(text: &str, toks: &[Token], k: usize) -> bool {
         && toks
             .get(k + 1)
             .is_some_and(|n| n.shape == Shape::Num && &text[toks[k].end..n.start] == " ")
+}
+
+/// The last token of an institution read back from its tail word at `last`, with "of" and a
+/// listed town after it ("Women's Imaging Center of Nashua", "Ophthalmic Consultants of
+/// Boston"): the town names which of a chain's sites it is.
+fn town_of_after(c: &mut Ctx, last: usize) -> usize {
+    let (of, town) = (last + 1, last + 2);
+    let spaced = |c: &Ctx, a: usize, b: usize| &c.text[c.toks[a].end..c.toks[b].start] == " ";
+    let listed_town = town < c.toks.len()
+        && one_of(c.text, c.toks[of], &["of"])
+        && spaced(c, last, of)
+        && spaced(c, of, town)
+        && c.toks[town].shape == Shape::Cap
+        && c.m.single(town) & PLACE_WORD != 0;
+    if listed_town {
+        town
+    } else {
+        last
+    }
 }
 
 /// Words that put a service named by an abbreviation ("Per EMS, down 12 hours", "Called PD")

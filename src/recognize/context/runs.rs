@@ -237,6 +237,9 @@ pub fn name_backward(
     })
 }
 
+/// Whether the gap between tokens `a` and `b` may lie inside an institution's name: blanks,
+/// hyphens, quotes, an ampersand ("Foot & Ankle Associates") and a full stop after an initial
+/// or a short abbreviation.
 fn org_gap(text: &str, toks: &[Token], a: usize, b: usize) -> bool {
     let g = gap(text, toks, a, b);
     if g.contains(['\n', ',', ';', ':', '(', ')']) || g.len() > 4 {
@@ -251,7 +254,7 @@ fn org_gap(text: &str, toks: &[Token], a: usize, b: usize) -> bool {
     g.chars().all(|c| {
         matches!(
             c,
-            ' ' | '\t' | '-' | '"' | '\'' | '\u{2019}' | '\u{201c}' | '\u{201d}' | '«' | '»'
+            ' ' | '\t' | '-' | '"' | '\'' | '\u{2019}' | '\u{201c}' | '\u{201d}' | '«' | '»' | '&'
         ) || (c == '.' && dot_ok)
     })
 }

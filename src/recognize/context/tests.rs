@@ -990,3 +990,17 @@ fn officers_crews_and_workers_name_the_person_after_them() {
     assert_eq!(names("EMT Ximena reports 20 min down time."), ["Ximena"]);
     assert_eq!(names("Det. Ruiz called."), ["Ruiz"]);
 }
+
+#[test]
+fn a_label_word_after_a_capitalized_word_ends_a_name_and_opens_no_field() {
+    let fields: Vec<String> = run(Lang::En, "DXA at Concord Hospital: T-score -2.7 today.")
+        .into_iter()
+        .filter(|(_, _, src)| src == "context:field_label")
+        .map(|(s, _, _)| s)
+        .collect();
+    assert!(fields.is_empty(), "{fields:?}");
+    assert_eq!(
+        names("Pathologist: Agnieszka Wrobel, MD."),
+        ["Agnieszka Wrobel"]
+    );
+}

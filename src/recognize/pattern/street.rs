@@ -320,6 +320,17 @@ impl Streets {
                 numbered = true;
             }
         }
+        // "48 Tanglewood Dr, Hudson": without its full stop "Dr" is a street type only after a
+        // house number and before a comma or the line's end; elsewhere it is a doctor's title.
+        if word == "Dr"
+            && !(numbered
+                && text[e..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| matches!(c, ',' | ';' | '\n' | '\r')))
+        {
+            return None;
+        }
         let abbreviated = word.ends_with('.');
         let on_street = self.lang == Lang::En
             && after_on(text, start)

@@ -1192,3 +1192,17 @@ fn every_recognized_month_and_weekday_parses() {
         }
     }
 }
+
+#[test]
+fn dr_without_its_full_stop_ends_a_numbered_street_before_a_comma_only() {
+    check_found(&[(
+        En,
+        "Letter mailed to pt at 48 Tanglewood Dr, Hudson, NH 03051.",
+        "48 Tanglewood Dr",
+        "LOCATION/STREET",
+    )]);
+    check_absent(&[
+        (En, "Pt seen by Dr Okafor today.", "Dr Okafor"),
+        (En, "Gave 2 Tylenol Dr Smith aware.", "Tylenol"),
+    ]);
+}
