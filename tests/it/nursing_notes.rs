@@ -446,8 +446,12 @@ fn names_places_and_dates_of_the_twenty_eighth_batch_are_found() {
 
 #[test]
 fn names_places_and_dates_of_the_twenty_ninth_batch_are_found() {
-    // Written after the twenty-eighth batch's changes and scored before any change, with none
-    // designed on it: a held-out measure of the rules as they are (default 0.919, 0.955,
-    // 0.972; rules only 0.887, 0.973, 0.944). Floors about three gold tokens below.
-    floors_hold("en_batch29.txt", [0.89, 0.93, 0.94], [0.86, 0.95, 0.91]);
+    // Written after the twenty-eighth batch's changes and scored before any change made on
+    // it (default 0.919, 0.955, 0.972; rules only 0.887, 0.973, 0.944), those figures
+    // committed, then designed on (British roles as triggers, "travelled from" before a town,
+    // ambulance services, social care and dental practices by their tails, a home-care chain
+    // listed, a walking frame's and a cancer charity's names allow-listed): about three gold
+    // tokens below the figures after (default 0.969, 0.975, 1.000; rules only 0.944, 0.981,
+    // 0.972).
+    floors_hold("en_batch29.txt", [0.94, 0.95, 0.97], [0.92, 0.96, 0.94]);
 }
