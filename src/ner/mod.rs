@@ -185,17 +185,15 @@ impl SpanFilters {
             .load(lang, "allow")
             .unwrap_or_else(|e| panic!("the allow list: {e:#}"));
         let eponyms = crate::recognize::lookup::EponymHeads::from_lines(&allow);
-        let allowed = allow
+        let allowed: std::collections::HashSet<String> = allow
             .iter()
             .filter(|line| crate::recognize::lookup::directive(line).is_none())
             .map(|w| w.to_lowercase())
             .collect();
-        let allowed_phrases = allow
+        let allowed_phrases = allowed
             .iter()
-            .filter(|line| crate::recognize::lookup::directive(line).is_none())
-            .map(|line| line.split_whitespace().collect::<Vec<_>>())
-            .filter(|words| words.len() > 1)
-            .map(|words| words.join(" ").to_lowercase())
+            .filter(|w| w.contains(char::is_whitespace))
+            .map(|w| w.split_whitespace().collect::<Vec<_>>().join(" "))
             .collect();
         let verbs = allow
             .iter()

@@ -1071,21 +1071,10 @@ fn town_of_after(c: &mut Ctx, last: usize) -> usize {
     }
 }
 
-/// Words that put a service named by an abbreviation ("Per EMS, down 12 hours", "Called PD")
-/// in a sentence rather than after its town.
-const BEFORE_SERVICE: &[&str] = &[
-    "per",
-    "via",
-    "by",
-    "from",
-    "with",
-    "to",
-    "and",
-    "or",
-    "called",
-    "notified",
-    "contacted",
-];
+/// Words that put a service named by an abbreviation in a sentence rather than after its town
+/// ("Per EMS, down 12 hours"); the verbs ("Called PD") already end the run read back
+/// ([`runs::VERBS_BEFORE_ORG`]).
+const BEFORE_SERVICE: &[&str] = &["per", "via", "by", "from", "with", "to", "and", "or"];
 
 /// Whether the tail word `i..=last` is one abbreviation of at most three capitals ("PD",
 /// "EMS") with an allow-listed word or a word of [`BEFORE_SERVICE`] among `first..i`: after a

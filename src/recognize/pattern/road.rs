@@ -4,6 +4,7 @@
 //! often a drug's ("Route: PO") or a number of something else ("I-131 therapy"), and before a
 //! word of papers it is a form ("on I-94 record"), so those are left alone.
 
+use super::text::run_start;
 use super::Cand;
 use crate::labels::{Category, Label, Subtype};
 use regex::Regex;
@@ -43,13 +44,10 @@ impl Roads {
     pub fn find(&self, text: &str, out: &mut Vec<Cand>) {
         for m in self.re.find_iter(text) {
             let before = &text[..m.start()];
-            let Some(word_end) = before.strip_suffix(' ').map(str::len) else {
+            let Some(head) = before.strip_suffix(' ') else {
                 continue;
             };
-            let word_start = before[..word_end]
-                .rfind(|c: char| !c.is_alphabetic())
-                .map_or(0, |i| i + 1);
-            let word = &before[word_start..word_end];
+            let word = &head[run_start(head, char::is_alphabetic)..];
             let next = text[m.end()..].strip_prefix(' ').map(|rest| {
                 rest.split(|c: char| !c.is_alphabetic())
                     .next()
@@ -80,6 +78,8 @@ mod tests {
         assert_eq!(found("MVC on I-95 northbound"), ["I-95"]);
         assert_eq!(found("lives off Rte. 1A, near the mall"), ["Rte. 1A"]);
         assert_eq!(found("CRASH ON HIGHWAY 3 AT 0200"), ["HIGHWAY 3"]);
+        // A character of several bytes before the preposition is no word of it.
+        assert_eq!(found("\u{201c}on Route 9\u{201d}, she said"), ["Route 9"]);
     }
 
     #[test]
