@@ -1,6 +1,6 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch29.txt`, 30
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch30.txt`, 30
 //! notes each (each batch written after the rules designed on the ones before, and scored
 //! before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
@@ -454,4 +454,13 @@ fn names_places_and_dates_of_the_twenty_ninth_batch_are_found() {
     // tokens below the figures after (default 0.969, 0.975, 1.000; rules only 0.944, 0.981,
     // 0.972).
     floors_hold("en_batch29.txt", [0.94, 0.95, 0.97], [0.92, 0.96, 0.94]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_thirtieth_batch_are_found() {
+    // Written after the twenty-ninth batch's changes and scored with no rule designed on it:
+    // a community hospital's notes typed in capitals, in lower case and in mixed case, with
+    // visitors, staff and interpreters whose names come from many countries (default 0.850,
+    // 0.971, 0.766; rules only 0.750, 0.992, 0.734), held about three gold tokens below.
+    floors_hold("en_batch30.txt", [0.83, 0.95, 0.72], [0.73, 0.97, 0.69]);
 }
