@@ -458,9 +458,12 @@ fn names_places_and_dates_of_the_twenty_ninth_batch_are_found() {
 
 #[test]
 fn names_places_and_dates_of_the_thirtieth_batch_are_found() {
-    // Written after the twenty-ninth batch's changes and scored with no rule designed on it:
+    // Written after the twenty-ninth batch's changes and scored before any change made on it:
     // a community hospital's notes typed in capitals, in lower case and in mixed case, with
     // visitors, staff and interpreters whose names come from many countries (default 0.850,
-    // 0.971, 0.766; rules only 0.750, 0.992, 0.734), held about three gold tokens below.
-    floors_hold("en_batch30.txt", [0.83, 0.95, 0.72], [0.73, 0.97, 0.69]);
+    // 0.971, 0.766; rules only 0.750, 0.992, 0.734), those figures committed, then designed on
+    // (a word no list holds and no ordinary word, after a relative's or staff word or an
+    // abbreviated title in the same case, is the name): about three gold tokens below the
+    // figures after (default 0.931, 0.968, 0.953; rules only 0.838, 0.993, 0.938).
+    floors_hold("en_batch30.txt", [0.91, 0.95, 0.90], [0.82, 0.97, 0.89]);
 }

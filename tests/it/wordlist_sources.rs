@@ -2,7 +2,9 @@
 //! name lists of every language are rebuilt from `../shared/data`, the English drug list from
 //! the installed drug dictionary, the gazetteer of every language from the installed GeoNames
 //! extract and Hunspell dictionaries, and the surnames that are words from those dictionaries
-//! (`.ci/run` installs them into `.ci/venv` from `scripts/requirements-ci.txt`); each is
+//! (`.ci/run` installs them into `.ci/venv` from `scripts/requirements-ci.txt`), and the
+//! ordinary English words from SCOWL's lists in Debian's `wamerican` and `wbritish` (which
+//! `.ci/run` installs with apt); each is
 //! compared with the shipped file byte for byte, so a provenance note cannot drift from its
 //! list.
 
@@ -78,6 +80,37 @@ fn the_shipped_surname_words_are_what_their_script_derives() {
         &sources,
         "surname_words",
         &files,
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "needs Debian's wamerican and wbritish 2020.12.07-2 in /usr/share/dict (.ci/run installs them); cargo test --release --features slow-tests"
+)]
+fn the_shipped_ordinary_words_are_what_their_script_derives() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dict = Path::new("/usr/share/dict");
+    for name in ["american-english", "british-english"] {
+        assert!(
+            dict.join(name).is_file(),
+            "/usr/share/dict/{name} is missing: apt-get install wamerican wbritish"
+        );
+    }
+    let dir = tempdir();
+    let vocab = dir.path();
+    fs::create_dir(vocab.join("en")).unwrap();
+    stdout_of(
+        Command::new(python("python 3"))
+            .arg(root.join("scripts/build_ordinary_words.py"))
+            .arg(dict)
+            .arg(vocab),
+    );
+    assert_same(
+        root,
+        vocab,
+        "build_ordinary_words.py",
+        &["en/ordinary_words.txt", "PROVENANCE_ordinary_words.md"],
     );
 }
 

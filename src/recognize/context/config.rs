@@ -26,6 +26,10 @@
 //! - `allow.txt`: plain words are medical terms that collide with names; `after: PHRASE` marks
 //!   phrases after which a capitalized word is an eponym ("síndrome de"); `verb: WORD` the
 //!   plain words that are the verb in lower case after a relative's word ("son will call").
+//! - `ordinary_words.txt` (derived, optional; English from SCOWL): the language's ordinary
+//!   lower-case words, so that in a note without capitals a word no list holds can be read as
+//!   the name after a relative's or staff word ("SON FERGAL CALLED"); the drug lists
+//!   (`drugs_open.txt`, `drug_abbreviations.txt`) count as ordinary words there.
 
 use crate::labels::{Label, Subtype};
 use crate::lang::Lang;
@@ -118,6 +122,9 @@ pub struct ContextConfig {
     /// The folded words of the value triggers (`id_triggers.txt`: "cell", "pager", "home" of
     /// "home phone"): no name before a phone number ("WIFE CELL (617) ...").
     pub value_words: FxMap<String, ()>,
+    /// The folded ordinary words of the language (`ordinary_words.txt`); `None` where it ships
+    /// none, which turns off reading an unlisted word as a name.
+    pub ordinary_words: Option<FxMap<String, ()>>,
 }
 
 fn role_bits(role: &str, title: bool) -> Option<u32> {
@@ -325,6 +332,22 @@ impl ContextConfig {
                 value_words.insert(w.to_string(), ());
             }
         }
+        // The ordinary words, and with them the drugs the notes name (`drugs_open.txt`,
+        // `drug_abbreviations.txt`: "md aware, lopressor held"), which no dictionary of
+        // ordinary words holds; their list leaves out every word that is also a name.
+        let ordinary = lists.load_optional(lang, "ordinary_words")?;
+        let ordinary_words = if ordinary.is_empty() {
+            None
+        } else {
+            let mut words: FxMap<String, ()> = FxMap::default();
+            for file in ["drugs_open", "drug_abbreviations"] {
+                for line in lists.load_optional(lang, file)? {
+                    words.insert(fold_phrase(line.split('\t').next().unwrap_or("")), ());
+                }
+            }
+            words.extend(ordinary.iter().map(|w| (fold_phrase(w), ())));
+            Some(words)
+        };
         Ok(ContextConfig {
             lex,
             professions,
@@ -334,6 +357,7 @@ impl ContextConfig {
             place_phrase_max_words,
             eponym_heads: EponymHeads::from_lines(&allow),
             value_words,
+            ordinary_words,
         })
     }
 }

@@ -385,6 +385,24 @@ impl ContextRecognizer {
                 && b & BREAKS == 0
                 && (title || b & ALLOWW == 0)
         };
+        // A word that no list holds and that is no ordinary word of the language, written in
+        // the case of the relative's or staff word or abbreviated title before it ("SON FERGAL
+        // CALLED", "INTERPRETER TSEGAYE PRESENT", "dr gilhooly aware"; not "Wife tearful").
+        // After a staff word only right after it: "RN, CARN" is a credential after another.
+        let same_case = toks[trigger_last].shape == shape;
+        let apposed = c.text[toks[trigger_last].end..toks[k].start].contains([',', '(', '"', '“']);
+        let ordinary = self.cfg.ordinary_words.as_ref();
+        let unlisted = |m: &mut Matcher, j: usize| {
+            ordinary.is_some_and(|ordinary| {
+                (abbreviated || !title && (bits & G_REL != 0 || !apposed))
+                    && same_case
+                    && toks[j].shape == shape
+                    && m.single(j) & !SURN_OPEN == 0
+                    && unlisted_word(&c.text[toks[j].start..toks[j].end], c.words.folded(j))
+                    && !ordinary.contains_key(c.words.folded(j))
+                    && !self.cfg.value_words.contains_key(c.words.folded(j))
+            })
+        };
         // After a singular relative's word, one allow-listed word is the name as in mixed case
         // ("wife dawn", "HUSBAND BILL"), unless it is the verb after its subject ("son will
         // call"); after a plural one it may be ("daughters hope to visit").
@@ -399,7 +417,7 @@ impl ContextRecognizer {
         };
         let mut k = k;
         loop {
-            if !listed(&mut c.m, k, k) && !kin_word(&mut c.m, k) {
+            if !listed(&mut c.m, k, k) && !kin_word(&mut c.m, k) && !unlisted(&mut c.m, k) {
                 return;
             }
             // A second word after a space, and the parts of a hyphenated name
@@ -408,7 +426,7 @@ impl ContextRecognizer {
             let mut spaced = false;
             // "SON GARETH WILL BRING HER": a verb after the name is none of it.
             while last + 1 < c.toks.len()
-                && listed(&mut c.m, last + 1, k)
+                && (listed(&mut c.m, last + 1, k) || unlisted(&mut c.m, last + 1))
                 && c.m.single(last + 1) & ALLOW_VERB == 0
             {
                 match &c.text[c.toks[last].end..c.toks[last + 1].start] {
@@ -1195,6 +1213,19 @@ fn next_conjunct(
 
 /// Whether the title token `t` is an abbreviation, never an ordinary word: written with its
 /// full stop ("Prof.", "dra.") or without a vowel ("dr", "MRS", "sr").
+/// Whether `word` (its `folded` form) may be a name no list holds: four letters or more, letters
+/// only, and no ending of an English verb or clinical term ("verbalized", "obtunded",
+/// "diaphoretic" may be missing from the ordinary words).
+fn unlisted_word(word: &str, folded: &str) -> bool {
+    const ENDINGS: [&str; 19] = [
+        "ed", "ing", "tion", "sion", "ness", "ment", "ous", "ive", "able", "ible", "ful", "less",
+        "itis", "emia", "osis", "tomy", "scopy", "logy", "otic",
+    ];
+    word.chars().filter(|ch| ch.is_alphabetic()).count() >= 4
+        && word.chars().all(char::is_alphabetic)
+        && !ENDINGS.iter().any(|e| folded.ends_with(e))
+}
+
 fn abbreviated_title(text: &str, t: Token) -> bool {
     let word = &text[t.start..t.end];
     text[t.end..].starts_with('.')

@@ -314,7 +314,9 @@ fn names_after_titles_in_any_case() {
         ),
         (Lang::En, "SW Leticia to see family.", Some("Leticia")),
         (Lang::En, "dr aware of low bp", None),
-        (Lang::En, "called pt's son obrien", None),
+        // After a relative's word an open surname is taken as any word no list holds and that
+        // is no ordinary word (below).
+        (Lang::En, "called pt's son obrien", Some("obrien")),
         // Lower-case names after relative and doctor words, not after patient words.
         (Lang::En, "pt seen with wife mary at bedside", Some("mary")),
         (Lang::En, "daughter susan called, updated", Some("susan")),
@@ -347,6 +349,34 @@ fn names_after_titles_in_any_case() {
         (Lang::En, "GRANDSON DERMOT AT BEDSIDE.", Some("DERMOT")),
         (Lang::En, "wife rosaleen called, updated", Some("rosaleen")),
         (Lang::En, "GRANDSON VISITING TODAY. WIFE TEARFUL.", None),
+        // A word no list holds and that is no ordinary word, in the case of the relative's or
+        // staff word or abbreviated title before it.
+        (Lang::En, "SON FERGAL CALLED FROM HOME", Some("FERGAL")),
+        (
+            Lang::En,
+            "INTERPRETER TSEGAYE PRESENT FOR ROUNDS",
+            Some("TSEGAYE"),
+        ),
+        (Lang::En, "dr gilhooly aware of temp", Some("gilhooly")),
+        (
+            Lang::En,
+            "DR LINDQVIST-HAYES TO CALL BACK",
+            Some("LINDQVIST-HAYES"),
+        ),
+        (
+            Lang::En,
+            "daughter mariatou called, updated",
+            Some("mariatou"),
+        ),
+        // Ordinary words, drugs, clinical endings, another case, a credential after a
+        // staff word, and a language without the list: no name.
+        (Lang::En, "DAUGHTER VERBALIZED UNDERSTANDING", None),
+        (Lang::En, "wife distraught, emotional support given", None),
+        (Lang::En, "md aware, np lopressor held", None),
+        (Lang::En, "pt obtunded, dr obtunded?", None),
+        (Lang::En, "Wife tesfaye", None),
+        (Lang::En, "Signed: RN, CARN, ext. 4412", None),
+        (Lang::Nl, "ZOON FERGAL BELDE", None),
         (Lang::It, "la sorella dell'ex moglie", None),
         // In parentheses or apposition, closed on the other side.
         (
