@@ -207,12 +207,13 @@ def read_spelling(source, lang):
 
 
 def known_words(vocab, lang):
-    """Folded entries of every list of the language but this script's own, and but the other
+    """Folded entries of every list of the language but this script's own, but the other
     languages' first names and the rare ones (`build_name_lists.py` leaves this script's places
-    out of those)."""
+    out of those), and but the ordinary words (a dictionary, not a list of names or terms)."""
     known = set()
+    skipped = (OUTPUT, COUNTRY_OUTPUT, "first_names_foreign", "first_names_rare", "ordinary_words")
     for path in sorted(Path(vocab, lang).glob("*.txt")):
-        if path.stem in (OUTPUT, COUNTRY_OUTPUT, "first_names_foreign", "first_names_rare"):
+        if path.stem in skipped:
             continue
         for line in path.read_text(encoding="utf-8").splitlines():
             line = line.split("#", 1)[0].strip()
