@@ -2,7 +2,8 @@
 //! (shipped, or `--models`): an all-caps span ("RESP", "NSR") is kept only in text that is not
 //! written in mixed case and only if a word of it is a listed name or place ("HENDERSON", "SON
 //! JIM"), and a span with a capitalized word loses the lower-case words, symbols and readings
-//! at its edges that no list supports ("North Carolina border", "# Colbert", "NSR 80s").
+//! at its edges that no list supports ("North Carolina border", "# Colbert", "NSR 80s"), while
+//! an English name written in one case loses the verbs after it ("wilfred notified").
 //!
 //! Those taggers learned names from news and social media, where a capital letter is strong
 //! evidence; in nursing notes every abbreviation has one. Spans with a lower-case letter
@@ -90,6 +91,8 @@ pub struct CaselessGate {
     weekdays: HashSet<&'static str>,
     /// The listed first names, lower case.
     first_names: HashSet<String>,
+    /// Whether the endings of [`Self::before_verb_tail`] are the language's (English).
+    verb_endings: bool,
 }
 
 impl CaselessGate {
@@ -144,6 +147,7 @@ impl CaselessGate {
                 .filter(|day| !first_names.contains(*day))
                 .collect(),
             first_names,
+            verb_endings: lang == Lang::En,
         })
     }
 
@@ -263,6 +267,37 @@ impl CaselessGate {
             prev_word = word;
         }
         start + kept_end
+    }
+
+    /// Where a NAME span `text[start..end]` written in one case (all lower case or all
+    /// capitals) ends once its last words that no list holds and that end as a verb or an
+    /// adjective of one does are left out ("wilfred notified", "kowalczyk extubated",
+    /// "JEAN-BAPTISTE TRANSLATING", "EVELYN AGREEABLE"): the tagger read on into the clause
+    /// after the name (English endings; other languages keep the span). One word is always
+    /// left; a span with a capitalized word is [`Self::trim_edges`]'s. Ordinary words without such an ending stay: surnames no list
+    /// holds are often words too ("farrow", "coffin").
+    pub fn before_verb_tail(&self, text: &str, start: usize, end: usize) -> usize {
+        const ENDINGS: [&str; 4] = ["ed", "ing", "able", "ible"];
+        let span = &text[start..end];
+        let mixed = span.chars().any(char::is_lowercase) && span.chars().any(char::is_uppercase);
+        if mixed || !self.verb_endings {
+            return end;
+        }
+        let mut kept = span;
+        while let Some((head, last)) = kept.rsplit_once(char::is_whitespace) {
+            let lower = last.to_lowercase();
+            let verb = lower.chars().count() >= 5
+                && lower.chars().all(char::is_alphabetic)
+                && ENDINGS.iter().any(|e| lower.ends_with(e))
+                && !self.listed.contains_key(&lower);
+            if head.trim().is_empty() || !verb {
+                break;
+            }
+            // "gallagher. reassured": the clause's punctuation goes with it.
+            kept =
+                head.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '.' | ',' | ';'));
+        }
+        start + kept.len()
     }
 
     /// Whether `surface`, a place (not an institution), is written all in lower case without a
@@ -416,6 +451,24 @@ mod tests {
         // Two letters are no listed name ("IN"); a span with a lower-case letter is whole.
         assert_eq!(end("HENDERSON IN"), "HENDERSON");
         assert_eq!(end("Zorbleck Aware"), "Zorbleck Aware");
+    }
+
+    #[test]
+    fn a_name_in_one_case_loses_the_verbs_after_it() {
+        let gate = CaselessGate::new(Lang::En).unwrap();
+        let end = |text: &'static str| &text[..gate.before_verb_tail(text, 0, text.len())];
+        assert_eq!(end("wilfred notified"), "wilfred");
+        assert_eq!(end("gallagher. intubated"), "gallagher");
+        assert_eq!(end("SOREN LEARNING SUCTIONING"), "SOREN");
+        assert_eq!(end("EVELYN AGREEABLE"), "EVELYN");
+        // A listed word, a word without such an ending, a lone word, a span in mixed case
+        // and another language stay whole.
+        assert_eq!(end("mary reading"), "mary reading");
+        assert_eq!(end("lucinda farrow"), "lucinda farrow");
+        assert_eq!(end("notified"), "notified");
+        assert_eq!(end("Wilfred notified"), "Wilfred notified");
+        let dutch = CaselessGate::new(Lang::Nl).unwrap();
+        assert_eq!(dutch.before_verb_tail("anke pending", 0, 12), 12);
     }
 
     #[test]

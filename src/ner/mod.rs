@@ -560,7 +560,7 @@ impl Recognizer for NerRecognizer {
                         continue;
                     };
                     let e = if l.category == Category::Name {
-                        filters.before_allowed_last_word(text, s, e)
+                        gate.before_verb_tail(text, s, filters.before_allowed_last_word(text, s, e))
                     } else {
                         e
                     };
