@@ -774,6 +774,31 @@ impl ContextRecognizer {
             run.first = compass.unwrap_or(run.first);
             let label = Label::new(Category::Location, Subtype::City);
             c.push_run(run, label, "context:place", S_PLACE);
+            if matches!(t.shape, Shape::Upper | Shape::Lower) {
+                self.place_after_comma(c, run.last);
+            }
+        }
+    }
+
+    /// "lives in portland, oregon", "FROM NASHUA, NEW HAMPSHIRE": after a town read in a note
+    /// without capitals, a place a list holds (a word of four letters or more, or a phrase)
+    /// after a comma, in the town's case, names its state or country.
+    fn place_after_comma(&self, c: &mut Ctx, town: usize) {
+        let k = town + 1;
+        let Some(&t) = c.toks.get(k) else { return };
+        if &c.text[c.toks[town].end..t.start] != ", " || t.shape != c.toks[town].shape {
+            return;
+        }
+        let last = self.place_phrase(c, k).or_else(|| {
+            let b = c.m.single(k);
+            (b & PLACE_WORD != 0
+                && b & (BREAKS | ALLOWW | SURN_WORD) == 0
+                && c.text[t.start..t.end].chars().count() >= 4)
+                .then_some(k)
+        });
+        if let Some(last) = last {
+            let label = Label::category_only(Category::Location);
+            c.push_run(Run { first: k, last }, label, "context:place", S_PLACE);
         }
     }
 

@@ -457,6 +457,20 @@ fn the_place_after_lives_in_is_named_in_any_case() {
             "SON IS FROM NEW HAMPSHIRE, VISITING",
             &["NEW HAMPSHIRE"],
         ),
+        // A listed state or country after the town and a comma, in its case; not a word
+        // no place list holds, nor a state's two letters.
+        (
+            Lang::En,
+            "dtr lives in portland, oregon, aware.",
+            &["portland", "oregon"],
+        ),
+        (
+            Lang::En,
+            "moved from nashua, new hampshire",
+            &["nashua", "new hampshire"],
+        ),
+        (Lang::En, "lives in boston, alone", &["boston"]),
+        (Lang::En, "lives in worcester, ma", &["worcester"]),
         // A compass word opens the town's part.
         (Lang::En, "pt lives w/ wife in e. boston.", &["e. boston"]),
         (Lang::En, "LIVES IN EAST BOSTON", &["EAST BOSTON"]),
