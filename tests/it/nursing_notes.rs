@@ -470,9 +470,12 @@ fn names_places_and_dates_of_the_thirtieth_batch_are_found() {
 
 #[test]
 fn names_places_and_dates_of_the_thirty_first_batch_are_found() {
-    // Written after the thirtieth batch's changes and scored with no rule designed on it:
+    // Written after the thirtieth batch's changes and scored before any change made on it:
     // CCU and cardiac surgery notes in mixed case, capitals and lower case, with surgeons,
     // fellows, perfusionists, device reps and families calling from far away (default 0.953,
-    // 0.953, 0.962; rules only 0.882, 0.974, 0.923), held about three gold tokens below.
-    floors_hold("en_batch31.txt", [0.93, 0.93, 0.90], [0.86, 0.95, 0.86]);
+    // 0.953, 0.962; rules only 0.882, 0.974, 0.923), those figures committed, then designed on
+    // (perfusionists and device reps as triggers, a practice of services alone named by its
+    // town, the patient's word alone after a title no name): about three gold tokens below the
+    // figures after (default 0.969, 0.961, 0.981; rules only 0.921, 0.983, 0.962).
+    floors_hold("en_batch31.txt", [0.94, 0.94, 0.92], [0.89, 0.96, 0.90]);
 }

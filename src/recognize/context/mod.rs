@@ -273,6 +273,11 @@ impl ContextRecognizer {
         if !title && c.m.single(run.first) & (G_REL | G_DOC) != 0 {
             return;
         }
+        // The patient's word alone after a title is the next sentence's: "severe MR. Pt's
+        // cardiologist" (mitral regurgitation, not "Mr.").
+        if title && run.first == run.last && c.m.single(run.first) & G_PAT != 0 {
+            return;
+        }
         // After an all-caps title the note is in capitals, which mark no name ("O'ROURKE"
         // opens with a letter and an apostrophe).
         let caps = shape == Shape::Upper
@@ -1049,12 +1054,15 @@ impl Recognizer for ContextRecognizer {
             if proper && bits & (HOSP_TAIL | ORG_TAIL) != 0 && i > 0 {
                 let backward = backward.unwrap_or_else(|| org_backward(&mut c.m, text, toks, i));
                 if let Some(run) = backward {
+                    // "Cardiology Associates of Woburn": services alone name a department,
+                    // but with the town of the practice after them one place.
+                    let end = town_of_after(&mut c, last);
                     if run.first < i
                         && !self
                             .cfg
                             .eponym_heads
                             .before(text, words, run.first, &mut key)
-                        && !services_only(&mut c.m, run.first, i)
+                        && (end > last || !services_only(&mut c.m, run.first, i))
                         && !service_after_term(&mut c.m, text, toks, run.first, i, last)
                     {
                         let (label, source, score) = if bits & HOSP_TAIL != 0 {
@@ -1063,7 +1071,6 @@ impl Recognizer for ContextRecognizer {
                             (org, "context:institution", S_ORG)
                         };
                         let s = toks[run.first].start;
-                        let end = town_of_after(&mut c, last);
                         c.out
                             .push(Entity::new(s, toks[end].end, label, source, score));
                         self.town_after_institution(&mut c, end);

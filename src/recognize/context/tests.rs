@@ -349,6 +349,20 @@ fn names_after_titles_in_any_case() {
         (Lang::En, "GRANDSON DERMOT AT BEDSIDE.", Some("DERMOT")),
         (Lang::En, "wife rosaleen called, updated", Some("rosaleen")),
         (Lang::En, "GRANDSON VISITING TODAY. WIFE TEARFUL.", None),
+        // The heart team's and the device makers' staff.
+        (
+            Lang::En,
+            "PERFUSIONIST GRZEGORZ REMOVED IABP",
+            Some("GRZEGORZ"),
+        ),
+        (Lang::En, "Zoll rep Kiersten did teaching", Some("Kiersten")),
+        // The patient's word alone after a title is the next sentence's ("MR." of mitral
+        // regurgitation).
+        (
+            Lang::En,
+            "Echo: severe MR. Pt's cardiologist is away.",
+            None,
+        ),
         // A word no list holds and that is no ordinary word, in the case of the relative's or
         // staff word or abbreviated title before it.
         (Lang::En, "SON FERGAL CALLED FROM HOME", Some("FERGAL")),
@@ -809,6 +823,11 @@ fn a_hospitals_own_clinic_names_no_institution() {
     assert_eq!(
         places(Lang::En, "f/u at Whittier Street Health Center."),
         ["Whittier Street Health Center"]
+    );
+    // With the practice's town after it, services and a tail name one place.
+    assert_eq!(
+        places(Lang::En, "Followed at Cardiology Associates of Woburn."),
+        ["Cardiology Associates of Woburn"]
     );
 }
 
