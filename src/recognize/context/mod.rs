@@ -274,8 +274,14 @@ impl ContextRecognizer {
             return;
         }
         // The patient's word alone after a title is the next sentence's: "severe MR. Pt's
-        // cardiologist" (mitral regurgitation, not "Mr.").
-        if title && run.first == run.last && c.m.single(run.first) & G_PAT != 0 {
+        // cardiologist" (mitral regurgitation, not "Mr."); not a surname that is a patient's
+        // word too ("Mevrouw Koning": "koning" opens a king's name).
+        let word = c.m.single(run.first);
+        if title
+            && run.first == run.last
+            && word & G_PAT != 0
+            && word & (SURN | SURN_OPEN | FIRSTN | FOREIGN) == 0
+        {
             return;
         }
         // After an all-caps title the note is in capitals, which mark no name ("O'ROURKE"

@@ -363,6 +363,7 @@ fn names_after_titles_in_any_case() {
             "Echo: severe MR. Pt's cardiologist is away.",
             None,
         ),
+        (Lang::Nl, "Mevrouw Koning is rustig.", Some("Koning")),
         // A word no list holds and that is no ordinary word, in the case of the relative's or
         // staff word or abbreviated title before it.
         (Lang::En, "SON FERGAL CALLED FROM HOME", Some("FERGAL")),
