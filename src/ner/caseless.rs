@@ -274,10 +274,10 @@ impl CaselessGate {
     /// adjective of one does are left out ("wilfred notified", "kowalczyk extubated",
     /// "JEAN-BAPTISTE TRANSLATING", "EVELYN AGREEABLE"): the tagger read on into the clause
     /// after the name (English endings; other languages keep the span). One word is always
-    /// left; a span with a capitalized word is [`Self::trim_edges`]'s. Ordinary words without such an ending stay: surnames no list
-    /// holds are often words too ("farrow", "coffin").
+    /// left; a span with a capitalized word is [`Self::trim_edges`]'s. Ordinary words without
+    /// such an ending stay: surnames no list holds are often words too ("farrow", "coffin").
     pub fn before_verb_tail(&self, text: &str, start: usize, end: usize) -> usize {
-        const ENDINGS: [&str; 4] = ["ed", "ing", "able", "ible"];
+        use crate::recognize::context::VERB_ENDINGS;
         let span = &text[start..end];
         let mixed = span.chars().any(char::is_lowercase) && span.chars().any(char::is_uppercase);
         if mixed || !self.verb_endings {
@@ -288,7 +288,7 @@ impl CaselessGate {
             let lower = last.to_lowercase();
             let verb = lower.chars().count() >= 5
                 && lower.chars().all(char::is_alphabetic)
-                && ENDINGS.iter().any(|e| lower.ends_with(e))
+                && VERB_ENDINGS.iter().any(|e| lower.ends_with(e))
                 && !self.listed.contains_key(&lower);
             if head.trim().is_empty() || !verb {
                 break;

@@ -772,12 +772,8 @@ impl ContextRecognizer {
                 name_forward(&mut c.m, c.text, c.toks, k, 3, c.text.len())
             }
             // Where capitals mark names, a word without one is none ("Ilona lives in harmony").
-            Shape::Upper | Shape::Lower if c.text[t.start..t.end].chars().count() >= min_chars => {
-                let b = c.m.single(k);
-                (b & listed != 0
-                    && b & (BREAKS | ALLOWW | SURN_WORD) == 0
-                    && !capitalized_on_line(c.text, c.toks, k))
-                .then_some(Run { first: k, last: k })
+            Shape::Upper | Shape::Lower => {
+                caseless_place_word(c, k, listed, min_chars).then_some(Run { first: k, last: k })
             }
             _ => None,
         };
@@ -800,13 +796,9 @@ impl ContextRecognizer {
         if &c.text[c.toks[town].end..t.start] != ", " || t.shape != c.toks[town].shape {
             return;
         }
-        let last = self.place_phrase(c, k).or_else(|| {
-            let b = c.m.single(k);
-            (b & PLACE_WORD != 0
-                && b & (BREAKS | ALLOWW | SURN_WORD) == 0
-                && c.text[t.start..t.end].chars().count() >= 4)
-                .then_some(k)
-        });
+        let last = self
+            .place_phrase(c, k)
+            .or_else(|| caseless_place_word(c, k, PLACE_WORD, 4).then_some(k));
         if let Some(last) = last {
             let label = Label::category_only(Category::Location);
             c.push_run(Run { first: k, last }, label, "context:place", S_PLACE);
@@ -1249,27 +1241,46 @@ fn next_conjunct(
     .map(|_| n)
 }
 
-/// Whether the title token `t` is an abbreviation, never an ordinary word: written with its
-/// full stop ("Prof.", "dra.") or without a vowel ("dr", "MRS", "sr").
+/// Endings of English verbs and the adjectives made of them ("notified", "translating",
+/// "agreeable"): a word no list holds that ends so is no name (here and in the taggers' spans,
+/// `ner::caseless`).
+pub const VERB_ENDINGS: [&str; 4] = ["ed", "ing", "able", "ible"];
+
 /// Whether `word` (its `folded` form) may be a name no list holds: four letters or more, letters
 /// only, and no ending of an English verb or clinical term ("verbalized", "obtunded",
 /// "diaphoretic" may be missing from the ordinary words).
 fn unlisted_word(word: &str, folded: &str) -> bool {
-    const ENDINGS: [&str; 19] = [
-        "ed", "ing", "tion", "sion", "ness", "ment", "ous", "ive", "able", "ible", "ful", "less",
-        "itis", "emia", "osis", "tomy", "scopy", "logy", "otic",
+    const CLINICAL_ENDINGS: [&str; 15] = [
+        "tion", "sion", "ness", "ment", "ous", "ive", "ful", "less", "itis", "emia", "osis",
+        "tomy", "scopy", "logy", "otic",
     ];
-    word.chars().filter(|ch| ch.is_alphabetic()).count() >= 4
+    word.chars().count() >= 4
         && word.chars().all(char::is_alphabetic)
-        && !ENDINGS.iter().any(|e| folded.ends_with(e))
+        && !VERB_ENDINGS
+            .iter()
+            .chain(&CLINICAL_ENDINGS)
+            .any(|e| folded.ends_with(e))
 }
 
+/// Whether the title token `t` is an abbreviation, never an ordinary word: written with its
+/// full stop ("Prof.", "dra.") or without a vowel ("dr", "MRS", "sr").
 fn abbreviated_title(text: &str, t: Token) -> bool {
     let word = &text[t.start..t.end];
     text[t.end..].starts_with('.')
         || !word
             .chars()
             .any(|ch| "aeiouyAEIOUY".contains(ch) || !ch.is_ascii_alphabetic())
+}
+
+/// Whether the one word at token `k`, of `min_chars` characters or more, is a place the lists
+/// hold (`listed`: the bits that count), no term or surname that is a word, on a line without
+/// a capitalized word ("home in dorchester", "portland, oregon").
+fn caseless_place_word(c: &mut Ctx, k: usize, listed: u32, min_chars: usize) -> bool {
+    let b = c.m.single(k);
+    c.text[c.toks[k].start..c.toks[k].end].chars().count() >= min_chars
+        && b & listed != 0
+        && b & (BREAKS | ALLOWW | SURN_WORD) == 0
+        && !capitalized_on_line(c.text, c.toks, k)
 }
 
 /// Whether `rest` opens with a phone number, after at most a blank and an opening
