@@ -7,6 +7,7 @@ pub mod config;
 mod employer;
 pub mod fields;
 mod firms;
+mod lower_case_names;
 mod proper;
 pub mod runs;
 mod saints;
@@ -263,6 +264,12 @@ impl ContextRecognizer {
             {
                 Run { first: k, last: k }
             }
+            // In capitals the word is read as in a caseless note ("READ BY DR. OYELARAN: NO
+            // VASOSPASM"; not "DR. NOTE:").
+            None if title && shape == Shape::Upper && before_colon(c.text, c.toks, k) => {
+                self.caseless_name(c, last, k, bits, title);
+                return;
+            }
             None => return,
         };
         if !title && !closed_apposition(c.text, c.toks, last, run, self.and) {
@@ -285,8 +292,11 @@ impl ContextRecognizer {
             return;
         }
         // After an all-caps title the note is in capitals, which mark no name ("O'ROURKE"
-        // opens with a letter and an apostrophe).
-        let caps = shape == Shape::Upper
+        // opens with a letter and an apostrophe, "T. BANERJEE AND SW" with an initial).
+        let first_word = (k..=run.last)
+            .find(|&j| !is_initial(c.text, c.toks, j))
+            .unwrap_or(k);
+        let caps = c.toks[first_word].shape == Shape::Upper
             || opens_surname(c.text, c.toks, k) && c.toks[k + 1].shape == Shape::Upper;
         let run = if title && caps && c.toks[last].shape == Shape::Upper {
             caps_name(&mut c.m, c.text, c.toks, run)
@@ -386,12 +396,15 @@ impl ContextRecognizer {
         let abbreviated = title && abbreviated_title(c.text, toks[trigger_last]);
         // A word after the first may be an open surname that is no ordinary word, as after a
         // title ("daughter susan kowalczyk").
+        // After it an allow-listed word that is no verb opens the name as in mixed case ("dr
+        // hope", "dr summer gray"; not "dr will call").
         let listed = |m: &mut Matcher, j: usize, first: usize| {
             let b = m.single(j);
             toks[j].shape == shape
                 && (b & (SURN | FIRSTN) != 0
                     || (title || j > first) && is_open_surname(b)
                     || abbreviated && b & (SURN_OPEN | ALLOWW) == SURN_OPEN
+                    || abbreviated && j == first && b & (ALLOWW | ALLOW_VERB) == ALLOWW
                     || b & (FOREIGN | ALLOWW) == FOREIGN && !elided(j))
                 && b & BREAKS == 0
                 && (title || b & ALLOWW == 0)
@@ -426,7 +439,14 @@ impl ContextRecognizer {
                 && toks[j].shape == shape
                 && m.single(j) & (ALLOWW | ALLOW_VERB | BREAKS | TRIGGER) == ALLOWW
         };
-        let mut k = k;
+        // "dr. t. banerjee": an initial in the title's case opens the name after it.
+        let initial = abbreviated
+            && shape == Shape::Lower
+            && c.text[toks[k].start..toks[k].end].chars().count() == 1
+            && c.text[toks[k].end..].starts_with(". ")
+            && toks.get(k + 1).is_some_and(|n| n.start == toks[k].end + 2);
+        let mut opened_at = k;
+        let mut k = k + usize::from(initial);
         loop {
             if !listed(&mut c.m, k, k) && !kin_word(&mut c.m, k) && !unlisted(&mut c.m, k) {
                 return;
@@ -447,7 +467,10 @@ impl ContextRecognizer {
                 }
                 last += 1;
             }
-            let run = Run { first: k, last };
+            let run = Run {
+                first: opened_at,
+                last,
+            };
             if !title && !closed_apposition(c.text, toks, trigger_last, run, self.and) {
                 return;
             }
@@ -464,7 +487,9 @@ impl ContextRecognizer {
             // "sons kieran and padraig", "drs. stone and whitcombe": the next name joined by
             // "and" to a relative's or to one after a plural title.
             match next_conjunct(c.text, toks, last, self.and, list) {
-                Some(n) if !title && bits & G_REL != 0 || bits & T_PLURAL != 0 => k = n,
+                Some(n) if !title && bits & G_REL != 0 || bits & T_PLURAL != 0 => {
+                    (k, opened_at) = (n, n);
+                }
                 _ => return,
             }
         }
@@ -557,6 +582,13 @@ impl ContextRecognizer {
         let first_cap = (run.first..=run.last)
             .find(|&j| c.toks[j].shape.is_proper())
             .unwrap_or(run.first);
+        // In capitals the words after the surname are its only where a list holds them, as
+        // after a title ("T. BANERJEE AND SW").
+        let run = if c.toks[first_cap].shape == Shape::Upper {
+            caps_name(&mut c.m, c.text, c.toks, run)
+        } else {
+            run
+        };
         let known = c.m.longest(run.first).map_or(0, |(_, b)| b) | c.m.single(first_cap);
         // One initial needs a listed name after it, an open surname that is no ordinary word
         // ("K. Dunmore"), or a staff role after the name ("J. Costa RN").
@@ -965,6 +997,14 @@ impl Recognizer for ContextRecognizer {
             }
             if t.shape == Shape::Cap && self.opens_name(&mut c, i, &mut key) {
                 if let Some(run) = self.first_name_run(&mut c, i) {
+                    i = run.last + 1;
+                    continue;
+                }
+            }
+            if let Some(ordinary) = self.cfg.ordinary_words.as_ref() {
+                if let Some(run) = lower_case_names::first_and_surname(&mut c, i, ordinary) {
+                    let label = name_label(Subtype::Patient);
+                    c.push_run(run, label, "context:full_name", S_FIRST_NAME_RUN);
                     i = run.last + 1;
                     continue;
                 }

@@ -1068,3 +1068,38 @@ fn a_label_word_after_a_capitalized_word_ends_a_name_and_opens_no_field() {
         ["Agnieszka Wrobel"]
     );
 }
+
+#[test]
+fn after_dr_in_one_case_initials_allow_listed_words_and_a_colon_keep_the_name() {
+    // An allow-listed word is the name after "dr" as in mixed case; a verb is not.
+    assert_eq!(names("wound care with dr. joy at bedside."), ["joy"]);
+    assert_eq!(names("pcp is dr. summer whitcombe."), ["summer whitcombe"]);
+    assert!(names("dr will call back after rounds.").is_empty());
+    // An initial in the title's case opens the name; in capitals the name ends where the
+    // lists stop supporting it.
+    assert_eq!(names("meeting w/ dr. r. kowalczyk and sw."), ["r. kowalczyk"]);
+    assert_eq!(names("MEETING W/ DR. R. KOWALCZYK AND SW."), ["R. KOWALCZYK"]);
+    assert_eq!(names("MEETING W/ R. KOWALCZYK AND SW."), ["R. KOWALCZYK"]);
+    // A word in capitals before a colon after a title is the name, read as in a caseless
+    // note.
+    assert_eq!(names("CT READ BY DR. ABERCROMBIE: NO BLEED."), ["ABERCROMBIE"]);
+    assert!(names("SEE DR. NOTE: NO CHANGE.").is_empty());
+}
+
+#[test]
+fn a_listed_first_name_and_surname_in_a_note_without_capitals_are_a_name() {
+    assert_eq!(
+        english_by_source("-- rosalind ferreira, rn", "context:full_name"),
+        ["rosalind ferreira"]
+    );
+    assert_eq!(
+        english_by_source("pt's hcp, henrietta brandt (niece), updated.", "context:full_name"),
+        ["henrietta brandt"]
+    );
+    // Ordinary words are no such pair ("will grant"), nor is a pair on a line with capitals.
+    assert!(english_by_source("pt will grant consent in am", "context:full_name").is_empty());
+    assert!(
+        english_by_source("Seen in Clinic by rosalind ferreira.", "context:full_name").is_empty()
+    );
+}
+
