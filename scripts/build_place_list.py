@@ -31,6 +31,11 @@ What is left out, so that a listed town does not turn ordinary words or names in
 - anything already in one of the language's own lists: names stay names (Lowell, Quincy), and
   words anonlm knows as something else (titles, field labels, professions, drugs, the allow
   list of medical words) are not made places.
+
+A town of one word that only the surname lists hold (Somerville, Medford, Peabody), and no
+first-name list, filtered as the others, goes to wordlists/<lang>/places_surnames.txt instead:
+the lookup leaves it a surname, and only the context rules read it as a place after "in",
+"from" or "near" in a note without capitals ("fall at home in somerville").
 """
 
 import hashlib
@@ -73,6 +78,12 @@ COUNTRY_FILE = "data/countries.json"
 COUNTRY_SHA256 = "41c01b0843461207e71ba7530434738a4e7a7c84efd72aba03f547f450ca1ba4"
 OUTPUT = "places_geonames"
 COUNTRY_OUTPUT = "countries_geonames"
+SURNAME_OUTPUT = "places_surnames"
+# The lists that may hold a town of `SURNAME_OUTPUT` (and no other list of the language may).
+SURNAME_LISTS = {"surnames", "surnames_open"}
+# First names of every kind: a town so named stays out of `SURNAME_OUTPUT` ("call from
+# marion").
+FIRST_NAME_LISTS = ("first_names", "first_names_open", "first_names_foreign", "first_names_rare")
 # GeoNames names its countries in English only: the other languages keep their hand-written
 # `countries.txt` alone.
 COUNTRY_LANGS = ["en"]
@@ -206,26 +217,48 @@ def read_spelling(source, lang):
     return Spelling(aff, dic)
 
 
+def list_entries(path):
+    """Folded entries of one of anonlm's lists (a directive line gives its value)."""
+    out = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        entry = line.split("\t", 1)[0].strip()
+        key, sep, rest = entry.partition(":")
+        if sep and key and all(c.islower() or c == "_" for c in key):
+            entry = rest.strip()  # a directive line: `head: Hospital`
+        if entry:
+            out.add(fold(entry))
+    return out
+
+
 def known_words(vocab, lang):
-    """Folded entries of every list of the language but this script's own, but the other
-    languages' first names and the rare ones (`build_name_lists.py` leaves this script's places
-    out of those), and but the ordinary words (a dictionary, not a list of names or terms)."""
-    known = set()
-    skipped = (OUTPUT, COUNTRY_OUTPUT, "first_names_foreign", "first_names_rare", "ordinary_words")
+    """Folded entry -> the lists that hold it, over every list of the language but this
+    script's own, but the other languages' first names and the rare ones (`build_name_lists.py`
+    leaves this script's places out of those), and but the ordinary words (a dictionary, not a
+    list of names or terms)."""
+    known = {}
+    skipped = (
+        OUTPUT, COUNTRY_OUTPUT, SURNAME_OUTPUT, "first_names_foreign", "first_names_rare",
+        "ordinary_words",
+    )
     for path in sorted(Path(vocab, lang).glob("*.txt")):
         if path.stem in skipped:
             continue
-        for line in path.read_text(encoding="utf-8").splitlines():
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            entry = line.split("\t", 1)[0].strip()
-            key, sep, rest = entry.partition(":")
-            if sep and key and all(c.islower() or c == "_" for c in key):
-                entry = rest.strip()  # a directive line: `head: Hospital`
-            if entry:
-                known.add(fold(entry))
+        for entry in list_entries(path):
+            known.setdefault(entry, set()).add(path.stem)
     return known
+
+
+def first_names(vocab, lang):
+    """Folded entries of every first-name list of the language, those of other languages too."""
+    out = set()
+    for stem in FIRST_NAME_LISTS:
+        path = Path(vocab, lang, f"{stem}.txt")
+        if path.is_file():
+            out |= list_entries(path)
+    return out
 
 
 def country_candidates(countries):
@@ -265,7 +298,8 @@ def is_article_phrase(words, is_ordinary):
 
 def select(places, spelling, stats, known, lang):
     """The places of `places` (name -> population) that the filters keep, and the counts of
-    what each filter left out."""
+    what each filter left out; `known` as `known_words` returns it, or a set of folded names
+    that is all left out."""
     counts = {"candidates": 0, "short": 0, "known": 0, "common": 0, "dictionary": 0}
     kept, dropped = set(), []
     for name, pop in sorted(places.items()):
@@ -295,7 +329,8 @@ def build(geonames, spelling, data, vocab, lang):
     for sent in training_sentences(f"{data}/ner", lang):
         stats.add(sent)
     known = known_words(vocab, lang)
-    kept, counts = select(candidates(cities, lang), spelling, stats, known, lang)
+    towns = candidates(cities, lang)
+    kept, counts = select(towns, spelling, stats, known, lang)
     header = [
         f"towns and cities for '{lang}', derived by scripts/build_place_list.py from GeoNames "
         "(see wordlists/PROVENANCE_places.md); do not edit by hand.",
@@ -313,6 +348,26 @@ def build(geonames, spelling, data, vocab, lang):
         ]
         write_list(f"{vocab}/{lang}/{COUNTRY_OUTPUT}.txt", header, kept)
         written[COUNTRY_OUTPUT] = counts
+    # The one-word towns that only surname lists hold, through the same filters.
+    given = first_names(vocab, lang)
+    surname_towns = {
+        name: pop
+        for name, pop in towns.items()
+        if " " not in name
+        and "-" not in name
+        and known.get(fold(name), set(["-"])) <= SURNAME_LISTS
+        and fold(name) not in given
+    }
+    others = {k for k, lists in known.items() if not lists <= SURNAME_LISTS} | given
+    kept, counts = select(surname_towns, spelling, stats, others, lang)
+    header = [
+        f"towns for '{lang}' that only its surname lists hold, derived by "
+        "scripts/build_place_list.py from GeoNames (see wordlists/PROVENANCE_places.md); do not "
+        "edit by hand; read by the context rules only.",
+        f"{len(kept)} entries; {counts['dictionary'] + counts['common']} dropped as ordinary words.",
+    ]
+    write_list(f"{vocab}/{lang}/{SURNAME_OUTPUT}.txt", header, kept)
+    written[SURNAME_OUTPUT] = counts
     return written
 
 
@@ -368,7 +423,11 @@ def write_provenance(path, summary):
         f"  {', '.join(SPELL_FILES[l] for l in SPELL_FILES)} with their own licences: {SPELL_LICENCES};",
         "  only their word lists decide what is left out, nothing of them is shipped",
         "- a name already in one of the language's lists (names, places, hospitals, titles, field",
-        "  labels, professions, triggers, drugs, the allow list) is left out",
+        "  labels, professions, triggers, drugs, the allow list) is left out; but a town of one",
+        "  word that only the surname lists hold (`Somerville`, `Medford`) and no first-name list,",
+        f"  through the same filters, goes to `wordlists/<lang>/{SURNAME_OUTPUT}.txt`: the lookup",
+        "  leaves it a surname, and only the context rules read it as a place, after `in`, `from`",
+        "  or `near` in a note without capitals",
         "- the common-word filter of `scripts/build_name_lists.py` (see `PROVENANCE_names.md`),",
         "  with the same counts:",
     ]

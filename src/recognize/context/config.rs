@@ -26,6 +26,8 @@
 //! - `allow.txt`: plain words are medical terms that collide with names; `after: PHRASE` marks
 //!   phrases after which a capitalized word is an eponym ("síndrome de"); `verb: WORD` the
 //!   plain words that are the verb in lower case after a relative's word ("son will call").
+//! - `places_surnames.txt` (derived, optional): towns that only the surname lists hold, places
+//!   only after a place's phrase or preposition in a note without capitals ("in somerville").
 //! - `ordinary_words.txt` (derived, optional; English from SCOWL): the language's ordinary
 //!   lower-case words, so that in a note without capitals a word no list holds can be read as
 //!   the name after a relative's or staff word ("SON FERGAL CALLED"); the drug lists
@@ -283,7 +285,9 @@ impl ContextConfig {
         // named like a person ("Mary Esther") hides a name from the other rules.
         let mut place_phrases = FxMap::default();
         let mut place_phrase_max_words = 0;
-        for file in PLACE_LISTS {
+        // The towns that only surname lists hold (`places_surnames.txt`, derived: Somerville,
+        // Medford) are places here, after a place's phrase or preposition, and nowhere else.
+        for file in PLACE_LISTS.iter().chain(&["places_surnames"]) {
             for e in lists.load_optional(lang, file)? {
                 if e.chars().all(char::is_alphabetic) {
                     lex.insert(&e, PLACE_WORD);

@@ -416,12 +416,19 @@ impl ContextRecognizer {
         let same_case = toks[trigger_last].shape == shape;
         let apposed = c.text[toks[trigger_last].end..toks[k].start].contains([',', '(', '"', '“']);
         let ordinary = self.cfg.ordinary_words.as_ref();
+        // An open surname counts as no list's, also where it names a town ("OFFICER DUBOIS").
         let unlisted = |m: &mut Matcher, j: usize| {
+            let b = m.single(j);
+            let b = if b & SURN_OPEN != 0 {
+                b & !PLACE_WORD
+            } else {
+                b
+            };
             ordinary.is_some_and(|ordinary| {
                 (abbreviated || !title && (bits & G_REL != 0 || !apposed))
                     && same_case
                     && toks[j].shape == shape
-                    && m.single(j) & !SURN_OPEN == 0
+                    && b & !SURN_OPEN == 0
                     && unlisted_word(&c.text[toks[j].start..toks[j].end], c.words.folded(j))
                     && !ordinary.contains_key(c.words.folded(j))
                     && !self.cfg.value_words.contains_key(c.words.folded(j))
@@ -1313,11 +1320,13 @@ fn abbreviated_title(text: &str, t: Token) -> bool {
 }
 
 /// Whether the one word at token `k`, of `min_chars` characters or more, is a place the lists
-/// hold (`listed`: the bits that count), no term or surname that is a word, on a line without
-/// a capitalized word ("home in dorchester", "portland, oregon").
+/// hold (`listed`: the bits that count), no term or surname that is a word, nor the first part
+/// of a name joined by a hyphen ("FROM MELROSE-WAKEFIELD"), on a line without a capitalized
+/// word ("home in dorchester", "portland, oregon").
 fn caseless_place_word(c: &mut Ctx, k: usize, listed: u32, min_chars: usize) -> bool {
     let b = c.m.single(k);
     c.text[c.toks[k].start..c.toks[k].end].chars().count() >= min_chars
+        && !c.text[c.toks[k].end..].starts_with('-')
         && b & listed != 0
         && b & (BREAKS | ALLOWW | SURN_WORD) == 0
         && !capitalized_on_line(c.text, c.toks, k)

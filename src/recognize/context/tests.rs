@@ -1103,3 +1103,13 @@ fn a_listed_first_name_and_surname_in_a_note_without_capitals_are_a_name() {
     );
 }
 
+#[test]
+fn a_town_only_a_surname_list_holds_is_a_place_after_a_preposition_in_one_case() {
+    assert_eq!(places(Lang::En, "fell at home in somerville"), ["somerville"]);
+    assert_eq!(places(Lang::En, "DAUGHTER DROVE IN FROM PEABODY."), ["PEABODY"]);
+    // Not the first part of a name joined by a hyphen, and after a role word still a person.
+    assert!(places(Lang::En, "ADMITTED FROM MELROSE-WAKEFIELD ON 10/2.").is_empty());
+    assert_eq!(names("OFFICER DUBOIS TOOK REPORT."), ["DUBOIS"]);
+    // In capitals "STATES" after a name is the verb.
+    assert_eq!(names("HUSBAND VERNON STATES THIS IS NEW."), ["VERNON"]);
+}
