@@ -64,7 +64,16 @@ impl StateCodes {
             let mut end = place.end;
             if place.label.subtype != Some(Subtype::State) {
                 if let Some((start, code_end)) = self.code_after(text, end) {
-                    if free(code_end) {
+                    // A code that is a word too, in a line in capitals, ends its clause
+                    // ("PORTLAND, OR."; not "MELROSE, IN A SECOND FLOOR WALK-UP"); before a
+                    // word in lower case it is no word ("Portland, OR and asked").
+                    let word = self.codes.get(&text[start..code_end]) == Some(&false);
+                    let next_in_capitals = text[code_end..]
+                        .strip_prefix(' ')
+                        .and_then(|rest| rest.split(|c: char| !c.is_alphabetic()).next())
+                        .is_some_and(|w| !w.is_empty() && !w.chars().any(char::is_lowercase));
+                    let ok = !word || !next_in_capitals || clause_ends(text, code_end);
+                    if free(code_end) && ok {
                         let label = Label::new(Category::Location, Subtype::State);
                         out.push(Entity::new(start, code_end, label, SOURCE, 0.5));
                         end = code_end;
@@ -101,11 +110,7 @@ impl StateCodes {
                 continue;
             };
             let spaced = self.codes.get(&text[code_start..code_end]) == Some(&true);
-            let rest = text[code_end..].trim_start_matches(' ');
-            let clause_ends = rest.is_empty()
-                || rest.starts_with([',', '.', ';', ')', '\n'])
-                || zip_after(text, code_end).is_some();
-            if one_word && spaced && clause_ends {
+            if one_word && spaced && clause_ends(text, code_end) {
                 e.label = Label::new(Category::Location, Subtype::City);
                 e.source = "context:town_before_state".to_string();
             }
@@ -128,6 +133,13 @@ impl StateCodes {
         let start = text.len() - rest.len();
         ok.then_some((start, start + len))
     }
+}
+
+/// Whether the clause ends at byte `at`, after a state's code: the text ends, a punctuation
+/// mark or a line end follows, or a ZIP code.
+fn clause_ends(text: &str, at: usize) -> bool {
+    let rest = text[at..].trim_start_matches(' ');
+    rest.is_empty() || rest.starts_with([',', '.', ';', ')', '\n']) || zip_after(text, at).is_some()
 }
 
 /// The byte range of a ZIP code (five digits, or ZIP+4: `02116-3301`) after one space at `at`,
@@ -187,6 +199,29 @@ mod tests {
             assert!(["NH", "MA", "OR", "NY"].contains(&code), "{text}");
             assert_eq!(found[0].label.subtype, Some(Subtype::State));
         }
+    }
+
+    #[test]
+    fn a_code_that_is_a_word_before_a_word_in_capitals_is_no_state() {
+        for text in [
+            "LIVES AT 14 ELM ST, DEDHAM, IN A FIRST FLOOR UNIT.",
+            "WIFE IN NASHUA, OK WITH PLAN.",
+        ] {
+            let place = if text.contains("DEDHAM") {
+                "DEDHAM"
+            } else {
+                "NASHUA"
+            };
+            assert!(
+                codes().after_places(text, &[city(text, place)]).is_empty(),
+                "{text}"
+            );
+        }
+        let text = "Son called from Portland, OR and asked for an update.";
+        assert_eq!(
+            codes().after_places(text, &[city(text, "Portland")]).len(),
+            1
+        );
     }
 
     fn name(text: &str, word: &str, source: &str) -> Entity {

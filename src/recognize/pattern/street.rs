@@ -53,6 +53,85 @@ const UNNUMBERED: &[&str] = &[
     "Blvd.",
 ];
 
+/// Words that are no part of a street's name in a note written in one case ("on the road",
+/// "on her street", "91 and cannot drive", "11/3 from st. brendan"): English determiners,
+/// possessives, prepositions, conjunctions and auxiliaries, a closed class.
+const NO_STREET_NAME: &[&str] = &[
+    "the", "a", "an", "his", "her", "their", "my", "our", "your", "its", "this", "that", "same",
+    "other", "each", "every", "any", "no", "at", "from", "to", "in", "on", "by", "for", "with",
+    "of", "near", "into", "onto", "off", "via", "and", "or", "but", "nor", "not", "cannot", "can",
+    "does", "did", "do", "is", "was", "are", "were", "will", "would", "should", "may",
+];
+
+/// A street written in one case, all in lower case or all in capitals, as the type word
+/// `text[s..e]` (the list's `word`) is: one to three words of letters in that case before it,
+/// after a house number or after "on" ("lives at 12 forest st", "fell at home on forest st",
+/// "STRUCK ON MASS AVE NEAR"). After "on" only the types of [`UNNUMBERED`], and never `Dr`.
+fn one_case_street(text: &str, s: usize, e: usize, word: &str) -> Option<Cand> {
+    let found = &text[s..e];
+    let letters = |w: &str| w.chars().filter(|c| c.is_alphabetic()).collect::<String>();
+    let found_letters = letters(found);
+    let lower = found_letters == found_letters.to_lowercase();
+    let upper = found_letters == found_letters.to_uppercase();
+    // "Dr" is a title as often; "drive" a verb ("91 and cannot drive").
+    let kind = word.trim_end_matches('.').to_lowercase();
+    if lower == upper || kind == "dr" || kind == "drive" {
+        return None;
+    }
+    let same_case = |w: &str| {
+        !w.is_empty()
+            && w.chars().any(char::is_alphabetic)
+            && w.chars()
+                .all(|c| c.is_alphabetic() || c == '-' || c == '\'' || c == '’')
+            && if lower {
+                !w.chars().any(char::is_uppercase)
+            } else {
+                !w.chars().any(char::is_lowercase)
+            }
+    };
+    let mut start = s;
+    let mut n = 0;
+    while n < 3 {
+        let Some(before) = text[..start].strip_suffix(' ') else {
+            break;
+        };
+        let ws = run_start(before, |c| {
+            c.is_alphanumeric() || c == '-' || c == '\'' || c == '’'
+        });
+        let w = &before[ws..];
+        if !same_case(w) || NO_STREET_NAME.contains(&w.to_lowercase().as_str()) {
+            break;
+        }
+        start = ws;
+        n += 1;
+    }
+    if n == 0 {
+        return None;
+    }
+    let before = text[..start].trim_end_matches(' ');
+    let ws = run_start(before, char::is_alphanumeric);
+    let number = &before[ws..];
+    // A house number stands alone: "11/3 from st" holds a date.
+    let numbered = before.len() < start
+        && prev_char(before, ws).is_none_or(|c| c.is_whitespace() || c == '#')
+        && !number.is_empty()
+        && number.len() <= 5
+        && number.starts_with(|c: char| c.is_ascii_digit())
+        && number.chars().all(|c| c.is_ascii_alphanumeric());
+    let unnumbered = UNNUMBERED.contains(&word) && after_on(text, start);
+    if !numbered && !unnumbered {
+        return None;
+    }
+    let start = if numbered { ws } else { start };
+    // "on forest st. wife witnessed": in one case a full stop after the type may end the
+    // sentence as well as shorten the word; the street is the same without it.
+    let end = match found.strip_suffix('.') {
+        Some(bare) => s + bare.len(),
+        None => unit_tail(text, e),
+    };
+    Some(street(start, end, 0.8))
+}
+
 /// Whether the word right before byte `start` (one space between) is "on".
 fn after_on(text: &str, start: usize) -> bool {
     text[..start].strip_suffix(' ').is_some_and(|b| {
@@ -235,7 +314,7 @@ impl Streets {
             };
             if let Some(c) = c {
                 if self.lang == Lang::En {
-                    out.extend(town_after(text, c.end));
+                    out.extend(town_after(text, c.start, c.end));
                 }
                 out.push(c);
             }
@@ -295,7 +374,9 @@ impl Streets {
             n += 1;
         }
         if n == 0 {
-            return None;
+            return (self.lang == Lang::En)
+                .then(|| one_case_street(text, s, e, word))
+                .flatten();
         }
         let mut end = e;
         let tail = number_tail(text, end);
@@ -473,13 +554,25 @@ impl Streets {
 }
 
 /// The town after an English street and its comma ("27 Orchard Ln, Lunenburg.", "5 Elm St,
-/// West Newbury, MA 01985"): one to three capitalized words of three letters or more, then
+/// West Newbury, MA 01985"): one to three capitalized words of three letters or more (after a
+/// street written in one case, words in that case too: "14 tremont pl, malden"), then
 /// the end of the sentence or line, a comma, or a two-letter state or a ZIP code. A word
 /// followed by a number or another word is no town ("12 Main St, Apt 4", "Floor 2").
-fn town_after(text: &str, street_end: usize) -> Option<Cand> {
+fn town_after(text: &str, street_start: usize, street_end: usize) -> Option<Cand> {
     if !text[street_end..].starts_with(", ") {
         return None;
     }
+    // A street written in one case names its town in that case ("14 tremont pl, malden").
+    let street = &text[street_start..street_end];
+    let lower = !street.chars().any(char::is_uppercase);
+    let upper = !street.chars().any(char::is_lowercase);
+    let town_word = |w: &str| {
+        is_title_word(w)
+            || (lower && !w.chars().any(char::is_uppercase)
+                || upper && !w.chars().any(char::is_lowercase))
+                && !NO_STREET_NAME.contains(&w.to_lowercase().as_str())
+                && !is_unit_word(w)
+    };
     let start = street_end + 2;
     let mut end = start;
     for _ in 0..3 {
@@ -487,7 +580,7 @@ fn town_after(text: &str, street_end: usize) -> Option<Cand> {
             .find(|c: char| !(c.is_alphabetic() || c == '\'' || c == '-'))
             .unwrap_or(text.len() - end);
         let word = &text[end..end + word_len];
-        if !is_title_word(word) || word.chars().count() < 3 {
+        if !town_word(word) || word.chars().count() < 3 {
             return None;
         }
         end += word_len;

@@ -1206,3 +1206,46 @@ fn dr_without_its_full_stop_ends_a_numbered_street_before_a_comma_only() {
         (En, "Gave 2 Tylenol Dr Smith aware.", "Tylenol"),
     ]);
 }
+
+#[test]
+fn a_street_written_in_one_case_is_found_after_on_or_a_house_number() {
+    check_found(&[
+        (
+            En,
+            "fell from ladder at home on juniper st. wife saw it",
+            "juniper st",
+            "LOCATION/STREET",
+        ),
+        (
+            En,
+            "CYCLIST STRUCK ON HUNTINGTON AVE NEAR THE MUSEUM",
+            "HUNTINGTON AVE",
+            "LOCATION/STREET",
+        ),
+        (
+            En,
+            "mail to 9 orchard ln, apt 2, dedham",
+            "9 orchard ln, apt 2",
+            "LOCATION/STREET",
+        ),
+        (
+            En,
+            "mail to 9 orchard ln, apt 2, dedham",
+            "dedham",
+            "LOCATION/CITY",
+        ),
+        (
+            En,
+            "LIVES AT 31 QUARRY RD, BRAINTREE.",
+            "BRAINTREE",
+            "LOCATION/CITY",
+        ),
+    ]);
+    // Words of a clause, a date before "st." of a saint, a verb and "in place" are no street.
+    check_absent(&[
+        (En, "pt walking on the road with pt", "the road"),
+        (En, "PT IS 91 AND CANNOT DRIVE.", "AND CANNOT DRIVE"),
+        (En, "admitted 11/3 from st. brendan's", "from st"),
+        (En, "trach 0 shiley in place", "shiley in place"),
+    ]);
+}
