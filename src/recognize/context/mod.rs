@@ -7,7 +7,7 @@ pub mod config;
 mod employer;
 pub mod fields;
 mod firms;
-mod lower_case_names;
+mod one_case_names;
 mod proper;
 pub mod runs;
 mod saints;
@@ -1009,7 +1009,7 @@ impl Recognizer for ContextRecognizer {
                 }
             }
             if let Some(ordinary) = self.cfg.ordinary_words.as_ref() {
-                if let Some(run) = lower_case_names::first_and_surname(&mut c, i, ordinary) {
+                if let Some(run) = one_case_names::first_and_surname(&mut c, i, ordinary) {
                     let label = name_label(Subtype::Patient);
                     c.push_run(run, label, "context:full_name", S_FIRST_NAME_RUN);
                     i = run.last + 1;
@@ -1296,7 +1296,7 @@ pub const VERB_ENDINGS: [&str; 4] = ["ed", "ing", "able", "ible"];
 /// Whether `word` (its `folded` form) may be a name no list holds: four letters or more, letters
 /// only, and no ending of an English verb or clinical term ("verbalized", "obtunded",
 /// "diaphoretic" may be missing from the ordinary words).
-fn unlisted_word(word: &str, folded: &str) -> bool {
+pub(super) fn unlisted_word(word: &str, folded: &str) -> bool {
     const CLINICAL_ENDINGS: [&str; 15] = [
         "tion", "sion", "ness", "ment", "ous", "ive", "ful", "less", "itis", "emia", "osis",
         "tomy", "scopy", "logy", "otic",

@@ -1077,25 +1077,47 @@ fn after_dr_in_one_case_initials_allow_listed_words_and_a_colon_keep_the_name() 
     assert!(names("dr will call back after rounds.").is_empty());
     // An initial in the title's case opens the name; in capitals the name ends where the
     // lists stop supporting it.
-    assert_eq!(names("meeting w/ dr. r. kowalczyk and sw."), ["r. kowalczyk"]);
-    assert_eq!(names("MEETING W/ DR. R. KOWALCZYK AND SW."), ["R. KOWALCZYK"]);
+    assert_eq!(
+        names("meeting w/ dr. r. kowalczyk and sw."),
+        ["r. kowalczyk"]
+    );
+    assert_eq!(
+        names("MEETING W/ DR. R. KOWALCZYK AND SW."),
+        ["R. KOWALCZYK"]
+    );
     assert_eq!(names("MEETING W/ R. KOWALCZYK AND SW."), ["R. KOWALCZYK"]);
     // A word in capitals before a colon after a title is the name, read as in a caseless
     // note.
-    assert_eq!(names("CT READ BY DR. ABERCROMBIE: NO BLEED."), ["ABERCROMBIE"]);
+    assert_eq!(
+        names("CT READ BY DR. ABERCROMBIE: NO BLEED."),
+        ["ABERCROMBIE"]
+    );
     assert!(names("SEE DR. NOTE: NO CHANGE.").is_empty());
 }
 
 #[test]
-fn a_listed_first_name_and_surname_in_a_note_without_capitals_are_a_name() {
+fn a_listed_first_name_and_a_surname_in_a_note_in_one_case_are_a_name() {
     assert_eq!(
         english_by_source("-- rosalind ferreira, rn", "context:full_name"),
         ["rosalind ferreira"]
     );
     assert_eq!(
-        english_by_source("pt's hcp, henrietta brandt (niece), updated.", "context:full_name"),
+        english_by_source(
+            "pt's hcp, henrietta brandt (niece), updated.",
+            "context:full_name"
+        ),
         ["henrietta brandt"]
     );
+    // In capitals and in lower case the surname may be a word no list holds.
+    assert_eq!(
+        english_by_source("SIGNED: HENRIETTA QUARLESBY RN", "context:full_name"),
+        ["HENRIETTA QUARLESBY"]
+    );
+    assert_eq!(
+        english_by_source("visit from henrietta quarlesby today", "context:full_name"),
+        ["henrietta quarlesby"]
+    );
+    assert!(english_by_source("HENRIETTA NOTIFIED", "context:full_name").is_empty());
     // Ordinary words are no such pair ("will grant"), nor is a pair on a line with capitals.
     assert!(english_by_source("pt will grant consent in am", "context:full_name").is_empty());
     assert!(
@@ -1105,8 +1127,14 @@ fn a_listed_first_name_and_surname_in_a_note_without_capitals_are_a_name() {
 
 #[test]
 fn a_town_only_a_surname_list_holds_is_a_place_after_a_preposition_in_one_case() {
-    assert_eq!(places(Lang::En, "fell at home in somerville"), ["somerville"]);
-    assert_eq!(places(Lang::En, "DAUGHTER DROVE IN FROM PEABODY."), ["PEABODY"]);
+    assert_eq!(
+        places(Lang::En, "fell at home in somerville"),
+        ["somerville"]
+    );
+    assert_eq!(
+        places(Lang::En, "DAUGHTER DROVE IN FROM PEABODY."),
+        ["PEABODY"]
+    );
     // Not the first part of a name joined by a hyphen, and after a role word still a person.
     assert!(places(Lang::En, "ADMITTED FROM MELROSE-WAKEFIELD ON 10/2.").is_empty());
     assert_eq!(names("OFFICER DUBOIS TOOK REPORT."), ["DUBOIS"]);
