@@ -234,6 +234,8 @@ impl ContextRecognizer {
             let caseless = shape == Shape::Lower || shape == Shape::Upper;
             if caseless && (title || bits & (G_REL | G_DOC) != 0) {
                 self.caseless_name(c, last, k, bits, title);
+            } else if caseless {
+                self.quoted_name(c, last, k, bits);
             }
             return;
         }
@@ -500,6 +502,44 @@ impl ContextRecognizer {
                 _ => return,
             }
         }
+    }
+
+    /// After a patient's word in a note in one case, a name in quotes right after it, closed
+    /// by its quote on the same line: one to three words in the case of its first ("GOES BY
+    /// "TINK"", "PREFERRED NAME IS "TI JEAN"", "asks to be called "bucky""). Outside quotes
+    /// such a word is as often the sentence's.
+    fn quoted_name(&self, c: &mut Ctx, trigger_last: usize, k: usize, bits: u32) {
+        let toks = c.toks;
+        let before = &c.text[toks[trigger_last].end..toks[k].start];
+        if !matches!(before.trim_start_matches([' ', '\t']), "\"" | "“") {
+            return;
+        }
+        let shape = toks[k].shape;
+        let mut last = k;
+        loop {
+            let after = &c.text[toks[last].end..];
+            if after.starts_with(['"', '”']) {
+                break;
+            }
+            let next = last + 1;
+            let joined = toks.get(next).is_some_and(|n| {
+                n.shape == shape && matches!(&c.text[toks[last].end..n.start], " " | "-")
+            });
+            if !joined || next - k >= 3 {
+                return;
+            }
+            last = next;
+        }
+        let run = Run { first: k, last };
+        if (k..=last).any(|j| c.m.single(j) & BREAKS != 0) {
+            return;
+        }
+        c.push_run(
+            run,
+            name_label(role_subtype(bits)),
+            "context:trigger",
+            S_TRIGGER,
+        );
     }
 
     /// Whether token `i` may open a first name's run: a listed first name, or a first name of
@@ -978,7 +1018,7 @@ impl Recognizer for ContextRecognizer {
         };
         self.fields(&mut c);
         if self.staff_roles {
-            staff::names_beside_roles(&mut c);
+            staff::names_beside_roles(&mut c, self.cfg.ordinary_words.as_ref());
         }
         if self.saints {
             saints::saints_alone(&mut c, &self.cfg.eponym_heads);

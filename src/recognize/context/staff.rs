@@ -4,13 +4,13 @@
 //! `ROLE_AFTER` and `TEAM` entries of the language's `name_triggers.txt`.
 
 use super::config::{
-    is_open_surname, ALLOWW, BREAKS, FIRSTN, G_DOC, ROLE_AFTER, STOP, SURN, SURN_WORD, TEAM,
-    TRIGGER, T_DOC,
+    is_open_surname, ALLOWW, BREAKS, FIRSTN, FOREIGN, G_DOC, ROLE_AFTER, STOP, SURN, SURN_OPEN,
+    SURN_WORD, TEAM, TRIGGER, T_DOC,
 };
 use super::runs::Run;
 use super::{name_label, Ctx, S_TITLE};
 use crate::labels::Subtype;
-use crate::recognize::lookup::tokens::Shape;
+use crate::recognize::lookup::tokens::{FxMap, Shape};
 
 const SOURCE: &str = "context:staff";
 
@@ -26,13 +26,14 @@ fn is_first_name(bits: u32) -> bool {
     bits & FIRSTN != 0 && bits & (BREAKS | TRIGGER | ALLOWW) == 0
 }
 
-/// Adds the names of staff written beside their role.
-pub(super) fn names_beside_roles(c: &mut Ctx) {
+/// Adds the names of staff written beside their role; `ordinary`: the language's ordinary
+/// words (folded), where it ships them.
+pub(super) fn names_beside_roles(c: &mut Ctx, ordinary: Option<&FxMap<String, ()>>) {
     let (text, toks) = (c.text, c.toks);
     for k in 1..toks.len() {
         let gap = &text[toks[k - 1].end..toks[k].start];
         let run = if role_after(c, k - 1) {
-            name_before_role(c, k - 1, gap == ", ")
+            name_before_role(c, k - 1, gap == ", ", ordinary)
         } else if gap.ends_with('(')
             && text[toks[k].end..].starts_with(')')
             && toks[k].shape.is_proper()
@@ -61,13 +62,29 @@ pub(super) fn role_after(c: &mut Ctx, j: usize) -> bool {
 
 /// The name that ends at token `j` before a role. Without a comma between them the word must
 /// be a listed name ("Charge RN", "Night RN" are roles); with one ("Tamsin, RN") a capitalized
-/// word in mixed case is one too. A first name right before it, in the same case, joins it.
-fn name_before_role(c: &mut Ctx, j: usize, comma: bool) -> Option<Run> {
+/// word in mixed case is one too, and in capitals a word of letters that no list holds and that
+/// is no ordinary word (`ordinary`; "REPORT GIVEN TO DAGNY, RN"; a first name of another
+/// language or a rare one counts as none). A first name right before it, in the same case,
+/// joins it.
+fn name_before_role(
+    c: &mut Ctx,
+    j: usize,
+    comma: bool,
+    ordinary: Option<&FxMap<String, ()>>,
+) -> Option<Run> {
     let toks = c.toks;
     let shape = toks[j].shape;
     let bits = c.m.single(j);
+    let word = &c.text[toks[j].start..toks[j].end];
+    let unlisted_caps = comma
+        && shape == Shape::Upper
+        && bits & !(SURN_OPEN | FOREIGN) == 0
+        && word.chars().count() >= 3
+        && word.chars().all(char::is_alphabetic)
+        && ordinary.is_some_and(|o| !o.contains_key(c.words.folded(j)));
     let name = listed_name(bits)
-        || comma && shape == Shape::Cap && bits & (BREAKS | TRIGGER | ALLOWW) == 0;
+        || comma && shape == Shape::Cap && bits & (BREAKS | TRIGGER | ALLOWW) == 0
+        || unlisted_caps;
     if !shape.is_proper() || !name {
         return None;
     }

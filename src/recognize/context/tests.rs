@@ -1141,3 +1141,21 @@ fn a_town_only_a_surname_list_holds_is_a_place_after_a_preposition_in_one_case()
     // In capitals "STATES" after a name is the verb.
     assert_eq!(names("HUSBAND VERNON STATES THIS IS NEW."), ["VERNON"]);
 }
+
+#[test]
+fn a_name_in_quotes_after_a_patients_word_is_found_in_one_case() {
+    assert_eq!(names("PT GOES BY \"PIP\". PLEASANT."), ["PIP"]);
+    assert_eq!(names("pt asks to be called \"red\" by staff"), ["red"]);
+    assert_eq!(names("PREFERRED NAME IS \"BO JEAN\"."), ["BO JEAN"]);
+    // Without its closing quote on the same line, or a long phrase, it is the sentence's.
+    assert!(names("PT GOES BY \"PIP AND THE FAMILY AT HOME\"").is_empty());
+    assert!(names("pt goes by \"pip\nto staff").is_empty());
+}
+
+#[test]
+fn in_capitals_a_word_no_list_holds_before_a_comma_and_a_role_is_the_name() {
+    assert_eq!(names("REPORT GIVEN TO ZORBLAX, RN."), ["ZORBLAX"]);
+    // An ordinary word or a role is none.
+    assert!(names("DISCUSSED WITH CHARGE, RN.").is_empty());
+    assert!(names("REPORT GIVEN TO FLOOR, RN.").is_empty());
+}
