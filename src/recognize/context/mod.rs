@@ -1248,7 +1248,7 @@ fn services_only(m: &mut Matcher, first: usize, tail: usize) -> bool {
 /// dedham. Dtr visits") stands on the line of token `k`, up to 30 tokens either side (bounded,
 /// so that a long one-line document stays linear): a note that capitalizes only its sentences
 /// marks no names by case.
-fn capitalized_on_line(text: &str, toks: &[Token], k: usize) -> bool {
+pub(super) fn capitalized_on_line(text: &str, toks: &[Token], k: usize) -> bool {
     let same_line = |a: usize, b: usize| !text[toks[a].end..toks[b].start].contains('\n');
     let mut lo = k;
     while lo > 0 && k - lo < 30 && same_line(lo - 1, lo) {

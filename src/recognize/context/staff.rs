@@ -8,7 +8,7 @@ use super::config::{
     SURN_WORD, TEAM, TRIGGER, T_DOC,
 };
 use super::runs::Run;
-use super::{name_label, Ctx, S_TITLE};
+use super::{capitalized_on_line, name_label, Ctx, S_TITLE};
 use crate::labels::Subtype;
 use crate::recognize::lookup::tokens::{FxMap, Shape};
 
@@ -34,6 +34,8 @@ pub(super) fn names_beside_roles(c: &mut Ctx, ordinary: Option<&FxMap<String, ()
         let gap = &text[toks[k - 1].end..toks[k].start];
         let run = if role_after(c, k - 1) {
             name_before_role(c, k - 1, gap == ", ", ordinary)
+        } else if matches!(gap, " " | ", ") && lower_case_role(c, k) {
+            initial_and_surname_before(c, k - 1)
         } else if gap.ends_with('(')
             && text[toks[k].end..].starts_with(')')
             && toks[k].shape.is_proper()
@@ -58,6 +60,45 @@ pub(super) fn role_after(c: &mut Ctx, j: usize) -> bool {
         && c.toks[k].shape == Shape::Upper
         && matches!(&c.text[c.toks[j].end..c.toks[k].start], " " | ", ")
         && c.m.single(k) & ROLE_AFTER != 0
+}
+
+/// Whether token `k` is a staff role in lower case that ends its line or clause, on a line
+/// without capitals ("-- k. walsh, rn", "t. nguyen rn\n"): a signature's.
+fn lower_case_role(c: &mut Ctx, k: usize) -> bool {
+    let rest = c.text[c.toks[k].end..].trim_start_matches([' ', '\t', '\r']);
+    c.toks[k].shape == Shape::Lower
+        && c.m.single(k) & ROLE_AFTER != 0
+        && (rest.is_empty() || rest.starts_with(['\n', ',', '.', ';']))
+        && !capitalized_on_line(c.text, c.toks, k)
+}
+
+/// An initial and a surname in lower case ending at token `j` ("t. nguyen", "m.
+/// delacroix-haynes"): a single letter and its full stop, then words of letters joined by
+/// hyphens.
+fn initial_and_surname_before(c: &mut Ctx, j: usize) -> Option<Run> {
+    let (text, toks) = (c.text, c.toks);
+    let mut first = j;
+    while first > 0 && &text[toks[first - 1].end..toks[first].start] == "-" {
+        first -= 1;
+    }
+    let initial = first.checked_sub(1)?;
+    let letter = &text[toks[initial].start..toks[initial].end];
+    let word_ok = (first..=j).all(|w| {
+        toks[w].shape == Shape::Lower
+            && text[toks[w].start..toks[w].end]
+                .chars()
+                .all(char::is_alphabetic)
+    });
+    (word_ok
+        && letter.chars().count() == 1
+        && toks[initial].shape == Shape::Lower
+        && &text[toks[initial].end..toks[first].start] == ". "
+        && text[toks[first].start..toks[j].end].chars().count() >= 3
+        && c.m.single(first) & (BREAKS | TRIGGER) == 0)
+        .then_some(Run {
+            first: initial,
+            last: j,
+        })
 }
 
 /// The name that ends at token `j` before a role. Without a comma between them the word must
@@ -129,6 +170,19 @@ mod tests {
         ] {
             assert!(names(role).is_empty(), "{role}");
         }
+    }
+
+    #[test]
+    fn an_initial_and_a_surname_before_a_role_sign_a_note_without_capitals() {
+        assert_eq!(names("pt resting. -- p. okoro, rn"), ["p. okoro"]);
+        assert_eq!(
+            names("is 750. d. pereira-lund rn\nnext note"),
+            ["d. pereira-lund"]
+        );
+        // The role must end its clause, on a line without capitals, after an initial.
+        assert!(names("p. okoro rn will follow up").is_empty());
+        assert!(names("Seen by Kessler. p. okoro rn").is_empty());
+        assert!(names("report to okoro rn").is_empty());
     }
 
     #[test]
