@@ -448,6 +448,42 @@ impl ContextRecognizer {
                 && toks[j].shape == shape
                 && m.single(j) & (ALLOWW | ALLOW_VERB | BREAKS | TRIGGER) == ALLOWW
         };
+        // "dr. van wyk", "DR. DE LA CRUZ": particles in the title's case open the surname
+        // after them.
+        if abbreviated {
+            let mut j = k;
+            while j < k + 3
+                && toks.get(j).is_some_and(|t| t.shape == shape)
+                && c.m.single(j) & PARTICLE != 0
+                && toks.get(j + 1).is_some_and(|n| n.start == toks[j].end + 1)
+            {
+                j += 1;
+            }
+            let surname = toks.get(j).filter(|t| {
+                j > k
+                    && t.shape == shape
+                    && c.text[t.start..t.end].chars().count() >= 3
+                    && c.text[t.start..t.end].chars().all(char::is_alphabetic)
+            });
+            // The surname is listed, or no ordinary word ("dr. de aware" is none).
+            let b = c.m.single(j);
+            let listed = b & (SURN | SURN_OPEN | FIRSTN) != 0;
+            let ordinary = self
+                .cfg
+                .ordinary_words
+                .as_ref()
+                .is_some_and(|o| o.contains_key(c.words.folded(j)));
+            if surname.is_some() && b & (BREAKS | TRIGGER) == 0 && (listed || !ordinary) {
+                let run = Run { first: k, last: j };
+                c.push_run(
+                    run,
+                    name_label(role_subtype(bits)),
+                    "context:title",
+                    S_TITLE,
+                );
+                return;
+            }
+        }
         // "dr. t. banerjee": an initial in the title's case opens the name after it.
         let initial = abbreviated
             && shape == Shape::Lower

@@ -1086,6 +1086,10 @@ fn after_dr_in_one_case_initials_allow_listed_words_and_a_colon_keep_the_name() 
         ["R. KOWALCZYK"]
     );
     assert_eq!(names("MEETING W/ R. KOWALCZYK AND SW."), ["R. KOWALCZYK"]);
+    // Particles in the title's case open the surname after them, not a word of the clause.
+    assert_eq!(names("dr. van wyk at bedside."), ["van wyk"]);
+    assert_eq!(names("DR. DE LA CRUZ NOTIFIED."), ["DE LA CRUZ"]);
+    assert!(names("dr. de aware").is_empty());
     // A word in capitals before a colon after a title is the name, read as in a caseless
     // note.
     assert_eq!(
