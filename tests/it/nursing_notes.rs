@@ -485,7 +485,9 @@ fn names_places_and_dates_of_the_thirty_second_batch_are_found() {
     // Written after the thirty-first batch's changes and scored before any change made on it:
     // neuro ICU, stroke, trauma and burn notes in mixed case, capitals and lower case, with
     // families named in apposition or with an initial, signatures, crash and fire sites
-    // (default 0.924, 0.918, 1.000; rules only 0.897, 0.935, 0.982): about three gold tokens
-    // below.
-    floors_hold("en_batch32.txt", [0.90, 0.89, 0.94], [0.87, 0.91, 0.92]);
+    // (default 0.924, 0.918, 1.000; rules only 0.897, 0.935, 0.982), those figures committed,
+    // then designed on (names after "dr" in one case, full names in one case, towns that only
+    // surname lists hold, streets in one case): about three gold tokens below the figures
+    // after (default 0.952, 0.920, 1.000; rules only 0.924, 0.937, 0.982).
+    floors_hold("en_batch32.txt", [0.93, 0.90, 0.94], [0.90, 0.91, 0.92]);
 }
