@@ -459,29 +459,23 @@ impl ContextRecognizer {
             {
                 j += 1;
             }
-            let surname = toks.get(j).filter(|t| {
+            let surname = toks.get(j).is_some_and(|t| {
                 j > k
                     && t.shape == shape
                     && c.text[t.start..t.end].chars().count() >= 3
                     && c.text[t.start..t.end].chars().all(char::is_alphabetic)
             });
             // The surname is listed, or no ordinary word ("dr. de aware" is none).
-            let b = c.m.single(j);
-            let listed = b & (SURN | SURN_OPEN | FIRSTN) != 0;
-            let ordinary = self
-                .cfg
-                .ordinary_words
-                .as_ref()
-                .is_some_and(|o| o.contains_key(c.words.folded(j)));
-            if surname.is_some() && b & (BREAKS | TRIGGER) == 0 && (listed || !ordinary) {
-                let run = Run { first: k, last: j };
-                c.push_run(
-                    run,
-                    name_label(role_subtype(bits)),
-                    "context:title",
-                    S_TITLE,
-                );
-                return;
+            if surname {
+                let b = c.m.single(j);
+                let listed = b & (SURN | SURN_OPEN | FIRSTN) != 0;
+                let word = ordinary.is_some_and(|o| o.contains_key(c.words.folded(j)));
+                if b & (BREAKS | TRIGGER) == 0 && (listed || !word) {
+                    let run = Run { first: k, last: j };
+                    let role = name_label(role_subtype(bits));
+                    c.push_run(run, role, "context:title", S_TITLE);
+                    return;
+                }
             }
         }
         // "dr. t. banerjee": an initial in the title's case opens the name after it.

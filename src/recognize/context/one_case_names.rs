@@ -38,14 +38,14 @@ pub(super) fn first_and_surname(
             && !ordinary.contains_key(c.words.folded(k))
             && c.m.single(k) & (ALLOWW | BREAKS | TRIGGER | SURN_WORD) == 0
     };
-    let first = c.m.single(i) & FIRSTN != 0;
-    let surname = {
-        let b = c.m.single(j);
-        let listed = shape == Shape::Lower && (b & SURN != 0 || is_open_surname(b));
-        let unlisted =
-            b & !SURN_OPEN == 0 && unlisted_word(&text[next.start..next.end], c.words.folded(j));
-        listed || unlisted
-    };
-    (first && surname && plain(c, i) && plain(c, j) && !capitalized_on_line(text, toks, i))
+    // The first name's bit first: this runs on every word of a note in one case.
+    if c.m.single(i) & FIRSTN == 0 {
+        return None;
+    }
+    let b = c.m.single(j);
+    let listed = shape == Shape::Lower && (b & SURN != 0 || is_open_surname(b));
+    let surname = listed
+        || b & !SURN_OPEN == 0 && unlisted_word(&text[next.start..next.end], c.words.folded(j));
+    (surname && plain(c, i) && plain(c, j) && !capitalized_on_line(text, toks, i))
         .then_some(Run { first: i, last: j })
 }

@@ -65,10 +65,11 @@ pub(super) fn role_after(c: &mut Ctx, j: usize) -> bool {
 /// Whether token `k` is a staff role in lower case that ends its line or clause, on a line
 /// without capitals ("-- k. walsh, rn", "t. nguyen rn\n"): a signature's.
 fn lower_case_role(c: &mut Ctx, k: usize) -> bool {
+    if c.toks[k].shape != Shape::Lower || c.m.single(k) & ROLE_AFTER == 0 {
+        return false;
+    }
     let rest = c.text[c.toks[k].end..].trim_start_matches([' ', '\t', '\r']);
-    c.toks[k].shape == Shape::Lower
-        && c.m.single(k) & ROLE_AFTER != 0
-        && (rest.is_empty() || rest.starts_with(['\n', ',', '.', ';']))
+    (rest.is_empty() || rest.starts_with(['\n', ',', '.', ';']))
         && !capitalized_on_line(c.text, c.toks, k)
 }
 

@@ -69,25 +69,17 @@ const NO_STREET_NAME: &[&str] = &[
 /// "STRUCK ON MASS AVE NEAR"). After "on" only the types of [`UNNUMBERED`], and never `Dr`.
 fn one_case_street(text: &str, s: usize, e: usize, word: &str) -> Option<Cand> {
     let found = &text[s..e];
-    let letters = |w: &str| w.chars().filter(|c| c.is_alphabetic()).collect::<String>();
-    let found_letters = letters(found);
-    let lower = found_letters == found_letters.to_lowercase();
-    let upper = found_letters == found_letters.to_uppercase();
     // "Dr" is a title as often; "drive" a verb ("91 and cannot drive").
     let kind = word.trim_end_matches('.').to_lowercase();
-    if lower == upper || kind == "dr" || kind == "drive" {
+    if kind == "dr" || kind == "drive" {
         return None;
     }
+    let lower = one_case(found)?;
     let same_case = |w: &str| {
-        !w.is_empty()
-            && w.chars().any(char::is_alphabetic)
+        w.chars().any(char::is_alphabetic)
             && w.chars()
                 .all(|c| c.is_alphabetic() || c == '-' || c == '\'' || c == '’')
-            && if lower {
-                !w.chars().any(char::is_uppercase)
-            } else {
-                !w.chars().any(char::is_lowercase)
-            }
+            && in_case(w, lower)
     };
     let mut start = s;
     let mut n = 0;
@@ -130,6 +122,23 @@ fn one_case_street(text: &str, s: usize, e: usize, word: &str) -> Option<Cand> {
         None => unit_tail(text, e),
     };
     Some(street(start, end, 0.8))
+}
+
+/// `Some(true)` when the letters of `s` are all in lower case, `Some(false)` when all are
+/// capitals, `None` when it mixes them or has none.
+fn one_case(s: &str) -> Option<bool> {
+    let lower = !s.chars().any(char::is_uppercase);
+    let upper = !s.chars().any(char::is_lowercase);
+    (lower != upper).then_some(lower)
+}
+
+/// Whether `w` has no letter of the case other than `lower` says.
+fn in_case(w: &str, lower: bool) -> bool {
+    if lower {
+        !w.chars().any(char::is_uppercase)
+    } else {
+        !w.chars().any(char::is_lowercase)
+    }
 }
 
 /// Whether the word right before byte `start` (one space between) is "on".
@@ -563,13 +572,10 @@ fn town_after(text: &str, street_start: usize, street_end: usize) -> Option<Cand
         return None;
     }
     // A street written in one case names its town in that case ("14 tremont pl, malden").
-    let street = &text[street_start..street_end];
-    let lower = !street.chars().any(char::is_uppercase);
-    let upper = !street.chars().any(char::is_lowercase);
+    let case = one_case(&text[street_start..street_end]);
     let town_word = |w: &str| {
         is_title_word(w)
-            || (lower && !w.chars().any(char::is_uppercase)
-                || upper && !w.chars().any(char::is_lowercase))
+            || case.is_some_and(|lower| in_case(w, lower))
                 && !NO_STREET_NAME.contains(&w.to_lowercase().as_str())
                 && !is_unit_word(w)
     };
