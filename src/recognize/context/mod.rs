@@ -7,6 +7,7 @@ pub mod config;
 mod employer;
 pub mod fields;
 mod firms;
+mod one_case_institutions;
 mod one_case_names;
 mod proper;
 pub mod runs;
@@ -1189,6 +1190,20 @@ impl Recognizer for ContextRecognizer {
                         c.out
                             .push(Entity::new(s, toks[end].end, label, source, score));
                         self.town_after_institution(&mut c, end);
+                    }
+                }
+            }
+            if !proper && bits & (HOSP_TAIL | ORG_TAIL) != 0 && i > 0 {
+                if let Some(ordinary) = self.cfg.ordinary_words.as_ref() {
+                    if let Some(run) =
+                        one_case_institutions::names_before_tail(&mut c, i, last, ordinary)
+                    {
+                        let (label, source, score) = if bits & HOSP_TAIL != 0 {
+                            (hosp, "context:hospital", S_HOSPITAL)
+                        } else {
+                            (org, "context:institution", S_ORG)
+                        };
+                        c.push_run(run, label, source, score);
                     }
                 }
             }

@@ -31,13 +31,6 @@ pub(super) fn first_and_surname(
     {
         return None;
     }
-    let plain = |c: &mut Ctx, k: usize| {
-        let word = &c.text[c.toks[k].start..c.toks[k].end];
-        word.chars().count() >= 3
-            && word.chars().all(char::is_alphabetic)
-            && !ordinary.contains_key(c.words.folded(k))
-            && c.m.single(k) & (ALLOWW | BREAKS | TRIGGER | SURN_WORD) == 0
-    };
     // The first name's bit first: this runs on every word of a note in one case.
     if c.m.single(i) & FIRSTN == 0 {
         return None;
@@ -46,6 +39,19 @@ pub(super) fn first_and_surname(
     let listed = shape == Shape::Lower && (b & SURN != 0 || is_open_surname(b));
     let surname = listed
         || b & !SURN_OPEN == 0 && unlisted_word(&text[next.start..next.end], c.words.folded(j));
-    (surname && plain(c, i) && plain(c, j) && !capitalized_on_line(text, toks, i))
-        .then_some(Run { first: i, last: j })
+    (surname
+        && plain_word(c, i, ordinary)
+        && plain_word(c, j, ordinary)
+        && !capitalized_on_line(text, toks, i))
+    .then_some(Run { first: i, last: j })
+}
+
+/// Whether token `k` may be a name where no capital tells: three letters or more, letters
+/// only, no ordinary word (`ordinary`, folded) and no term, role or surname that is a word.
+pub(super) fn plain_word(c: &mut Ctx, k: usize, ordinary: &FxMap<String, ()>) -> bool {
+    let word = &c.text[c.toks[k].start..c.toks[k].end];
+    word.chars().count() >= 3
+        && word.chars().all(char::is_alphabetic)
+        && !ordinary.contains_key(c.words.folded(k))
+        && c.m.single(k) & (ALLOWW | BREAKS | TRIGGER | SURN_WORD) == 0
 }

@@ -1163,3 +1163,26 @@ fn in_capitals_a_word_no_list_holds_before_a_comma_and_a_role_is_the_name() {
     assert!(names("DISCUSSED WITH CHARGE, RN.").is_empty());
     assert!(names("REPORT GIVEN TO FLOOR, RN.").is_empty());
 }
+
+#[test]
+fn in_lower_case_the_names_before_an_institutions_tail_are_its_name() {
+    let found = |text: &str| {
+        let mut v = english_by_source(text, "context:hospital");
+        v.extend(english_by_source(text, "context:institution"));
+        v
+    };
+    assert_eq!(
+        found("transferred to lowell general hospital at 0300"),
+        ["lowell general hospital"]
+    );
+    assert_eq!(found("d/c to hebrew rehab in am"), ["hebrew rehab"]);
+    assert_eq!(
+        found("son attends brookline high school"),
+        ["brookline high school"]
+    );
+    // Ordinary words, services and conditions name no institution, nor does a line with
+    // capitals (there the capitals tell).
+    assert!(found("pt needs acute rehab").is_empty());
+    assert!(found("f/u in gastro clinic and spasticity clinic").is_empty());
+    assert!(found("Seen with Teodor at lowell general hospital").is_empty());
+}
