@@ -271,7 +271,7 @@ fn is_connector(text: &str, t: Token) -> bool {
 
 /// Prepositions that never sit inside an institution's name; capitalized or in capitals
 /// they end it ("SEEN IN 2 WKS AT THE CHELSEA CLINIC", "ST. VINCENT'S HOSPITAL IN WORCESTER").
-const ORG_ENDS: &[&str] = &["at", "in", "on", "to", "from", "with", "by", "into", "near"];
+pub const ORG_ENDS: &[&str] = &["at", "in", "on", "to", "from", "with", "by", "into", "near"];
 
 fn is_org_end(text: &str, t: Token) -> bool {
     one_of(text, t, ORG_ENDS)

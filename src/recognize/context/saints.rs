@@ -1,8 +1,11 @@
 //! English institutions named for a saint in the possessive and written alone: "transferred
-//! from St. Elizabeth's", "Saint Luke's ED", "ST. VINCENT'S". The saint's name alone is a
-//! first name to the lists, and no tail word ("Hospital") follows to name the place.
+//! from St. Elizabeth's", "Saint Luke's ED", "ST. VINCENT'S", and in a note without capitals
+//! "from st. brendan's". The saint's name alone is a first name to the lists, and no tail word
+//! ("Hospital") follows to name the place.
 
-use super::{Ctx, S_HOSPITAL};
+use super::config::{HOSP_TAIL, ORG_TAIL};
+use super::runs::{one_of, ORG_ENDS};
+use super::{capitalized_on_line, Ctx, S_HOSPITAL};
 use crate::labels::{Category, Label, Subtype};
 use crate::recognize::lookup::tokens::Shape;
 use crate::recognize::lookup::EponymHeads;
@@ -22,12 +25,23 @@ pub(super) fn saints_alone(c: &mut Ctx, eponyms: &EponymHeads) {
         let (saint, name) = (toks[k - 1], toks[k]);
         let word = &text[saint.start..saint.end];
         // Compared in place: this runs on every token of an English document.
-        if !saint.shape.is_proper() || !SAINT_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word)) {
+        if !SAINT_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word)) {
             continue;
         }
-        // Same case for both words: "St. Elizabeth's", "ST. ELIZABETH'S".
+        // Same case for both words: "St. Elizabeth's", "ST. ELIZABETH'S", "st. brendan's".
         let same_case = name.shape == saint.shape || saint.shape == Shape::Cap;
-        if !name.shape.is_proper() || !same_case {
+        let lower = saint.shape == Shape::Lower;
+        if !(name.shape.is_proper() || lower) || !same_case {
+            continue;
+        }
+        // In lower case "st" is a street's too ("lives on elm st. kevin's wife called"): only
+        // after a preposition, or opening a line or sentence, on a line without capitals.
+        if lower
+            && (k >= 2
+                && !one_of(text, toks[k - 2], ORG_ENDS)
+                && !crate::recognize::lookup::sentence_start(text, toks, k - 1)
+                || capitalized_on_line(text, toks, k))
+        {
             continue;
         }
         let gap = &text[saint.end..name.start];
@@ -65,12 +79,23 @@ pub(super) fn saints_alone(c: &mut Ctx, eponyms: &EponymHeads) {
         let unit = saint.shape == Shape::Cap
             && next_word.chars().count() >= 2
             && !next_word.chars().any(char::is_lowercase);
-        let capital_follows =
-            after.starts_with(' ') && next.starts_with(char::is_uppercase) && !unit;
+        // In capitals every word is capitalized: only a tail word goes on with the name
+        // ("ST. MARY'S HOSPITAL", read by the tail rules), and in lower case the same.
+        let end = text.len() - after.len();
+        let next_tok = toks[k + 1..].iter().position(|t| t.start >= end);
+        let tail_follows = after.starts_with(' ')
+            && next_tok.is_some_and(|j| {
+                c.m.longest(k + 1 + j)
+                    .is_some_and(|(_, bits)| bits & (HOSP_TAIL | ORG_TAIL) != 0)
+            });
+        let capital_follows = if saint.shape == Shape::Cap {
+            after.starts_with(' ') && next.starts_with(char::is_uppercase) && !unit
+        } else {
+            tail_follows
+        };
         if capital_follows || eponyms.tail_after(text, name.end) {
             continue;
         }
-        let end = text.len() - after.len();
         let label = Label::new(Category::Location, Subtype::Hospital);
         c.out
             .push(Entity::new(saint.start, end, label, SOURCE, S_HOSPITAL));
@@ -92,6 +117,15 @@ mod tests {
         assert_eq!(saints("Seen at Saint Luke's ED today"), ["Saint Luke's"]);
         assert_eq!(saints("PT FROM ST. VINCENT'S, STABLE."), ["ST. VINCENT'S"]);
         assert_eq!(saints("was at St James' last week"), ["St James'"]);
+        // In capitals the word after it is capitalized too; in lower case after a preposition.
+        assert_eq!(
+            saints("TRANSFERRED FROM ST. BRENDAN'S TODAY."),
+            ["ST. BRENDAN'S"]
+        );
+        assert_eq!(
+            saints("transferred from st. brendan's today."),
+            ["st. brendan's"]
+        );
     }
 
     #[test]
@@ -100,5 +134,8 @@ mod tests {
         assert!(saints("Takes St. John's wort at home.").is_empty());
         assert!(saints("Lives on Main St. Kevin's wife called.").is_empty());
         assert!(saints("Lives at 12 Elm St. Mother's day visit planned.").is_empty());
+        assert!(saints("ADMITTED TO ST. MARY'S HOSPITAL IN 2019.").is_empty());
+        assert!(saints("lives on elm st. kevin's wife called").is_empty());
+        assert!(saints("TAKES ST. JOHN'S WORT DAILY.").is_empty());
     }
 }

@@ -196,7 +196,7 @@ impl EponymHeads {
             return false;
         }
         let rest = &text[end..];
-        let rest = ["'s", "\u{2019}s", "'", "\u{2019}"]
+        let rest = ["'s", "'S", "\u{2019}s", "\u{2019}S", "'", "\u{2019}"]
             .iter()
             .find_map(|p| rest.strip_prefix(p))
             .unwrap_or(rest);
