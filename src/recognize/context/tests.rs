@@ -1186,3 +1186,17 @@ fn in_lower_case_the_names_before_an_institutions_tail_are_its_name() {
     assert!(found("f/u in gastro clinic and spasticity clinic").is_empty());
     assert!(found("Seen with Teodor at lowell general hospital").is_empty());
 }
+
+#[test]
+fn a_newborns_parents_grandparents_and_child_protection_workers_are_triggers() {
+    assert_eq!(names("FOB ANDERS AT BEDSIDE."), ["ANDERS"]);
+    assert_eq!(
+        names("GRANDPARENTS HORACE AND LOUISE BEAUCHAMP DROVE DOWN."),
+        ["HORACE", "LOUISE BEAUCHAMP"]
+    );
+    assert_eq!(names("DCF WORKER TAMSIN REILLY CALLED."), ["TAMSIN REILLY"]);
+    assert_eq!(names("Child life (Margo) prepped the siblings."), ["Margo"]);
+    assert_eq!(names("PT CALLS HERSELF \"NINI\"."), ["NINI"]);
+    // A worker's word before an ordinary word names no one.
+    assert!(names("healthcare worker exposure reported").is_empty());
+}
