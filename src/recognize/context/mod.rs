@@ -13,6 +13,7 @@ mod proper;
 pub mod runs;
 mod saints;
 mod staff;
+mod town_institutions;
 
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
@@ -61,8 +62,9 @@ pub struct ContextRecognizer {
     /// Staff beside their role ([`staff`]), where the language's triggers list such roles
     /// (`ROLE_AFTER`, `TEAM`; English nursing notes).
     staff_roles: bool,
-    /// English: institutions named for a saint in the possessive ([`saints`]).
-    saints: bool,
+    /// English: institutions named for a saint in the possessive ([`saints`]) or by a town and
+    /// a short word ([`town_institutions`]).
+    english_institutions: bool,
     /// Compass words before a town that belong to it ("e. boston").
     compass: &'static [&'static str],
 }
@@ -79,7 +81,7 @@ impl ContextRecognizer {
             proper_nouns: lang == Lang::Hu,
             and: conjunction(lang),
             staff_roles,
-            saints: lang == Lang::En,
+            english_institutions: lang == Lang::En,
             compass: crate::recognize::lookup::compass_words(lang),
         })
     }
@@ -1051,8 +1053,9 @@ impl Recognizer for ContextRecognizer {
         if self.staff_roles {
             staff::names_beside_roles(&mut c, self.cfg.ordinary_words.as_ref());
         }
-        if self.saints {
+        if self.english_institutions {
             saints::saints_alone(&mut c, &self.cfg.eponym_heads);
+            town_institutions::town_institutions(&mut c);
         }
         firms::firms(&mut c);
         let hosp = Label::new(Category::Location, Subtype::Hospital);
