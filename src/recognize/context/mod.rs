@@ -18,7 +18,7 @@ mod town_institutions;
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::Lang;
 use crate::recognize::lookup::lexicon::Matcher;
-use crate::recognize::lookup::tokens::{Shape, Token, Words};
+use crate::recognize::lookup::tokens::{FxMap, Shape, Token, Words};
 use crate::recognize::Recognizer;
 use crate::span::Entity;
 use crate::wordlists::{ListSources, VocabError};
@@ -487,6 +487,22 @@ impl ContextRecognizer {
             && c.text[toks[k].start..toks[k].end].chars().count() == 1
             && c.text[toks[k].end..].starts_with(". ")
             && toks.get(k + 1).is_some_and(|n| n.start == toks[k].end + 2);
+        // "dr. o'rourke", "father o'leary", "np o'sullivan-reyes": in lower case the Irish and
+        // Italian prefixes are words of one letter, and the name goes on after the apostrophe.
+        if shape == Shape::Lower && same_case {
+            if let Some(last) = apostrophe_surname(c.text, toks, k, ordinary) {
+                let run = Run { first: k, last };
+                if title || closed_apposition(c.text, toks, trigger_last, run, self.and) {
+                    let (source, score) = if title {
+                        ("context:title", S_TITLE)
+                    } else {
+                        ("context:trigger", S_TRIGGER)
+                    };
+                    c.push_run(run, name_label(role_subtype(bits)), source, score);
+                }
+                return;
+            }
+        }
         let mut opened_at = k;
         let mut k = k + usize::from(initial);
         loop {
@@ -508,6 +524,14 @@ impl ContextRecognizer {
                     _ => break,
                 }
                 last += 1;
+            }
+            // "siobhan o'rourke": a surname opened by an apostrophe after the first name.
+            let spaced_next =
+                last + 1 < toks.len() && &c.text[toks[last].end..toks[last + 1].start] == " ";
+            if !spaced && shape == Shape::Lower && spaced_next {
+                if let Some(end) = apostrophe_surname(c.text, toks, last + 1, ordinary) {
+                    last = end;
+                }
             }
             let run = Run {
                 first: opened_at,
@@ -1418,6 +1442,38 @@ fn caseless_place_word(c: &mut Ctx, k: usize, listed: u32, min_chars: usize) -> 
         && b & listed != 0
         && b & (BREAKS | ALLOWW | SURN_WORD) == 0
         && !capitalized_on_line(c.text, c.toks, k)
+}
+
+/// The last token of a surname opened by "o'" or "d'" at token `k` in lower case ("o'rourke",
+/// "d'angelo", "o'brien-walsh"): the word right after the apostrophe, of three letters or more,
+/// and the parts joined to it by hyphens.
+/// No ordinary word (`ordinary`) follows the apostrophe ("o'clock").
+fn apostrophe_surname(
+    text: &str,
+    toks: &[Token],
+    k: usize,
+    ordinary: Option<&FxMap<String, ()>>,
+) -> Option<usize> {
+    let prefix = &text[toks[k].start..toks[k].end];
+    let next = toks.get(k + 1)?;
+    let joined = matches!(&text[toks[k].end..next.start], "'" | "\u{2019}");
+    let word = |t: &Token| {
+        t.shape == Shape::Lower
+            && text[t.start..t.end].chars().count() >= 3
+            && text[t.start..t.end].chars().all(char::is_alphabetic)
+    };
+    let ordinary_word = ordinary.is_some_and(|o| o.contains_key(&text[next.start..next.end]));
+    if !matches!(prefix, "o" | "d") || !joined || !word(next) || ordinary_word {
+        return None;
+    }
+    let mut last = k + 1;
+    while let Some(t) = toks.get(last + 1) {
+        if &text[toks[last].end..t.start] != "-" || !word(t) {
+            break;
+        }
+        last += 1;
+    }
+    Some(last)
 }
 
 /// Whether `rest` opens with a phone number, after at most a blank and an opening

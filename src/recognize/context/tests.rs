@@ -1200,3 +1200,18 @@ fn a_newborns_parents_grandparents_and_child_protection_workers_are_triggers() {
     // A worker's word before an ordinary word names no one.
     assert!(names("healthcare worker exposure reported").is_empty());
 }
+
+#[test]
+fn in_lower_case_a_surname_opened_by_an_apostrophe_is_read_whole() {
+    assert_eq!(names("dr. o'rourke aware of k 5.8"), ["o'rourke"]);
+    assert_eq!(
+        names("np o'sullivan-reyes removed staples"),
+        ["o'sullivan-reyes"]
+    );
+    assert_eq!(
+        names("sister siobhan o'rourke called"),
+        ["siobhan o'rourke"]
+    );
+    // An ordinary word after the apostrophe is none.
+    assert!(names("wife o'clock visit").is_empty());
+}
