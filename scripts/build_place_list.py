@@ -237,11 +237,12 @@ def known_words(vocab, lang):
     """Folded entry -> the lists that hold it, over every list of the language but this
     script's own, but the other languages' first names and the rare ones (`build_name_lists.py`
     leaves this script's places out of those), and but the ordinary words (a dictionary, not a
-    list of names or terms)."""
+    list of names or terms) and the first names that are such words (which the lookup does not
+    read)."""
     known = {}
     skipped = (
         OUTPUT, COUNTRY_OUTPUT, SURNAME_OUTPUT, "first_names_foreign", "first_names_rare",
-        "ordinary_words",
+        "ordinary_words", "first_name_words",
     )
     for path in sorted(Path(vocab, lang).glob("*.txt")):
         if path.stem in skipped:

@@ -32,6 +32,9 @@
 //!   lower-case words, so that in a note without capitals a word no list holds can be read as
 //!   the name after a relative's or staff word ("SON FERGAL CALLED"); the drug lists
 //!   (`drugs_open.txt`, `drug_abbreviations.txt`) count as ordinary words there.
+//! - `first_name_words.txt` (derived, optional; English): first names that are ordinary words
+//!   ("autumn", "destiny"), a first name only before a listed surname after a relative's or
+//!   staff word in a note in one case.
 
 use crate::labels::{Label, Subtype};
 use crate::lang::Lang;
@@ -127,6 +130,9 @@ pub struct ContextConfig {
     /// The folded ordinary words of the language (`ordinary_words.txt`); `None` where it ships
     /// none, which turns off reading an unlisted word as a name.
     pub ordinary_words: Option<FxMap<String, ()>>,
+    /// The folded first names that the common-word filter left out of the name lists
+    /// (`first_name_words.txt`: "autumn", "destiny"), a name only before a listed surname.
+    pub first_name_words: FxMap<String, ()>,
 }
 
 fn role_bits(role: &str, title: bool) -> Option<u32> {
@@ -352,6 +358,11 @@ impl ContextConfig {
             words.extend(ordinary.iter().map(|w| (fold_phrase(w), ())));
             Some(words)
         };
+        let first_name_words = lists
+            .load_optional(lang, "first_name_words")?
+            .iter()
+            .map(|w| (fold_phrase(w), ()))
+            .collect();
         Ok(ContextConfig {
             lex,
             professions,
@@ -362,6 +373,7 @@ impl ContextConfig {
             eponym_heads: EponymHeads::from_lines(&allow),
             value_words,
             ordinary_words,
+            first_name_words,
         })
     }
 }

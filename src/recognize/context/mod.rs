@@ -507,6 +507,23 @@ impl ContextRecognizer {
         let mut k = k + usize::from(initial);
         loop {
             if !listed(&mut c.m, k, k) && !kin_word(&mut c.m, k) && !unlisted(&mut c.m, k) {
+                // "sister autumn pelletier", "MOTHER DESTINY FAIRWEATHER": a first name that is
+                // an ordinary word (and so no list's), with a listed surname right after it.
+                let run = Run {
+                    first: k,
+                    last: k + 1,
+                };
+                if k == opened_at
+                    && ordinary_first_name(c, k, shape, ordinary, &self.cfg.first_name_words)
+                    && (title || closed_apposition(c.text, toks, trigger_last, run, self.and))
+                {
+                    let (source, score) = if title {
+                        ("context:title", S_TITLE)
+                    } else {
+                        ("context:trigger", S_TRIGGER)
+                    };
+                    c.push_run(run, name_label(role_subtype(bits)), source, score);
+                }
                 return;
             }
             // A second word after a space, and the parts of a hyphenated name
@@ -1442,6 +1459,36 @@ fn caseless_place_word(c: &mut Ctx, k: usize, listed: u32, min_chars: usize) -> 
         && b & listed != 0
         && b & (BREAKS | ALLOWW | SURN_WORD) == 0
         && !capitalized_on_line(c.text, c.toks, k)
+}
+
+/// Whether token `k` in `shape` (one case) is a first name that is an ordinary word ("autumn",
+/// "DESTINY", "june": `first_name_words`), read from the surname right after it: a listed
+/// surname that is no ordinary word (`ordinary`), term or role, one blank apart.
+fn ordinary_first_name(
+    c: &mut Ctx,
+    k: usize,
+    shape: Shape,
+    ordinary: Option<&FxMap<String, ()>>,
+    first_name_words: &FxMap<String, ()>,
+) -> bool {
+    let (text, toks) = (c.text, c.toks);
+    let Some(next) = toks.get(k + 1) else {
+        return false;
+    };
+    // Of three letters or more: "In", "So" and "My" are first names the filter dropped too.
+    let first_ok = toks[k].end - toks[k].start >= 3
+        && first_name_words.contains_key(c.words.folded(k))
+        && c.m.single(k) & (BREAKS | TRIGGER | ALLOW_VERB) == 0;
+    if !first_ok || next.shape != shape || &text[toks[k].end..next.start] != " " {
+        return false;
+    }
+    let b = c.m.single(k + 1);
+    let surname = &text[next.start..next.end];
+    (b & SURN != 0 || is_open_surname(b))
+        && b & (BREAKS | TRIGGER | ALLOWW | SURN_WORD) == 0
+        && surname.chars().count() >= 3
+        && surname.chars().all(char::is_alphabetic)
+        && ordinary.is_some_and(|o| !o.contains_key(c.words.folded(k + 1)))
 }
 
 /// The last token of a surname opened by "o'" or "d'" at token `k` in lower case ("o'rourke",

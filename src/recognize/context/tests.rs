@@ -1215,3 +1215,18 @@ fn in_lower_case_a_surname_opened_by_an_apostrophe_is_read_whole() {
     // An ordinary word after the apostrophe is none.
     assert!(names("wife o'clock visit").is_empty());
 }
+
+#[test]
+fn in_one_case_a_first_name_that_is_a_word_opens_a_listed_surname_after_a_trigger() {
+    assert_eq!(
+        names("pt's sister autumn pelletier is a potential donor"),
+        ["autumn pelletier"]
+    );
+    assert_eq!(
+        names("MOTHER DESTINY FAIRWEATHER STILL INPATIENT."),
+        ["DESTINY FAIRWEATHER"]
+    );
+    // Not before a word no surname list holds, nor a short word ("in" is a dropped name too).
+    assert!(names("sister autumn leaves visit").is_empty());
+    assert!(names("DAUGHTER IN SOMERVILLE CALLED").is_empty());
+}
