@@ -304,7 +304,8 @@ impl ContextRecognizer {
         let caps = c.toks[first_word].shape == Shape::Upper
             || opens_surname(c.text, c.toks, k) && c.toks[k + 1].shape == Shape::Upper;
         let run = if title && caps && c.toks[last].shape == Shape::Upper {
-            caps_name(&mut c.m, c.text, c.toks, run)
+            let named = caps_name(&mut c.m, c.text, c.toks, run);
+            self.caps_surname_after_first_name(c, named, run.last)
         } else {
             run
         };
@@ -349,6 +350,56 @@ impl ContextRecognizer {
         }
         if title {
             self.affiliation_acronym(c, run.last);
+        }
+    }
+
+    /// After an all-caps title, a listed first name read alone ([`caps_name`]) with the surname
+    /// after it that no list holds, up to token `upto` of the run read forward: one word that
+    /// no list holds and no ordinary word ("DR. ANAND RAGHUNATHAN."), or an Arabic article
+    /// joined by a hyphen ("DR. MAHMOUD EL-SAYED", "AL-RASHIDI"), with its hyphenated parts.
+    fn caps_surname_after_first_name(&self, c: &mut Ctx, run: Run, upto: usize) -> Run {
+        let Some(ordinary) = self.cfg.ordinary_words.as_ref() else {
+            return run;
+        };
+        let (text, toks) = (c.text, c.toks);
+        let j = run.last + 1;
+        if run.first != run.last
+            || c.m.single(run.first) & (FIRSTN | FOREIGN) == 0
+            || j > upto
+            || toks[j].shape != Shape::Upper
+            || &text[toks[run.last].end..toks[j].start] != " "
+        {
+            return run;
+        }
+        let surname_word = |c: &mut Ctx, k: usize| {
+            let word = &text[toks[k].start..toks[k].end];
+            toks[k].shape == Shape::Upper
+                && c.m.single(k) & !SURN_OPEN == 0
+                && unlisted_word(word, c.words.folded(k))
+                && !ordinary.contains_key(c.words.folded(k))
+                && !self.cfg.value_words.contains_key(c.words.folded(k))
+        };
+        let hyphen = |k: usize| k + 1 < toks.len() && &text[toks[k].end..toks[k + 1].start] == "-";
+        let article = one_of(text, toks[j], &["el", "al"]) && hyphen(j);
+        let listed = |c: &mut Ctx, k: usize| {
+            let b = c.m.single(k);
+            toks[k].shape == Shape::Upper
+                && b & (FIRSTN | FOREIGN | SURN | SURN_OPEN) != 0
+                && b & (BREAKS | TRIGGER | ALLOWW) == 0
+        };
+        let mut last = if article && (surname_word(c, j + 1) || listed(c, j + 1)) {
+            j + 1
+        } else if surname_word(c, j) {
+            j
+        } else {
+            return run;
+        };
+        while hyphen(last) && surname_word(c, last + 1) {
+            last += 1;
+        }
+        Run {
+            first: run.first,
+            last,
         }
     }
 

@@ -1230,3 +1230,18 @@ fn in_one_case_a_first_name_that_is_a_word_opens_a_listed_surname_after_a_trigge
     assert!(names("sister autumn leaves visit").is_empty());
     assert!(names("DAUGHTER IN SOMERVILLE CALLED").is_empty());
 }
+
+#[test]
+fn in_capitals_a_surname_no_list_holds_follows_a_listed_first_name_after_a_title() {
+    assert_eq!(
+        names("SEEN BY HER PCP DR. ANAND RAGHUNATHAN AT CLINIC."),
+        ["ANAND RAGHUNATHAN"]
+    );
+    assert_eq!(
+        names("PCP: DR. MAHMOUD EL-SAYED, BOSTON"),
+        ["MAHMOUD EL-SAYED"]
+    );
+    // An ordinary word after the first name is the sentence's.
+    assert_eq!(names("DR. JOHN NOTIFIED OF CHANGE."), ["JOHN"]);
+    assert_eq!(names("DR. MARY AWARE OF K 5.8"), ["MARY"]);
+}
