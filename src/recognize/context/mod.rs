@@ -581,9 +581,21 @@ impl ContextRecognizer {
             // ("abernathy-cole").
             let mut last = k;
             let mut spaced = false;
+            // A short part joined by a hyphen ("SON HYUN-WOO", "wife soo-jin").
+            let short_part = |c: &mut Ctx, j: usize| {
+                let t = toks[j];
+                let word = &c.text[t.start..t.end];
+                &c.text[toks[j - 1].end..t.start] == "-"
+                    && t.shape == shape
+                    && (2..=3).contains(&word.chars().count())
+                    && word.chars().all(char::is_alphabetic)
+                    && c.m.single(j) & (BREAKS | TRIGGER | ALLOWW) == 0
+            };
             // "SON GARETH WILL BRING HER": a verb after the name is none of it.
             while last + 1 < c.toks.len()
-                && (listed(&mut c.m, last + 1, k) || unlisted(&mut c.m, last + 1))
+                && (listed(&mut c.m, last + 1, k)
+                    || unlisted(&mut c.m, last + 1)
+                    || short_part(c, last + 1))
                 && c.m.single(last + 1) & ALLOW_VERB == 0
             {
                 match &c.text[c.toks[last].end..c.toks[last + 1].start] {

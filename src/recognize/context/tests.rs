@@ -1245,3 +1245,14 @@ fn in_capitals_a_surname_no_list_holds_follows_a_listed_first_name_after_a_title
     assert_eq!(names("DR. JOHN NOTIFIED OF CHANGE."), ["JOHN"]);
     assert_eq!(names("DR. MARY AWARE OF K 5.8"), ["MARY"]);
 }
+
+#[test]
+fn in_one_case_short_hyphenated_parts_a_wound_nurse_and_a_spouse_are_read() {
+    assert_eq!(names("PT'S SON HYUN-WOO ASKED TO BE CALLED."), ["HYUN-WOO"]);
+    assert_eq!(names("wound care per wocn marisol."), ["marisol"]);
+    assert_eq!(
+        names("retired teacher, married to benedetta."),
+        ["benedetta"]
+    );
+    assert!(names("married to the job").is_empty());
+}
