@@ -498,6 +498,10 @@ fn names_places_and_dates_of_the_thirty_third_batch_are_found() {
     // pediatric ICU, NICU, labor and delivery and postpartum notes in mixed case, capitals and
     // lower case, with babies, parents, siblings, foster parents, DCF workers, midwives, doulas,
     // lactation consultants, schools and daycares (default 0.942, 0.902, 0.986; rules only
-    // 0.825, 0.926, 0.890): about three gold tokens below.
-    floors_hold("en_batch33.txt", [0.92, 0.88, 0.94], [0.80, 0.90, 0.84]);
+    // 0.825, 0.926, 0.890), those figures committed, then designed on (institutions before a
+    // tail in lower case, hospitals and schools named by a town, saints alone in one case,
+    // first names that are words, surnames after a title in capitals, new triggers): about
+    // three gold tokens below the figures after (default 0.978, 0.918, 1.000; rules only
+    // 0.912, 0.933, 0.973).
+    floors_hold("en_batch33.txt", [0.95, 0.89, 0.95], [0.89, 0.91, 0.93]);
 }
