@@ -544,12 +544,7 @@ impl ContextRecognizer {
             if let Some(last) = apostrophe_surname(c.text, toks, k, ordinary) {
                 let run = Run { first: k, last };
                 if title || closed_apposition(c.text, toks, trigger_last, run, self.and) {
-                    let (source, score) = if title {
-                        ("context:title", S_TITLE)
-                    } else {
-                        ("context:trigger", S_TRIGGER)
-                    };
-                    c.push_run(run, name_label(role_subtype(bits)), source, score);
+                    push_name_after(c, run, bits, title);
                 }
                 return;
             }
@@ -568,12 +563,7 @@ impl ContextRecognizer {
                     && ordinary_first_name(c, k, shape, ordinary, &self.cfg.first_name_words)
                     && (title || closed_apposition(c.text, toks, trigger_last, run, self.and))
                 {
-                    let (source, score) = if title {
-                        ("context:title", S_TITLE)
-                    } else {
-                        ("context:trigger", S_TRIGGER)
-                    };
-                    c.push_run(run, name_label(role_subtype(bits)), source, score);
+                    push_name_after(c, run, bits, title);
                 }
                 return;
             }
@@ -620,16 +610,7 @@ impl ContextRecognizer {
             if !title && !closed_apposition(c.text, toks, trigger_last, run, self.and) {
                 return;
             }
-            c.push_run(
-                run,
-                name_label(role_subtype(bits)),
-                if title {
-                    "context:title"
-                } else {
-                    "context:trigger"
-                },
-                if title { S_TITLE } else { S_TRIGGER },
-            );
+            push_name_after(c, run, bits, title);
             // "sons kieran and padraig", "drs. stone and whitcombe": the next name joined by
             // "and" to a relative's or to one after a plural title.
             match next_conjunct(c.text, toks, last, self.and, list) {
@@ -1522,6 +1503,16 @@ fn caseless_place_word(c: &mut Ctx, k: usize, listed: u32, min_chars: usize) -> 
         && b & listed != 0
         && b & (BREAKS | ALLOWW | SURN_WORD) == 0
         && !capitalized_on_line(c.text, c.toks, k)
+}
+
+/// Adds `run` as the name read after a title (`title`) or a trigger whose role `bits` give.
+fn push_name_after(c: &mut Ctx, run: Run, bits: u32, title: bool) {
+    let (source, score) = if title {
+        ("context:title", S_TITLE)
+    } else {
+        ("context:trigger", S_TRIGGER)
+    };
+    c.push_run(run, name_label(role_subtype(bits)), source, score);
 }
 
 /// Whether token `k` in `shape` (one case) is a first name that is an ordinary word ("autumn",
