@@ -24,8 +24,10 @@ pub(super) fn saints_alone(c: &mut Ctx, eponyms: &EponymHeads) {
     for k in 1..toks.len() {
         let (saint, name) = (toks[k - 1], toks[k]);
         let word = &text[saint.start..saint.end];
-        // Compared in place: this runs on every token of an English document.
-        if !SAINT_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word)) {
+        // Compared in place, the length first: this runs on every token of an English
+        // document.
+        if !matches!(word.len(), 2 | 5) || !SAINT_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
+        {
             continue;
         }
         // Same case for both words: "St. Elizabeth's", "ST. ELIZABETH'S", "st. brendan's".

@@ -53,6 +53,10 @@ pub(super) fn town_institutions(c: &mut Ctx) {
     for k in 1..toks.len() {
         let (head, t) = (toks[k - 1], toks[k]);
         let word = &text[t.start..t.end];
+        // The length first: this runs on every token of an English document.
+        if !matches!(word.len(), 4 | 7 | 8) {
+            continue;
+        }
         let hospital = HOSPITAL_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word));
         if !hospital && !SCHOOL_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word)) {
             continue;
