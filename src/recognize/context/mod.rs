@@ -1143,8 +1143,6 @@ impl Recognizer for ContextRecognizer {
             town_institutions::town_institutions(&mut c);
         }
         firms::firms(&mut c);
-        let hosp = Label::new(Category::Location, Subtype::Hospital);
-        let org = Label::new(Category::Location, Subtype::Organization);
         let mut key = String::new();
         let mut i = 0;
         while i < toks.len() {
@@ -1240,11 +1238,7 @@ impl Recognizer for ContextRecognizer {
                 let run = org_forward(&mut c.m, text, toks, last)
                     .or_else(|| (last > i).then_some(Run { first: i, last }));
                 if let Some(run) = run {
-                    let (label, source, score) = if bits & HOSP_HEAD != 0 {
-                        (hosp, "context:hospital", S_HOSPITAL)
-                    } else {
-                        (org, "context:institution", S_ORG)
-                    };
+                    let (label, source, score) = institution(bits & HOSP_HEAD != 0);
                     let (last, e) = match acronym_after(text, toks, run.last) {
                         Some((k, e)) => (k, e),
                         None => (run.last, toks[run.last].end),
@@ -1269,11 +1263,7 @@ impl Recognizer for ContextRecognizer {
                         && (end > last || !services_only(&mut c.m, run.first, i))
                         && !service_after_term(&mut c.m, text, toks, run.first, i, last)
                     {
-                        let (label, source, score) = if bits & HOSP_TAIL != 0 {
-                            (hosp, "context:hospital", S_HOSPITAL)
-                        } else {
-                            (org, "context:institution", S_ORG)
-                        };
+                        let (label, source, score) = institution(bits & HOSP_TAIL != 0);
                         let s = toks[run.first].start;
                         c.out
                             .push(Entity::new(s, toks[end].end, label, source, score));
@@ -1286,11 +1276,7 @@ impl Recognizer for ContextRecognizer {
                     if let Some(run) =
                         one_case_institutions::names_before_tail(&mut c, i, last, ordinary)
                     {
-                        let (label, source, score) = if bits & HOSP_TAIL != 0 {
-                            (hosp, "context:hospital", S_HOSPITAL)
-                        } else {
-                            (org, "context:institution", S_ORG)
-                        };
+                        let (label, source, score) = institution(bits & HOSP_TAIL != 0);
                         c.push_run(run, label, source, score);
                     }
                 }
@@ -1305,6 +1291,18 @@ impl Recognizer for ContextRecognizer {
         if self.proper_nouns {
             proper::proper_runs(&mut c);
         }
+    }
+}
+
+/// The label, source and score of an institution read from its head or tail words: a
+/// hospital's (`hospital`) or another institution's.
+fn institution(hospital: bool) -> (Label, &'static str, f32) {
+    if hospital {
+        let label = Label::new(Category::Location, Subtype::Hospital);
+        (label, "context:hospital", S_HOSPITAL)
+    } else {
+        let label = Label::new(Category::Location, Subtype::Organization);
+        (label, "context:institution", S_ORG)
     }
 }
 

@@ -84,16 +84,17 @@ pub(super) fn saints_alone(c: &mut Ctx, eponyms: &EponymHeads) {
         // In capitals every word is capitalized: only a tail word goes on with the name
         // ("ST. MARY'S HOSPITAL", read by the tail rules), and in lower case the same.
         let end = text.len() - after.len();
-        let next_tok = toks[k + 1..].iter().position(|t| t.start >= end);
-        let tail_follows = after.starts_with(' ')
-            && next_tok.is_some_and(|j| {
-                c.m.longest(k + 1 + j)
-                    .is_some_and(|(_, bits)| bits & (HOSP_TAIL | ORG_TAIL) != 0)
-            });
         let capital_follows = if saint.shape == Shape::Cap {
             after.starts_with(' ') && next.starts_with(char::is_uppercase) && !unit
         } else {
-            tail_follows
+            after.starts_with(' ')
+                && toks[k + 1..]
+                    .iter()
+                    .position(|t| t.start >= end)
+                    .is_some_and(|j| {
+                        c.m.longest(k + 1 + j)
+                            .is_some_and(|(_, bits)| bits & (HOSP_TAIL | ORG_TAIL) != 0)
+                    })
         };
         if capital_follows || eponyms.tail_after(text, name.end) {
             continue;

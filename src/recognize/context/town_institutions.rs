@@ -4,6 +4,7 @@
 //! the end of the clause after it are the evidence.
 
 use super::config::{ALLOWW, BREAKS, FIRSTN, PLACE_WORD, SURN, SURN_OPEN, SURN_WORD, TRIGGER};
+use super::runs::one_of;
 use super::{capitalized_on_line, Ctx, S_HOSPITAL, S_ORG};
 use crate::labels::{Category, Label, Subtype};
 use crate::recognize::lookup::tokens::Shape;
@@ -57,8 +58,8 @@ pub(super) fn town_institutions(c: &mut Ctx) {
         if !matches!(word.len(), 4 | 7 | 8) {
             continue;
         }
-        let hospital = HOSPITAL_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word));
-        if !hospital && !SCHOOL_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word)) {
+        let hospital = one_of(text, t, HOSPITAL_WORDS);
+        if !hospital && !one_of(text, t, SCHOOL_WORDS) {
             continue;
         }
         // Both words in one case, one blank apart: "Lowell General", "LOWELL GENERAL",
@@ -79,10 +80,9 @@ pub(super) fn town_institutions(c: &mut Ctx) {
         }
         // "Children" only as "Children's".
         let mut last = k;
-        if word.eq_ignore_ascii_case("children") {
-            let possessive = toks.get(k + 1).is_some_and(|s| {
-                text[s.start..s.end].eq_ignore_ascii_case("s")
-                    && matches!(&text[t.end..s.start], "'" | "\u{2019}")
+        if one_of(text, t, &["children"]) {
+            let possessive = toks.get(k + 1).is_some_and(|&s| {
+                one_of(text, s, &["s"]) && matches!(&text[t.end..s.start], "'" | "\u{2019}")
             });
             if !possessive {
                 continue;
@@ -117,10 +117,7 @@ fn clause_goes_on_fittingly(c: &Ctx, last: usize) -> bool {
         return true;
     };
     let gap = &c.text[c.toks[last].end..next.start];
-    !gap.trim_matches([' ', '\t']).is_empty()
-        || AFTER
-            .iter()
-            .any(|w| w.eq_ignore_ascii_case(&c.text[next.start..next.end]))
+    !gap.trim_matches([' ', '\t']).is_empty() || one_of(c.text, *next, AFTER)
 }
 
 #[cfg(test)]
