@@ -1,6 +1,6 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch33.txt`, 30
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch34.txt`, 30
 //! notes each (each batch written after the rules designed on the ones before, and scored
 //! before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
@@ -504,4 +504,14 @@ fn names_places_and_dates_of_the_thirty_third_batch_are_found() {
     // three gold tokens below the figures after (default 0.978, 0.918, 1.000; rules only
     // 0.912, 0.933, 0.973).
     floors_hold("en_batch33.txt", [0.95, 0.89, 0.95], [0.89, 0.91, 0.93]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_thirty_fourth_batch_are_found() {
+    // Written after the thirty-third batch's changes and scored before any change made on it:
+    // medical ICU notes system by system (NEURO, CV, RESP, SOCIAL, PLAN), sign-outs, family
+    // meetings and proxies, with names that are ordinary words, short surnames and nicknames
+    // in mixed case, capitals and lower case (default 0.922, 0.904, 0.889; rules only 0.870,
+    // 0.912, 0.810): about three gold tokens below those figures.
+    floors_hold("en_batch34.txt", [0.90, 0.88, 0.84], [0.85, 0.89, 0.76]);
 }
