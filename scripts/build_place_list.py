@@ -238,11 +238,11 @@ def known_words(vocab, lang):
     script's own, but the other languages' first names and the rare ones (`build_name_lists.py`
     leaves this script's places out of those), and but the ordinary words (a dictionary, not a
     list of names or terms) and the first names that are such words (which the lookup does not
-    read)."""
+    read), and the surnames that are such words (which the lookup does not read either)."""
     known = {}
     skipped = (
         OUTPUT, COUNTRY_OUTPUT, SURNAME_OUTPUT, "first_names_foreign", "first_names_rare",
-        "ordinary_words", "first_name_words",
+        "ordinary_words", "first_name_words", "surnames_dropped",
     )
     for path in sorted(Path(vocab, lang).glob("*.txt")):
         if path.stem in skipped:

@@ -35,6 +35,9 @@
 //! - `first_name_words.txt` (derived, optional; English): first names that are ordinary words
 //!   ("autumn", "destiny"), a first name only before a listed surname after a relative's or
 //!   staff word in a note in one case.
+//! - `surnames_dropped.txt` (derived, optional; English): surnames that are ordinary words the
+//!   corpora seldom use ("gold", "ng"), a name only right after a physician's abbreviated title
+//!   in a note in one case, where the clause ends after it ("per dr gold.").
 
 use crate::labels::{Label, Subtype};
 use crate::lang::Lang;
@@ -133,6 +136,10 @@ pub struct ContextConfig {
     /// The folded first names that the common-word filter left out of the name lists
     /// (`first_name_words.txt`: "autumn", "destiny"), a name only before a listed surname.
     pub first_name_words: FxMap<String, ()>,
+    /// The folded surnames that the common-word filter left out of the name lists and the
+    /// corpora seldom use as words (`surnames_dropped.txt`: "gold", "ng"), a name only right
+    /// after a physician's abbreviated title in one case.
+    pub surnames_dropped: FxMap<String, ()>,
 }
 
 fn role_bits(role: &str, title: bool) -> Option<u32> {
@@ -363,6 +370,11 @@ impl ContextConfig {
             .iter()
             .map(|w| (fold_phrase(w), ()))
             .collect();
+        let surnames_dropped = lists
+            .load_optional(lang, "surnames_dropped")?
+            .iter()
+            .map(|w| (fold_phrase(w), ()))
+            .collect();
         Ok(ContextConfig {
             lex,
             professions,
@@ -374,6 +386,7 @@ impl ContextConfig {
             value_words,
             ordinary_words,
             first_name_words,
+            surnames_dropped,
         })
     }
 }

@@ -13,6 +13,7 @@ mod proper;
 pub mod runs;
 mod saints;
 mod staff;
+mod title_surname_words;
 mod town_institutions;
 
 use crate::labels::{Category, Label, Subtype};
@@ -564,6 +565,18 @@ impl ContextRecognizer {
                     && (title || closed_apposition(c.text, toks, trigger_last, run, self.and))
                 {
                     push_name_after(c, run, bits, title);
+                } else if k == opened_at
+                    && abbreviated
+                    && bits & T_DOC != 0
+                    && same_case
+                    && toks[k].shape == shape
+                    && title_surname_words::surname_word_after_title(
+                        c,
+                        k,
+                        &self.cfg.surnames_dropped,
+                    )
+                {
+                    push_name_after(c, Run { first: k, last: k }, bits, title);
                 }
                 return;
             }

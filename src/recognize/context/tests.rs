@@ -1256,3 +1256,19 @@ fn in_one_case_short_hyphenated_parts_a_wound_nurse_and_a_spouse_are_read() {
     );
     assert!(names("married to the job").is_empty());
 }
+
+#[test]
+fn in_one_case_a_surname_that_is_a_word_ends_a_clause_after_a_physicians_title() {
+    assert_eq!(names("plan per dr ng."), ["ng"]);
+    assert_eq!(names("cards fellow dr ko aware. k 3.3"), ["ko"]);
+    assert_eq!(names("EP (DR MA) CONSULTED, TEMP WIRE"), ["MA"]);
+    assert_eq!(names("cardiologist is dr wolf at the clinic"), ["wolf"]);
+    assert_eq!(names("F/U TTE READ (DR GOLD). DAUGHTER"), ["GOLD"]);
+    // Not where the sentence goes on, not a word the corpora use often, not after a title of
+    // another role ("MS" is a diagnosis as often).
+    assert!(names("dr gold plan").is_empty());
+    assert!(names("dr still at bedside").is_empty());
+    assert!(names("spoke with dr re: plan").is_empty());
+    assert!(names("dr will call back").is_empty());
+    assert!(names("HX OF MS PACE AWARE").is_empty());
+}
