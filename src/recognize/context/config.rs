@@ -34,7 +34,8 @@
 //!   (`drugs_open.txt`, `drug_abbreviations.txt`) count as ordinary words there.
 //! - `first_name_words.txt` (derived, optional; English): first names that are ordinary words
 //!   ("autumn", "destiny"), a first name only before a listed surname after a relative's or
-//!   staff word in a note in one case.
+//!   staff word in a note in one case, or alone right after a singular relative's word where
+//!   the clause ends after it ("wife sunny to follow").
 //! - `surnames_dropped.txt` (derived, optional; English): surnames that are ordinary words the
 //!   corpora seldom use ("gold", "ng"), a name only right after a physician's abbreviated title
 //!   in a note in one case, where the clause ends after it ("per dr gold.").
@@ -134,7 +135,8 @@ pub struct ContextConfig {
     /// none, which turns off reading an unlisted word as a name.
     pub ordinary_words: Option<FxMap<String, ()>>,
     /// The folded first names that the common-word filter left out of the name lists
-    /// (`first_name_words.txt`: "autumn", "destiny"), a name only before a listed surname.
+    /// (`first_name_words.txt`: "autumn", "destiny"), a name only before a listed surname or
+    /// alone where the clause ends after it.
     pub first_name_words: FxMap<String, ()>,
     /// The folded surnames that the common-word filter left out of the name lists and the
     /// corpora seldom use as words (`surnames_dropped.txt`: "gold", "ng"), a name only right

@@ -3,6 +3,7 @@
 //! institution names built from a head word, professions after their triggers, employers
 //! after both, and firms joined by an ampersand.
 
+mod clause_end_names;
 pub mod config;
 mod employer;
 pub mod fields;
@@ -13,7 +14,6 @@ mod proper;
 pub mod runs;
 mod saints;
 mod staff;
-mod title_surname_words;
 mod town_institutions;
 
 use crate::labels::{Category, Label, Subtype};
@@ -570,13 +570,25 @@ impl ContextRecognizer {
                     && bits & T_DOC != 0
                     && same_case
                     && toks[k].shape == shape
-                    && title_surname_words::surname_word_after_title(
-                        c,
-                        k,
-                        &self.cfg.surnames_dropped,
-                    )
+                    && clause_end_names::surname_word_after_title(c, k, &self.cfg.surnames_dropped)
                 {
                     push_name_after(c, Run { first: k, last: k }, bits, title);
+                } else if k == opened_at
+                    && !title
+                    && singular
+                    && bits & G_REL != 0
+                    && same_case
+                    && toks[k].shape == shape
+                    && clause_end_names::first_name_word_after_relative(
+                        c,
+                        k,
+                        &self.cfg.first_name_words,
+                    )
+                {
+                    let run = Run { first: k, last: k };
+                    if closed_apposition(c.text, toks, trigger_last, run, self.and) {
+                        push_name_after(c, run, bits, title);
+                    }
                 }
                 return;
             }

@@ -1272,3 +1272,21 @@ fn in_one_case_a_surname_that_is_a_word_ends_a_clause_after_a_physicians_title()
     assert!(names("dr will call back").is_empty());
     assert!(names("HX OF MS PACE AWARE").is_empty());
 }
+
+#[test]
+fn in_one_case_a_first_name_that_is_a_word_ends_a_clause_after_a_relatives_word() {
+    assert_eq!(
+        names("belongings sent with pt; wife sunny to follow by car."),
+        ["sunny"]
+    );
+    assert_eq!(names("SON MILES UPDATED."), ["MILES"]);
+    assert_eq!(names("pt's brother chip visited today"), ["chip"]);
+    assert_eq!(names("son will called at 0200"), ["will"]);
+    assert_eq!(names("wife and daughter (autumn) stayed."), ["autumn"]);
+    // Not where the sentence goes on, nor a weekday or an adverb, nor the modal verb.
+    assert!(names("son will call at 0200").is_empty());
+    assert!(names("daughter soon to arrive").is_empty());
+    assert!(names("will call daughter tuesday.").is_empty());
+    assert!(names("wife sunny disposition").is_empty());
+    assert!(names("daughters hope to visit").is_empty());
+}

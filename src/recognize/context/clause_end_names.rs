@@ -1,0 +1,131 @@
+//! Names that are also ordinary words, in a note written in one case, read only where the name
+//! ends after them: a surname the common-word filter dropped right after a physician's
+//! abbreviated title ("per dr gold.", "DR NG AWARE", "(dr. ko) to see"; `surnames_dropped.txt`)
+//! and a first name it dropped right after a relative's word ("wife sunny to follow", "SON
+//! MILES UPDATED"; `first_name_words.txt`).
+
+use super::config::{ALLOW_VERB, BREAKS, TRIGGER};
+use super::runs::one_of;
+use super::{Ctx, VERB_ENDINGS};
+use crate::recognize::lookup::tokens::FxMap;
+
+/// Words of the surname list that are no one's name right after a title: interjections,
+/// articles of other languages and words that govern what follows ("dr re: plan", "dr la",
+/// "dr below").
+const NO_SURNAME: &[&str] = &[
+    "re", "um", "uh", "oh", "hey", "huh", "bah", "bye", "la", "el", "below", "till", "rather",
+    "forth", "overly", "per", "via",
+];
+
+/// Words of the first-name list that are the sentence's right after a relative's word: days of
+/// the week, adverbs of time and the verb of report ("call daughter sunday.", "daughter soon
+/// to arrive", "wife said at 1400").
+const NO_FIRST_NAME: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "soon",
+    "early",
+    "ever",
+    "else",
+    "long",
+    "later",
+    "said",
+    "seven",
+];
+
+/// Words that follow a person's name in a note ("dr ng aware", "dr yu at bedside", "dr wolf
+/// to see", "dr ko and", "wife candy here"): a state, a preposition, a conjunction, or a verb
+/// of the sentence the name is the subject of. A word ending in "-ed" does too ("(DR MA)
+/// CONSULTED", "son miles updated").
+const AFTER_NAME: &[&str] = &[
+    "aware",
+    "at",
+    "in",
+    "to",
+    "from",
+    "of",
+    "on",
+    "with",
+    "and",
+    "here",
+    "present",
+    "is",
+    "was",
+    "will",
+    "would",
+    "wants",
+    "agrees",
+    "says",
+    "states",
+    "recommends",
+    "following",
+    "re",
+];
+
+/// What follows a name that is also a modal verb ("son will called", "husband will and
+/// daughter grace"): the verb cannot be.
+const AFTER_MODAL_NAME: &[&str] = &["is", "was", "and"];
+
+/// Whether token `k`, right after a physician's abbreviated title and in the title's case, is a
+/// surname of `surnames_dropped` that ends there (see [`name_ends_after`]).
+pub(super) fn surname_word_after_title(
+    c: &mut Ctx,
+    k: usize,
+    surnames_dropped: &FxMap<String, ()>,
+) -> bool {
+    let t = c.toks[k];
+    c.text[t.start..t.end].chars().all(char::is_alphabetic)
+        && surnames_dropped.contains_key(c.words.folded(k))
+        && !one_of(c.text, t, NO_SURNAME)
+        && c.m.single(k) & (BREAKS | TRIGGER | ALLOW_VERB) == 0
+        && name_ends_after(c, k, AFTER_NAME)
+}
+
+/// Whether token `k`, right after a singular relative's word and in its case, is a first name
+/// of `first_name_words` of three letters or more that ends there (see [`name_ends_after`]); a
+/// modal verb ("will", "may") only before a word the verb cannot take.
+pub(super) fn first_name_word_after_relative(
+    c: &mut Ctx,
+    k: usize,
+    first_name_words: &FxMap<String, ()>,
+) -> bool {
+    let t = c.toks[k];
+    let word = &c.text[t.start..t.end];
+    let bits = c.m.single(k);
+    let after = if bits & ALLOW_VERB != 0 {
+        AFTER_MODAL_NAME
+    } else {
+        AFTER_NAME
+    };
+    word.chars().count() >= 3
+        && word.chars().all(char::is_alphabetic)
+        && first_name_words.contains_key(c.words.folded(k))
+        && !one_of(c.text, t, NO_FIRST_NAME)
+        && bits & (BREAKS | TRIGGER) == 0
+        && name_ends_after(c, k, after)
+}
+
+/// Whether the name at token `k` ends there: the text after it ends, or goes on with a stop, a
+/// comma, a colon, a parenthesis or a slash, or with one of `after` or a word ending in "-ed"
+/// in the same case, one blank apart.
+fn name_ends_after(c: &Ctx, k: usize, after: &[&str]) -> bool {
+    let (text, toks) = (c.text, c.toks);
+    let t = toks[k];
+    let rest = text[t.end..].trim_start_matches([' ', '\t']);
+    if rest.is_empty() || rest.starts_with(['.', ',', ';', ':', '(', ')', '/', '\n', '\r']) {
+        return true;
+    }
+    let Some(next) = toks.get(k + 1) else {
+        return false;
+    };
+    let word = &text[next.start..next.end];
+    &text[t.end..next.start] == " "
+        && next.shape == t.shape
+        && (one_of(text, *next, after)
+            || word.chars().count() >= 5 && word.to_lowercase().ends_with(VERB_ENDINGS[0]))
+}
