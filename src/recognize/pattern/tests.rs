@@ -399,6 +399,19 @@ fn identifiers_with_checksums_and_triggers() {
     // "ID" is also the infectious-disease service: without a number it reads nothing.
     let text = "ID consult called, ID following 2/2 cultures, day 5 of vanco.";
     assert!(run(En, text).is_empty(), "{:?}", run(En, text));
+    // Nor a measure after the system's header in capitals; the words after a number in
+    // capitals are none of it.
+    let text = "ID: TMAX 101.4 AT 0200, PAN CX SENT.";
+    assert!(run(En, text).is_empty(), "{:?}", run(En, text));
+    check_found(&[
+        (
+            En,
+            "PT'S MRN 70418853 ON ALL PAPERWORK.",
+            "70418853",
+            "ID/MEDICALRECORD",
+        ),
+        (En, "MRN 1234 5678 on file", "1234 5678", "ID/MEDICALRECORD"),
+    ]);
 }
 
 #[test]

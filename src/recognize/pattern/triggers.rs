@@ -21,6 +21,9 @@ pub struct Triggers {
     placements: Vec<Placement>,
     skip: Regex,
     id: Regex,
+    /// A measure after a system's header in capitals ("ID: TMAX 101.4"): a word and a decimal
+    /// number, no identifier.
+    measure: Regex,
     zip: Regex,
     age: Regex,
     /// "fax al 91…", "by fax on 020…", "geboren op 3 mei": a linking word before a number or date.
@@ -140,9 +143,12 @@ impl Triggers {
             skip: re(
                 r"^[ \t]*[:=#.\-–\[(]*[ \t]*(?:(?i:número|numero|number|núm\.?|num\.?|nº|n°|n\.º|no\.|nr\.?|n\.)[ \t]*[:.]?[ \t]*[:=#\[(]*[ \t]*)?",
             )?,
+            // A group after a blank holds a digit: in capitals the words after a number are
+            // none of it ("MRN 70418853 ON ALL PAPERWORK").
             id: re(
-                r"^(?:[A-Z]{1,4}[\- ]?|[A-Za-z]{1,4}-)?[0-9][0-9A-Za-z]*(?:(?:[ ]|[/\-.])[0-9A-Z][0-9A-Za-z]*)*",
+                r"^(?:[A-Z]{1,4}[\- ]?|[A-Za-z]{1,4}-)?[0-9][0-9A-Za-z]*(?:[ ][0-9A-Z]*[0-9][0-9A-Za-z]*|[/\-.][0-9A-Z][0-9A-Za-z]*)*",
             )?,
+            measure: re(r"^[A-Z]{1,4} [0-9]{1,3}\.[0-9]{1,2}$")?,
             zip: re(r"^(?:[A-Z]{1,2}-)?[0-9]{2,7}(?:[ \-][0-9]{3,4})?")?,
             age: re(r"^[0-9]{1,3}")?,
             link: re(
@@ -336,7 +342,7 @@ impl Triggers {
                 }
                 let end = v + val.len();
                 let digits = val.bytes().filter(u8::is_ascii_digit).count();
-                (digits >= 3 && super::text::ends_token(text, end))
+                (digits >= 3 && super::text::ends_token(text, end) && !self.measure.is_match(val))
                     .then(|| Cand::new(v, end, label, id_rule(label), 0.92))
             }
         }
