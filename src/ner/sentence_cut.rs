@@ -45,6 +45,9 @@ pub fn sentence_parts(
     titles: &std::collections::HashSet<String>,
 ) -> Vec<(usize, usize)> {
     let span = &text[start..end];
+    // In a span without capitals the next sentence opens in lower case too ("probate court.
+    // guardian consents"); an initial there ("j. moriarty") ends none.
+    let caseless = !span.chars().any(char::is_uppercase);
     let mut parts = Vec::new();
     let mut from = 0;
     for (i, c) in span.char_indices() {
@@ -53,14 +56,19 @@ pub fn sentence_parts(
         }
         let rest = &span[i + 1..];
         let next = rest.trim_start();
-        if next.len() == rest.len() || !next.chars().next().is_some_and(char::is_uppercase) {
+        let opens = next
+            .chars()
+            .next()
+            .is_some_and(|ch| ch.is_uppercase() || caseless && ch.is_lowercase());
+        if next.len() == rest.len() || !opens {
             continue;
         }
         let word_start = span[..i]
             .rfind(|ch: char| !ch.is_alphanumeric())
             .map_or(0, |k| k + 1);
         let before = &span[word_start..i];
-        if c == '.' && (before.is_empty() || !ends_sentence(before, titles)) {
+        let initial = caseless && before.chars().count() < 2;
+        if c == '.' && (before.is_empty() || initial || !ends_sentence(before, titles)) {
             continue;
         }
         if i > from {
@@ -91,6 +99,18 @@ mod tests {
         assert_eq!(parts("AM. Pt"), ["AM", "Pt"]);
         assert_eq!(parts("stable. Mary"), ["stable", "Mary"]);
         assert_eq!(parts("Boston! Karen"), ["Boston", "Karen"]);
+        // Without capitals the next sentence opens in lower case.
+        assert_eq!(
+            parts("middlesex probate court. guardian"),
+            ["middlesex probate court", "guardian"]
+        );
+    }
+
+    #[test]
+    fn without_capitals_initials_and_titles_end_no_sentence() {
+        for kept in ["j. moriarty", "dr. ng", "st. louis", "sr. dr. macallister"] {
+            assert_eq!(parts(kept), [kept], "{kept}");
+        }
     }
 
     #[test]
