@@ -3,7 +3,9 @@
 //! family history ("lived to 97", "died at age 93", "passed away at 91"), where no unit marks
 //! it. Only a person word as the subject of `is` (a vital sign "HR is 96" is none), and only
 //! where the clause ends or goes on after the number ("is 2 assist", "was 36 weeks", "is 1:1"
-//! count something else). The other languages write the unit ("tiene 92 años").
+//! count something else). An age over 89 between commas after a name or a person's word is one
+//! too ("Ethel Marchetti, 94, lives in Saugus", "MOTHER, 91, IS HCP"). The other languages
+//! write the unit ("tiene 92 años").
 
 use super::Cand;
 use crate::labels::{Category, Label, Subtype};
@@ -30,8 +32,32 @@ const GOES_ON: &[&str] = &[
     "himself",
 ];
 
+/// Words of a person before an age in apposition ("mother, 91, is HCP").
+const PERSON_WORDS: &[&str] = &[
+    "pt",
+    "patient",
+    "mother",
+    "father",
+    "wife",
+    "husband",
+    "sister",
+    "brother",
+    "aunt",
+    "uncle",
+    "grandmother",
+    "grandfather",
+    "mom",
+    "dad",
+    "spouse",
+    "partner",
+    "friend",
+    "neighbor",
+];
+
 pub struct AgesAlone {
     ages: Regex,
+    /// A word, a comma, a number of two or three digits and a comma, then a word.
+    apposed: Regex,
 }
 
 impl AgesAlone {
@@ -45,6 +71,10 @@ impl AgesAlone {
                 r")[ ]+([0-9]{1,3})\b",
             ))
             .expect("the age pattern is valid"),
+            apposed: Regex::new(
+                r"\b([A-Za-z][A-Za-z'\-]*)[ ]?,[ ]?([0-9]{2,3})[ ]?,[ ]?([A-Za-z]+)\b",
+            )
+            .expect("the apposed age pattern is valid"),
         })
     }
 
@@ -57,7 +87,41 @@ impl AgesAlone {
                 out.push(Cand::new(age.start(), age.end(), label, "age_alone", SCORE));
             }
         }
+        for caps in self.apposed.captures_iter(text) {
+            let (before, age, after) = (&caps[1], caps.get(2).expect("group 2"), &caps[3]);
+            let years: u32 = age.as_str().parse().unwrap_or(0);
+            // The clause goes on in the case of the words before ("lives", "IS"): a
+            // capitalized word opens the next item of a list ("Lasix, 100, Lopressor").
+            let same_case = if before.chars().any(char::is_lowercase) {
+                !after.chars().any(char::is_uppercase)
+            } else {
+                !after.chars().any(char::is_lowercase)
+            };
+            if (90..=120).contains(&years) && person_before(before) && same_case && !is_unit(after)
+            {
+                let label = Label::new(Category::Age, Subtype::Age);
+                out.push(Cand::new(age.start(), age.end(), label, "age_alone", SCORE));
+            }
+        }
     }
+}
+
+/// Whether `word`, before an age in apposition, names a person: a person's word, or a
+/// capitalized word of three letters or more (a surname) written in mixed case or all in
+/// capitals of four letters or more ("Marchetti", "MARCHETTI"; not "SAT" of "O2 SAT, 92,").
+fn person_before(word: &str) -> bool {
+    let letters = word.chars().filter(|c| c.is_alphabetic()).count();
+    let capitalized = word.chars().next().is_some_and(char::is_uppercase);
+    let all_caps = !word.chars().any(char::is_lowercase);
+    PERSON_WORDS.iter().any(|p| p.eq_ignore_ascii_case(word))
+        || capitalized && (!all_caps && letters >= 3 || all_caps && letters >= 4)
+}
+
+/// Whether `word`, after the number, is a unit of age or a percentage's word ("yo", "years").
+fn is_unit(word: &str) -> bool {
+    ["yo", "y", "yrs", "years", "year", "percent", "pct"]
+        .iter()
+        .any(|u| u.eq_ignore_ascii_case(word))
 }
 
 /// Whether `rest`, the text right after the number, ends the clause (end of text, `,`, `;`,
@@ -114,5 +178,22 @@ mod tests {
             assert!(found(text).is_empty(), "{text}: {:?}", found(text));
         }
         assert!(AgesAlone::new(Lang::Nl).is_none());
+    }
+
+    #[test]
+    fn an_age_over_89_between_commas_after_a_name_or_person_is_an_age() {
+        assert_eq!(
+            found("Pt's mother Ethel Marchetti, 94, lives in Saugus."),
+            ["94"]
+        );
+        assert_eq!(found("MOTHER, 91, IS HCP."), ["91"]);
+        for text in [
+            "O2 SAT, 92, ON 2L",
+            "Smith, 45, lives alone",
+            "sats 94, 96, 98",
+            "Lasix, 100, Lopressor",
+        ] {
+            assert!(found(text).is_empty(), "{text}: {:?}", found(text));
+        }
     }
 }
