@@ -512,6 +512,10 @@ fn names_places_and_dates_of_the_thirty_fourth_batch_are_found() {
     // medical ICU notes system by system (NEURO, CV, RESP, SOCIAL, PLAN), sign-outs, family
     // meetings and proxies, with names that are ordinary words, short surnames and nicknames
     // in mixed case, capitals and lower case (default 0.922, 0.904, 0.889; rules only 0.870,
-    // 0.912, 0.810): about three gold tokens below those figures.
-    floors_hold("en_batch34.txt", [0.90, 0.88, 0.84], [0.85, 0.89, 0.76]);
+    // 0.912, 0.810), those figures committed, then designed on (surnames and first names that
+    // are words where the clause ends after a title or a relative's word, identifiers in
+    // capitals, a tagger's span across a full stop in lower case, an age between commas):
+    // about three gold tokens below the figures after (default 0.974, 0.943, 1.000; rules only
+    // 0.922, 0.947, 0.921).
+    floors_hold("en_batch34.txt", [0.95, 0.92, 0.95], [0.90, 0.92, 0.87]);
 }
