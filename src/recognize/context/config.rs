@@ -367,16 +367,12 @@ impl ContextConfig {
             words.extend(ordinary.iter().map(|w| (fold_phrase(w), ())));
             Some(words)
         };
-        let first_name_words = lists
-            .load_optional(lang, "first_name_words")?
-            .iter()
-            .map(|w| (fold_phrase(w), ()))
-            .collect();
-        let surnames_dropped = lists
-            .load_optional(lang, "surnames_dropped")?
-            .iter()
-            .map(|w| (fold_phrase(w), ()))
-            .collect();
+        let folded_words = |name: &str| -> Result<FxMap<String, ()>, VocabError> {
+            let words = lists.load_optional(lang, name)?;
+            Ok(words.iter().map(|w| (fold_phrase(w), ())).collect())
+        };
+        let first_name_words = folded_words("first_name_words")?;
+        let surnames_dropped = folded_words("surnames_dropped")?;
         Ok(ContextConfig {
             lex,
             professions,

@@ -79,11 +79,11 @@ impl AgesAlone {
     }
 
     pub fn find(&self, text: &str, out: &mut Vec<Cand>) {
+        let label = Label::new(Category::Age, Subtype::Age);
         for caps in self.ages.captures_iter(text) {
             let age = caps.get(1).expect("the pattern has one group");
             let years: u32 = age.as_str().parse().unwrap_or(0);
             if (1..=120).contains(&years) && clause_goes_on(&text[age.end()..]) {
-                let label = Label::new(Category::Age, Subtype::Age);
                 out.push(Cand::new(age.start(), age.end(), label, "age_alone", SCORE));
             }
         }
@@ -99,7 +99,6 @@ impl AgesAlone {
             };
             if (90..=120).contains(&years) && person_before(before) && same_case && !is_unit(after)
             {
-                let label = Label::new(Category::Age, Subtype::Age);
                 out.push(Cand::new(age.start(), age.end(), label, "age_alone", SCORE));
             }
         }
