@@ -1,8 +1,8 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch34.txt`, 30
-//! notes each (each batch written after the rules designed on the ones before, and scored
-//! before any change made on it); mixed case, capitals and lower case; names of patients,
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch35.txt`, 30
+//! notes each and 44 in the last (each batch written after the rules designed on the ones
+//! before, and scored before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
 //! lists and the shipped English tagger) and rules only are both held to a floor, so a change
 //! that trades clinical recall for news figures shows here. The figures:
@@ -95,12 +95,14 @@ fn shortfalls(what: &str, spans: &Value, floors: [f64; 3]) -> Vec<String> {
         .collect()
 }
 
-/// Scores the default and rules only on the notes of `file` (30 notes) and names every
-/// figure below its floor (token recall, token precision, NAME overlap recall).
+/// Scores the default and rules only on the notes of `file` (30 notes, 44 in the thirty-fifth
+/// batch) and names every figure below its floor (token recall, token precision, NAME overlap
+/// recall).
 fn floors_hold(file: &str, default_floors: [f64; 3], rules_floors: [f64; 3]) {
     let dir = tempdir();
     let gold = gold_documents(file);
-    assert_eq!(gold.len(), 30, "{file}");
+    let expected = if file == "en_batch35.txt" { 44 } else { 30 };
+    assert_eq!(gold.len(), expected, "{file}");
     let unmarked = gold.iter().filter(|d| d["entities"] == json!([])).count();
     assert!(unmarked < 3, "{file}: {unmarked} notes mark no entity");
     let lines = |docs: &[Value]| docs.iter().map(|d| format!("{d}\n")).collect::<String>();
@@ -518,4 +520,15 @@ fn names_places_and_dates_of_the_thirty_fourth_batch_are_found() {
     // about three gold tokens below the figures after (default 0.974, 0.943, 1.000; rules only
     // 0.922, 0.947, 0.921).
     floors_hold("en_batch34.txt", [0.95, 0.92, 0.95], [0.90, 0.92, 0.87]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_thirty_fifth_batch_are_found() {
+    // Written after the thirty-fourth batch's changes and scored before any change made on it:
+    // inpatient psychiatry and emergency boarding (mental status, safety checks, sitters, legal
+    // status and court dates, groups, visitors, shelters and outside providers), with names
+    // that are ordinary words, short surnames and nicknames in mixed case, capitals and lower
+    // case: about three gold tokens below the figures as committed (default 0.902, 0.836,
+    // 0.872; rules only 0.848, 0.874, 0.884).
+    floors_hold("en_batch35.txt", [0.88, 0.81, 0.83], [0.83, 0.85, 0.84]);
 }
