@@ -575,7 +575,9 @@ impl Recognizer for NerRecognizer {
                     if name_or_place
                         && (before_dose(text, e)
                             || !titled
-                                && ((eponyms.tail_after(text, e) || eponyms.before_byte(text, s))
+                                && ((eponyms.tail_after(text, e)
+                                    || eponyms.before_byte(text, s)
+                                    || eponyms.ends_with_tail(&text[s..e]))
                                     && !gate.is_listed_place(&text[s..e])
                                     || filters.allow_listed_term(&text[s..e])
                                     || opens_phrase(&filters.allowed_phrases, text, s, e)

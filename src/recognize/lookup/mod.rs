@@ -188,6 +188,18 @@ impl EponymHeads {
         false
     }
 
+    /// Whether a span of two words or more ends with a tail word (a tagger's "Sally port",
+    /// "rogers guardianship": the eponym and its tail read as one name).
+    pub fn ends_with_tail(&self, span: &str) -> bool {
+        span.rsplit_once(' ')
+            .is_some_and(|(_, last)| self.tails.contains_key(last.to_lowercase().as_str()))
+    }
+
+    /// Whether the folded word is a tail word.
+    pub fn is_tail(&self, folded: &str) -> bool {
+        self.tails.contains_key(folded)
+    }
+
     /// Whether a tail word follows byte `end` (the end of a name), after one space or a
     /// possessive ("Hickman line", "Parkinson's disease", "Graves' disease"), as a whole word:
     /// "sign" but not "sign-out".
@@ -556,8 +568,14 @@ impl Recognizer for LookupRecognizer {
                         && gap.bytes().all(|c| c == b' ' || c == b'.')
                 })
             };
+            // The tail word itself closes the capitalized word before it ("SALLY PORT").
+            let tail_word = h.first == h.last
+                && h.first > 0
+                && self.heads.is_tail(words.folded(h.first))
+                && &text[toks[h.first - 1].end..toks[h.first].start] == " "
+                && toks[h.first - 1].shape == toks[h.first].shape;
             let eponym = self.heads.before(text, words, h.first, &mut key)
-                || self.heads.tail_after(text, toks[h.last].end) && !titled();
+                || (tail_word || self.heads.tail_after(text, toks[h.last].end)) && !titled();
             let place = h.bits & PLACE_BITS != 0 && h.bits & ALLOW == 0;
             if eponym && !place {
                 continue;
