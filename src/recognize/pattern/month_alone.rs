@@ -1,7 +1,8 @@
 //! A month named alone after a word that dates it, in English notes ("drank heavily until
 //! October", "admitted to Mount Auburn in August", "since mid-June"): under HIPAA the month is
-//! an element of a date, and such a month narrows one as a day does. Capitalized or in
-//! capitals only, so "may" stays a verb; the day and year forms ("October 12", "June 2019") are
+//! an element of a date, and such a month narrows one as a day does. Capitalized, in capitals,
+//! or in lower case as notes without capitals write it ("ran out in september"), but "may"
+//! only capitalized or in capitals, so the lower-case one stays a verb; the day and year forms ("October 12", "June 2019") are
 //! the date shapes'. The other languages have no such rule: MEDDOCAN's 500 training notes, for
 //! one, mark a month alone as a date three times.
 
@@ -44,6 +45,9 @@ impl MonthsAlone {
         for month in crate::dates::month_spellings(lang).0 {
             names.push(capitalized(month)?);
             names.push(month.to_uppercase());
+            if month != "may" {
+                names.push(month.to_lowercase());
+            }
         }
         // In capitals an abbreviation is a test or a finding more often ("OCT", "DEC").
         let full_names = names.len();
@@ -53,7 +57,7 @@ impl MonthsAlone {
         let months = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
             .build(&names)
-            .expect("twenty-four month names build an automaton");
+            .expect("the month names build an automaton");
         Some(MonthsAlone { months, full_names })
     }
 
@@ -121,10 +125,15 @@ mod tests {
             found("Worked as a mechanic until Sept. Seen in Nov and again since Dec."),
             ["Sept", "Nov", "Dec"]
         );
+        assert_eq!(
+            found("stopped abilify when he ran out in september. sober since july."),
+            ["september", "july"]
+        );
         // The verb, a month with its day or year (the date shapes' to take), and a month
         // after no dating word are left alone.
         for text in [
             "Pt may go home; MAY BE DC'D TOMORROW.",
+            "pain in may be referred; worse since may.",
             "Seen on October 12 and in June 2019.",
             "Family says March was hard. August bank holiday.",
             "Transferred in Augusta, GA.",
