@@ -1,10 +1,10 @@
 //! Names that are also ordinary words, in a note written in one case, read only where the name
 //! ends after them: a surname the common-word filter dropped right after a physician's
 //! abbreviated title ("per dr gold.", "DR NG AWARE", "(dr. ko) to see"; `surnames_dropped.txt`)
-//! and a first name it dropped right after a relative's word ("wife sunny to follow", "SON
-//! MILES UPDATED"; `first_name_words.txt`).
+//! and a first name it dropped right after a relative's or staff member's word ("wife sunny to
+//! follow", "SON MILES UPDATED", "sw iris updated"; `first_name_words.txt`).
 
-use super::config::{ALLOW_VERB, BREAKS, TRIGGER};
+use super::config::{ALLOWW, ALLOW_VERB, BREAKS, FIRSTN, TRIGGER};
 use super::runs::one_of;
 use super::{Ctx, VERB_ENDINGS};
 use crate::recognize::lookup::tokens::FxMap;
@@ -41,7 +41,8 @@ const NO_FIRST_NAME: &[&str] = &[
 /// Words that follow a person's name in a note ("dr ng aware", "dr yu at bedside", "dr wolf
 /// to see", "dr ko and", "wife candy here"): a state, a preposition, a conjunction, or a verb
 /// of the sentence the name is the subject of. A word ending in "-ed" does too ("(DR MA)
-/// CONSULTED", "son miles updated").
+/// CONSULTED", "son miles updated"), and so do the irregular past forms of the verbs a note
+/// tells of visitors and callers with ("SON JUNIOR BROUGHT IN HIS MEDS").
 const AFTER_NAME: &[&str] = &[
     "aware",
     "at",
@@ -65,6 +66,16 @@ const AFTER_NAME: &[&str] = &[
     "recommends",
     "following",
     "re",
+    "brought",
+    "came",
+    "left",
+    "took",
+    "spoke",
+    "drove",
+    "gave",
+    "told",
+    "met",
+    "sent",
 ];
 
 /// What follows a name that is also a modal verb ("son will called", "husband will and
@@ -86,13 +97,21 @@ pub(super) fn surname_word_after_title(
         && name_ends_after(c, k, AFTER_NAME)
 }
 
-/// Whether token `k`, right after a singular relative's word and in its case, is a first name
-/// of `first_name_words` of three letters or more that ends there (see [`name_ends_after`]); a
-/// modal verb ("will", "may") only before a word the verb cannot take.
-pub(super) fn first_name_word_after_relative(
+/// Allow-listed first names that are the clinical word after a staff member's word ("seen by
+/// geri", "d/w echo").
+const NO_STAFF_NAME: &[&str] = &["echo", "geri", "fem", "oral", "dex", "ward"];
+
+/// Whether token `k`, right after a singular relative's or staff member's word and in its
+/// case, is a first name of `first_name_words` of three letters or more that ends there (see
+/// [`name_ends_after`]; "wife sunny to follow"), or after a staff member's word
+/// (`after_staff`) a listed first name the allow list holds as a term ("sw iris updated"; after
+/// a relative's word that one is read already); a modal verb ("will", "may") only before a
+/// word the verb cannot take.
+pub(super) fn first_name_word_after_person_word(
     c: &mut Ctx,
     k: usize,
     first_name_words: &FxMap<String, ()>,
+    after_staff: bool,
 ) -> bool {
     let t = c.toks[k];
     let word = &c.text[t.start..t.end];
@@ -102,9 +121,12 @@ pub(super) fn first_name_word_after_relative(
     } else {
         AFTER_NAME
     };
+    let allowed_first_name =
+        after_staff && bits & (FIRSTN | ALLOWW | ALLOW_VERB) == FIRSTN | ALLOWW;
     word.chars().count() >= 3
+        && !(after_staff && one_of(c.text, t, NO_STAFF_NAME))
         && word.chars().all(char::is_alphabetic)
-        && first_name_words.contains_key(c.words.folded(k))
+        && (first_name_words.contains_key(c.words.folded(k)) || allowed_first_name)
         && !one_of(c.text, t, NO_FIRST_NAME)
         && bits & (BREAKS | TRIGGER) == 0
         && name_ends_after(c, k, after)

@@ -142,6 +142,9 @@ pub struct ContextConfig {
     /// corpora seldom use as words (`surnames_dropped.txt`: "gold", "ng"), a name only right
     /// after a physician's abbreviated title in one case.
     pub surnames_dropped: FxMap<String, ()>,
+    /// The folded weekdays of the language that are no listed first name ("sunday"): they end
+    /// a name's run, but right after an abbreviated title one is the surname ("Dr. Sunday").
+    pub weekdays: FxMap<String, ()>,
 }
 
 fn role_bits(role: &str, title: bool) -> Option<u32> {
@@ -261,9 +264,11 @@ impl ContextConfig {
         }
         // A weekday ends a name's run ("arrives from Ireland Friday 12/4"), unless the
         // language names people so ("Domingo Mederos").
+        let mut weekdays: FxMap<String, ()> = FxMap::default();
         for day in crate::dates::weekday_full_names(lang) {
             if lex.word_bits(&fold_phrase(day)) & FIRSTN == 0 {
                 lex.insert(day, STOP);
+                weekdays.insert(fold_phrase(day), ());
             }
         }
         // The (much longer) open surnames are names where the surname comes first (Hungarian)
@@ -385,6 +390,7 @@ impl ContextConfig {
             ordinary_words,
             first_name_words,
             surnames_dropped,
+            weekdays,
         })
     }
 }

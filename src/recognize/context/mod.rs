@@ -14,6 +14,7 @@ mod proper;
 pub mod runs;
 mod saints;
 mod staff;
+mod title_edges;
 mod town_institutions;
 
 use crate::labels::{Category, Label, Subtype};
@@ -222,6 +223,9 @@ impl ContextRecognizer {
             return;
         }
         let shape = c.toks[k].shape;
+        if title && title_edges::sentence_after_caps_title(c, &self.cfg, last, k) {
+            return;
+        }
         // Triggers need a capitalized word; "paciente VIH" is no name. "O'Brien" opens with
         // a capital and an apostrophe.
         let ok_start = if title {
@@ -267,6 +271,13 @@ impl ContextRecognizer {
                 && shape == Shape::Cap
                 && before_colon(c.text, c.toks, k)
                 && c.m.single(k) & BREAKS == 0 =>
+            {
+                Run { first: k, last: k }
+            }
+            // "Outpt psychiatrist Dr. Sunday at Bay Cove": the weekday is the surname.
+            None if title
+                && abbreviated_title(c.text, c.toks[last])
+                && title_edges::weekday_surname(c, &self.cfg, k) =>
             {
                 Run { first: k, last: k }
             }
@@ -576,13 +587,14 @@ impl ContextRecognizer {
                 } else if k == opened_at
                     && !title
                     && singular
-                    && bits & G_REL != 0
+                    && bits & (G_REL | G_DOC) != 0
                     && same_case
                     && toks[k].shape == shape
-                    && clause_end_names::first_name_word_after_relative(
+                    && clause_end_names::first_name_word_after_person_word(
                         c,
                         k,
                         &self.cfg.first_name_words,
+                        bits & G_DOC != 0,
                     )
                 {
                     let run = Run { first: k, last: k };
@@ -1193,6 +1205,12 @@ impl Recognizer for ContextRecognizer {
             if let Some(ordinary) = self.cfg.ordinary_words.as_ref() {
                 if let Some(run) = one_case_names::first_and_surname(&mut c, i, ordinary) {
                     let label = name_label(Subtype::Patient);
+                    c.push_run(run, label, "context:full_name", S_FIRST_NAME_RUN);
+                    i = run.last + 1;
+                    continue;
+                }
+                if let Some(run) = one_case_names::first_name_from_service(&mut c, i, ordinary) {
+                    let label = name_label(Subtype::Doctor);
                     c.push_run(run, label, "context:full_name", S_FIRST_NAME_RUN);
                     i = run.last + 1;
                     continue;

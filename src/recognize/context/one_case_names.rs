@@ -4,9 +4,13 @@
 //! case the surname is a listed one; in lower case and in capitals also a word no list holds
 //! that is no ordinary word ("SIGNED: ROSALIND TAMM RN"). Where a capital marks names the lookup
 //! and the first-name runs read such pairs; here the lists and the ordinary words are the
-//! evidence.
+//! evidence. So is a listed first name alone before "from" and a service ("becky from
+//! nutrition", "KATHY FROM PHARMACY").
 
-use super::config::{is_open_surname, ALLOWW, BREAKS, FIRSTN, SURN, SURN_OPEN, SURN_WORD, TRIGGER};
+use super::config::{
+    is_open_surname, ALLOWW, BREAKS, FIRSTN, STOP, SURN, SURN_OPEN, SURN_WORD, TRIGGER,
+};
+use super::runs::one_of;
 use super::runs::Run;
 use super::{capitalized_on_line, unlisted_word, Ctx};
 use crate::recognize::lookup::tokens::{FxMap, Shape};
@@ -44,6 +48,33 @@ pub(super) fn first_and_surname(
         && plain_word(c, j, ordinary)
         && !capitalized_on_line(text, toks, i))
     .then_some(Run { first: i, last: j })
+}
+
+/// The first name at token `i` alone before "from" and a service or department (a stop word of
+/// the triggers: "nutrition", "PHARMACY", "psych"), all in one case, one blank apart, on a line
+/// without a capitalized word; the first name listed and [`plain_word`].
+pub(super) fn first_name_from_service(
+    c: &mut Ctx,
+    i: usize,
+    ordinary: &FxMap<String, ()>,
+) -> Option<Run> {
+    let (text, toks) = (c.text, c.toks);
+    let shape = toks[i].shape;
+    let (from, service) = (toks.get(i + 1)?, toks.get(i + 2)?);
+    if !matches!(shape, Shape::Lower | Shape::Upper)
+        || c.m.single(i) & FIRSTN == 0
+        || !one_of(text, *from, &["from"])
+        || from.shape != shape
+        || service.shape != shape
+        || &text[toks[i].end..from.start] != " "
+        || &text[from.end..service.start] != " "
+    {
+        return None;
+    }
+    (c.m.single(i + 2) & STOP != 0
+        && plain_word(c, i, ordinary)
+        && !capitalized_on_line(text, toks, i))
+    .then_some(Run { first: i, last: i })
 }
 
 /// Whether token `k` may be a name where no capital tells: three letters or more, letters

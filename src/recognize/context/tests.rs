@@ -1289,4 +1289,45 @@ fn in_one_case_a_first_name_that_is_a_word_ends_a_clause_after_a_relatives_word(
     assert!(names("will call daughter tuesday.").is_empty());
     assert!(names("wife sunny disposition").is_empty());
     assert!(names("daughters hope to visit").is_empty());
+    // After a staff member's word too, and an allow-listed first name there ("iris"); an
+    // irregular past tense ends the clause's subject.
+    assert_eq!(names("number left. sw iris updated."), ["iris"]);
+    assert_eq!(names("PT'S SON JUNIOR BROUGHT IN HIS MEDS"), ["JUNIOR"]);
+    assert!(names("sw iris exam").is_empty());
+    assert!(names("case manager will call back").is_empty());
+}
+
+#[test]
+fn after_an_abbreviated_title_a_weekday_is_a_surname_and_a_caps_abbreviation_ends_a_sentence() {
+    assert_eq!(
+        names("Outpt psychiatrist Dr. Sunday at Bay Cove faxed med list."),
+        ["Sunday"]
+    );
+    assert!(names("Seen by Dr. Friday 12/4.").is_empty());
+    // "BR." is the bathroom here, not "Brother": the next word opens a sentence.
+    assert_eq!(
+        names("Found in BR. No marks. Dr. Stone evaluated."),
+        ["Stone"]
+    );
+    assert!(names("Found in BR. None seen.").is_empty());
+    assert_eq!(names("Visited by Br. Anselm today."), ["Anselm"]);
+}
+
+#[test]
+fn in_one_case_a_first_name_before_from_and_a_service_is_a_staff_members() {
+    assert_eq!(
+        names("nutrition consulted, becky from nutrition saw pt"),
+        ["becky"]
+    );
+    assert_eq!(names("KATHY FROM PHARMACY CALLED RE: DOSE"), ["KATHY"]);
+    // Not a word that is no first name, nor where capitals mark names (the lookup reads
+    // "Becky" there), nor before an article.
+    assert!(names("pt returned from psych at 1400").is_empty());
+    assert!(names("Becky from Nutrition saw pt; kathy from the lab").is_empty());
+}
+
+#[test]
+fn the_name_the_patient_calls_someone_in_quotes() {
+    assert_eq!(names("she says he calls her \"bunny\"."), ["bunny"]);
+    assert_eq!(names("PT CALLS HIM \"BUD\" AND ASKS FOR HIM"), ["BUD"]);
 }
