@@ -188,7 +188,11 @@ fn eponym_heads_hide_names_not_places() {
         // A title keeps the name; a word that goes on is no tail ("sign-out").
         (Lang::En, "Then Nguyen line placed, Walsh disease.", &[]),
         // The tail word is no surname of its own after the word it closes.
-        (Lang::En, "PT TRIED TO ELOPE THROUGH SALLY PORT AT 1630.", &[]),
+        (
+            Lang::En,
+            "PT TRIED TO ELOPE THROUGH SALLY PORT AT 1630.",
+            &[],
+        ),
         (Lang::En, "Rogers guardianship in place.", &[]),
         (
             Lang::En,
