@@ -79,6 +79,11 @@ COUNTRY_SHA256 = "41c01b0843461207e71ba7530434738a4e7a7c84efd72aba03f547f450ca1b
 OUTPUT = "places_geonames"
 COUNTRY_OUTPUT = "countries_geonames"
 SURNAME_OUTPUT = "places_surnames"
+DROPPED_OUTPUT = "places_dropped"
+# A town that is a dictionary word is a town of `DROPPED_OUTPUT` where the corpora use it as a
+# word at most this many times: fewer than the surnames' 40 of `build_name_lists.py`, since a
+# place's word ("in", "from") comes before far more words than a physician's title does.
+PLACE_WORD_MAX_USES = 3
 # The lists that may hold a town of `SURNAME_OUTPUT` (and no other list of the language may).
 SURNAME_LISTS = {"surnames", "surnames_open"}
 # First names of every kind: a town so named stays out of `SURNAME_OUTPUT` ("call from
@@ -241,7 +246,8 @@ def known_words(vocab, lang):
     read), and the surnames that are such words (which the lookup does not read either)."""
     known = {}
     skipped = (
-        OUTPUT, COUNTRY_OUTPUT, SURNAME_OUTPUT, "first_names_foreign", "first_names_rare",
+        OUTPUT, COUNTRY_OUTPUT, SURNAME_OUTPUT, DROPPED_OUTPUT, "first_names_foreign",
+        "first_names_rare",
         "ordinary_words", "first_name_words", "surnames_dropped",
     )
     for path in sorted(Path(vocab, lang).glob("*.txt")):
@@ -322,6 +328,16 @@ def select(places, spelling, stats, known, lang):
     return kept, counts
 
 
+def dictionary_towns(places, spelling, lang):
+    """The one-word towns of `places` that the dictionary filter of `select` leaves out as
+    ordinary words ("Revere", "Greenfield", "Hull")."""
+    return {
+        name for name in places
+        if " " not in name and "-" not in name and len(name) >= MIN_LETTERS
+        and is_word(spelling, lang, name.lower())
+    }
+
+
 def build(geonames, spelling, data, vocab, lang):
     """Writes the language's towns (and, where GeoNames names them in it, its countries);
     returns the counts of each list written."""
@@ -369,6 +385,22 @@ def build(geonames, spelling, data, vocab, lang):
     ]
     write_list(f"{vocab}/{lang}/{SURNAME_OUTPUT}.txt", header, kept)
     written[SURNAME_OUTPUT] = counts
+    # The towns left out as ordinary words that the corpora seldom use as such: a town only
+    # where a note in one case names a place and the clause ends ("lives in revere with").
+    dictionary = dictionary_towns(towns, spelling, lang)
+    kept = {
+        name for name in dictionary
+        if max(stats.lower[fold(name)], stats.cap_mid[fold(name)]) <= PLACE_WORD_MAX_USES
+    }
+    header = [
+        f"towns for '{lang}' that are ordinary words the corpora use as such at most "
+        f"{PLACE_WORD_MAX_USES} times, derived by scripts/build_place_list.py from GeoNames "
+        "(see wordlists/PROVENANCE_places.md); do not edit by hand; read by the context rules "
+        "only, after a place's word in a note in one case.",
+        f"{len(kept)} entries of {len(dictionary)} one-word towns that are dictionary words.",
+    ]
+    write_list(f"{vocab}/{lang}/{DROPPED_OUTPUT}.txt", header, kept)
+    written[DROPPED_OUTPUT] = {"candidates": len(dictionary), "kept": len(kept)}
     return written
 
 
@@ -429,6 +461,11 @@ def write_provenance(path, summary):
         f"  through the same filters, goes to `wordlists/<lang>/{SURNAME_OUTPUT}.txt`: the lookup",
         "  leaves it a surname, and only the context rules read it as a place, after `in`, `from`",
         "  or `near` in a note without capitals",
+        "- a one-word town of four letters or more that the dictionary filter leaves out, but that",
+        f"  the training corpora use as an ordinary word at most {PLACE_WORD_MAX_USES} times (`Revere`,",
+        f"  `Greenfield`), goes to `wordlists/<lang>/{DROPPED_OUTPUT}.txt`: no lookup list, only the",
+        "  context rules read it as a place, after a place's word (`lives in`, `from`) in a note",
+        "  in one case where the clause ends after it (`lives in revere with her son`)",
         "- the common-word filter of `scripts/build_name_lists.py` (see `PROVENANCE_names.md`),",
         "  with the same counts:",
     ]
@@ -440,6 +477,12 @@ def write_provenance(path, summary):
     lines += ["", "## Counts (per language)", ""]
     for lang, written in summary:
         for output, c in written.items():
+            if output == DROPPED_OUTPUT:
+                lines.append(
+                    f"- {lang}, {output}: {c['candidates']} one-word towns that are dictionary "
+                    f"words, {c['kept']} listed"
+                )
+                continue
             lines.append(
                 f"- {lang}, {output}: {c['candidates']} names, {c['short']} too short, "
                 f"{c['known']} already listed, {c['dictionary']} ordinary words of the dictionary, "

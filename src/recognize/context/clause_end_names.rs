@@ -2,7 +2,9 @@
 //! ends after them: a surname the common-word filter dropped right after a physician's
 //! abbreviated title ("per dr gold.", "DR NG AWARE", "(dr. ko) to see"; `surnames_dropped.txt`)
 //! and a first name it dropped right after a relative's or staff member's word ("wife sunny to
-//! follow", "SON MILES UPDATED", "sw iris updated"; `first_name_words.txt`).
+//! follow", "SON MILES UPDATED", "sw iris updated"; `first_name_words.txt`); and a town the
+//! place lists dropped right after a place's word ("lives in revere with", "FROM GREENFIELD,";
+//! `places_dropped.txt`).
 
 use super::config::{ALLOWW, ALLOW_VERB, BREAKS, FIRSTN, TRIGGER};
 use super::runs::one_of;
@@ -81,6 +83,26 @@ const AFTER_NAME: &[&str] = &[
 /// What follows a name that is also a modal verb ("son will called", "husband will and
 /// daughter grace"): the verb cannot be.
 const AFTER_MODAL_NAME: &[&str] = &["is", "was", "and"];
+
+/// Words that follow a town in a note: a preposition, a conjunction, a relative pronoun ("in
+/// revere with her son", "from hull and", "in concord on 11/22", "from lynn who").
+const AFTER_TOWN: &[&str] = &[
+    "with", "and", "on", "for", "since", "until", "at", "in", "to", "by", "where", "who", "via",
+];
+
+/// Whether token `k`, right after a place's word ("in", "lives in") and in its case, is a town
+/// of `places_dropped` that ends there (see [`name_ends_after`]).
+pub(super) fn town_word_after_place_word(
+    c: &mut Ctx,
+    k: usize,
+    places_dropped: &FxMap<String, ()>,
+) -> bool {
+    let t = c.toks[k];
+    c.text[t.start..t.end].chars().all(char::is_alphabetic)
+        && places_dropped.contains_key(c.words.folded(k))
+        && c.m.single(k) & (BREAKS | TRIGGER) == 0
+        && name_ends_after(c, k, AFTER_TOWN)
+}
 
 /// Whether token `k`, right after a physician's abbreviated title and in the title's case, is a
 /// surname of `surnames_dropped` that ends there (see [`name_ends_after`]).

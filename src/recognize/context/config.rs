@@ -39,6 +39,9 @@
 //! - `surnames_dropped.txt` (derived, optional; English): surnames that are ordinary words the
 //!   corpora seldom use ("gold", "ng"), a name only right after a physician's abbreviated title
 //!   in a note in one case, where the clause ends after it ("per dr gold.").
+//! - `places_dropped.txt` (derived, optional): towns that are ordinary words the corpora seldom
+//!   use, a place only right after a place's word in a note in one case, where the clause ends
+//!   after it ("lives in revere with her son").
 
 use crate::labels::{Label, Subtype};
 use crate::lang::Lang;
@@ -145,6 +148,10 @@ pub struct ContextConfig {
     /// The folded weekdays of the language that are no listed first name ("sunday"): they end
     /// a name's run, but right after an abbreviated title one is the surname ("Dr. Sunday").
     pub weekdays: FxMap<String, ()>,
+    /// The folded towns that the place lists left out as ordinary words the corpora seldom use
+    /// (`places_dropped.txt`: "revere", "greenfield"), a place only right after a place's word
+    /// in a note in one case, where the clause ends after it.
+    pub places_dropped: FxMap<String, ()>,
 }
 
 fn role_bits(role: &str, title: bool) -> Option<u32> {
@@ -378,6 +385,7 @@ impl ContextConfig {
         };
         let first_name_words = folded_words("first_name_words")?;
         let surnames_dropped = folded_words("surnames_dropped")?;
+        let places_dropped = folded_words("places_dropped")?;
         Ok(ContextConfig {
             lex,
             professions,
@@ -391,6 +399,7 @@ impl ContextConfig {
             first_name_words,
             surnames_dropped,
             weekdays,
+            places_dropped,
         })
     }
 }

@@ -1006,9 +1006,14 @@ impl ContextRecognizer {
                 name_forward(&mut c.m, c.text, c.toks, k, 3, c.text.len())
             }
             // Where capitals mark names, a word without one is none ("Ilona lives in harmony").
-            Shape::Upper | Shape::Lower => {
-                caseless_place_word(c, k, listed, min_chars).then_some(Run { first: k, last: k })
-            }
+            Shape::Upper | Shape::Lower => (caseless_place_word(c, k, listed, min_chars)
+                || !capitalized_on_line(c.text, c.toks, k)
+                    && clause_end_names::town_word_after_place_word(
+                        c,
+                        k,
+                        &self.cfg.places_dropped,
+                    ))
+            .then_some(Run { first: k, last: k }),
             _ => None,
         };
         if let Some(mut run) = run {

@@ -1331,3 +1331,28 @@ fn the_name_the_patient_calls_someone_in_quotes() {
     assert_eq!(names("she says he calls her \"bunny\"."), ["bunny"]);
     assert_eq!(names("PT CALLS HIM \"BUD\" AND ASKS FOR HIM"), ["BUD"]);
 }
+
+#[test]
+fn in_one_case_a_town_that_is_a_word_ends_a_clause_after_a_places_word() {
+    let places = |text: &str| -> Vec<String> {
+        run(Lang::En, text)
+            .into_iter()
+            .filter(|(_, l, _)| l.category == Category::Location)
+            .map(|(s, _, _)| s)
+            .collect()
+    };
+    assert_eq!(
+        places("pt states he lives in revere with his brother"),
+        ["revere"]
+    );
+    assert_eq!(
+        places("SON CALLED FROM GREENFIELD, UPDATED"),
+        ["GREENFIELD"]
+    );
+    assert_eq!(places("fell at home in concord on 11/22."), ["concord"]);
+    // Not where the clause goes on, nor where capitals mark places, nor a word the corpora
+    // use often.
+    assert!(places("in revere silence").is_empty());
+    assert!(places("Wife in concord with the plan, Dr. Hale aware.").is_empty());
+    assert!(places("pt returned from college.").is_empty());
+}
