@@ -1,6 +1,8 @@
 //! A state's code after a place found in the same line and a comma ("Nashua, NH") or, for the
 //! codes that are no word or clinical abbreviation, one space ("ALBANY NY"), and the
-//! ZIP code after that code or right after the place ("LOWELL, MA 01852", "Boston 02116"), in
+//! ZIP code after that code or right after the place ("LOWELL, MA 01852", "Boston 02116"); after
+//! a place in lower case the code in lower case too, where its clause ends or it is no word
+//! ("lives in nashua, nh.", "from lynn, ma, admitted", "portsmouth, nh on"), in
 //! the languages with a `state_codes.txt` (US postal codes in English). Alone the codes are
 //! ordinary abbreviations (`MD`, `PA`, `CO`, `OR`) and five digits are anything, so only the
 //! place before them makes them a state and a ZIP code.
@@ -62,17 +64,25 @@ impl StateCodes {
                 continue;
             }
             let mut end = place.end;
+            let lower = !text[place.start..place.end].contains(char::is_uppercase);
             if place.label.subtype != Some(Subtype::State) {
-                if let Some((start, code_end)) = self.code_after(text, end) {
+                if let Some((start, code_end)) = self.code_after(text, end, lower) {
                     // A code that is a word too, in a line in capitals, ends its clause
                     // ("PORTLAND, OR."; not "MELROSE, IN A SECOND FLOOR WALK-UP"); before a
                     // word in lower case it is no word ("Portland, OR and asked").
-                    let word = self.codes.get(&text[start..code_end]) == Some(&false);
+                    let code = text[start..code_end].to_uppercase();
+                    let word = self.codes.get(&code) == Some(&false);
                     let next_in_capitals = text[code_end..]
                         .strip_prefix(' ')
                         .and_then(|rest| rest.split(|c: char| !c.is_alphabetic()).next())
                         .is_some_and(|w| !w.is_empty() && !w.chars().any(char::is_lowercase));
-                    let ok = !word || !next_in_capitals || clause_ends(text, code_end);
+                    // In lower case no case tells the code from the word ("portland, or and").
+                    let in_lower = text[start..code_end].contains(char::is_lowercase);
+                    let ok = if in_lower {
+                        !word || clause_ends(text, code_end)
+                    } else {
+                        !word || !next_in_capitals || clause_ends(text, code_end)
+                    };
                     if free(code_end) && ok {
                         let label = Label::new(Category::Location, Subtype::State);
                         out.push(Entity::new(start, code_end, label, SOURCE, 0.5));
@@ -106,7 +116,7 @@ impl StateCodes {
             let one_word = word.starts_with(char::is_uppercase)
                 && word.chars().all(char::is_alphabetic)
                 && word.chars().skip(1).any(char::is_lowercase);
-            let Some((code_start, code_end)) = self.code_after(text, e.end) else {
+            let Some((code_start, code_end)) = self.code_after(text, e.end, false) else {
                 continue;
             };
             let spaced = self.codes.get(&text[code_start..code_end]) == Some(&true);
@@ -118,8 +128,8 @@ impl StateCodes {
     }
 
     /// The byte range of a listed code after `", "` at `at`, or after `" "` when the code may
-    /// stand so, ending its word.
-    fn code_after(&self, text: &str, at: usize) -> Option<(usize, usize)> {
+    /// stand so, ending its word; in lower case too where `lower` (the place is).
+    fn code_after(&self, text: &str, at: usize, lower: bool) -> Option<(usize, usize)> {
         let (rest, comma) = match text[at..].strip_prefix(", ") {
             Some(rest) => (rest, true),
             None => (text[at..].strip_prefix(' ')?, false),
@@ -128,8 +138,13 @@ impl StateCodes {
             .find(|c: char| !c.is_alphanumeric())
             .unwrap_or(rest.len());
         let (code, after) = rest.split_at(len);
-        let ok =
-            !after.starts_with('\'') && self.codes.get(code).is_some_and(|&spaced| comma || spaced);
+        let code = if lower && code.chars().all(|c| c.is_ascii_lowercase()) {
+            code.to_uppercase()
+        } else {
+            code.to_string()
+        };
+        let ok = !after.starts_with('\'')
+            && self.codes.get(&code).is_some_and(|&spaced| comma || spaced);
         let start = text.len() - rest.len();
         ok.then_some((start, start + len))
     }
@@ -198,6 +213,32 @@ mod tests {
             let code = &text[found[0].start..found[0].end];
             assert!(["NH", "MA", "OR", "NY"].contains(&code), "{text}");
             assert_eq!(found[0].label.subtype, Some(Subtype::State));
+        }
+    }
+
+    #[test]
+    fn in_lower_case_a_code_after_a_place_in_lower_case_is_a_state_where_its_clause_ends() {
+        for (text, code) in [
+            ("daughter lives in nashua, nh. will call her", "nh"),
+            ("91 yo woman from lynn, ma, admitted 3/4", "ma"),
+            ("driving home to portsmouth, nh on thanksgiving", "nh"),
+            ("moved from portland, or.", "or"),
+        ] {
+            let place = text.split(", ").next().unwrap().rsplit(' ').next().unwrap();
+            let found = codes().after_places(text, &[city(text, place)]);
+            assert_eq!(found.len(), 1, "{text}");
+            assert_eq!(&text[found[0].start..found[0].end], code, "{text}");
+        }
+        // A code that is a word goes on as one; a place in capitals takes no lower-case code.
+        for (text, place) in [
+            ("son called from portland, or and asked", "portland"),
+            ("wife in nashua, ok with plan", "nashua"),
+            ("Wife in Nashua, ma says", "Nashua"),
+        ] {
+            assert!(
+                codes().after_places(text, &[city(text, place)]).is_empty(),
+                "{text}"
+            );
         }
     }
 
