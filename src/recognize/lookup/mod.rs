@@ -354,7 +354,10 @@ impl LookupRecognizer {
     /// hospital or institution ("market basket", "walgreens", "rosie's place"): an entry of
     /// one word only if no other list holds it (a name, a place, a term or a role) and, when
     /// the list writes it in capitals, only an institution in English ("cvs", "mbta"; Dutch
-    /// "ing" and Hungarian "mol" are words, and "bmc level" is no Boston Medical Center).
+    /// "ing" and Hungarian "mol" are words, and "bmc level" is no Boston Medical Center). Right
+    /// after "at", "from", "to" or "in" a hospital of one word is one though a name list holds
+    /// it too or the list writes it in capitals ("sleep study at lahey", "seen in mgh ed"):
+    /// where the word is a surname there, it is a name to hide all the same.
     fn lower_case_institution(
         &self,
         text: &str,
@@ -366,10 +369,18 @@ impl LookupRecognizer {
         let all_lower = toks[i..=j]
             .iter()
             .all(|t| t.shape == Shape::Lower || possessive_s(text, *t));
+        let after_preposition = i > 0
+            && &text[toks[i - 1].end..toks[i].start] == " "
+            && ["at", "from", "to", "in"].contains(&&text[toks[i - 1].start..toks[i - 1].end]);
+        let hospital_after_preposition = after_preposition
+            && bits & HOSPITAL != 0
+            && bits & (PLACE_BITS | ALLOW | VERB | ROLE) == 0
+            && (bits & ACRONYM == 0 || self.lower_case_acronyms);
         let one_word_ok = j > i
             || toks[i].end - toks[i].start >= 3
-                && bits & (NAME_BITS | PLACE_BITS | ALLOW | VERB | ROLE) == 0
-                && (bits & ACRONYM == 0 || self.lower_case_acronyms && bits & HOSPITAL == 0);
+                && (bits & (NAME_BITS | PLACE_BITS | ALLOW | VERB | ROLE) == 0
+                    && (bits & ACRONYM == 0 || self.lower_case_acronyms && bits & HOSPITAL == 0)
+                    || hospital_after_preposition);
         bits & (HOSPITAL | ORG) != 0 && all_lower && one_word_ok
     }
 

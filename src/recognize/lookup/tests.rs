@@ -361,10 +361,25 @@ fn listed_institutions_in_a_line_without_capitals() {
         ["cvs", "market basket", "rosie's place"],
         "{found:?}"
     );
-    // Not where the line has capitals, nor a hospital's acronym, nor in Dutch.
+    // Not where the line has capitals, nor in Dutch; a hospital's acronym or a hospital that
+    // is a surname too only after a place's preposition.
     assert!(run(Lang::En, "Filled at cvs today.").is_empty());
-    assert!(run(Lang::En, "transferred from bmc today").is_empty());
     assert!(run(Lang::Nl, "de ing bank belde").is_empty());
+    for (text, hospital) in [
+        ("transferred from bmc today", "bmc"),
+        ("sleep study at lahey showed osa", "lahey"),
+    ] {
+        let found = run(Lang::En, text);
+        assert!(
+            has(&found, hospital, Subtype::Hospital),
+            "{text}: {found:?}"
+        );
+    }
+    let found = run(Lang::En, "bmc checked, lahey aware");
+    assert!(
+        found.iter().all(|(_, t)| *t != Some(Subtype::Hospital)),
+        "{found:?}"
+    );
 }
 
 #[test]
