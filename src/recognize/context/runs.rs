@@ -383,9 +383,13 @@ pub fn org_backward(m: &mut Matcher, text: &str, toks: &[Token], tail: usize) ->
                 {
                     break;
                 }
-                // The article before a name is the sentence's ("AT THE PINE STREET INN").
+                // The article before a name is the sentence's ("AT THE PINE STREET INN"); so
+                // are "via", "until" and "about" ("ARRIVED VIA AMBULANCE", "CPR BY WIFE UNTIL
+                // EMS", "ASKS ABOUT HOSPICE"). Not "for", which may follow the name ("GO TO
+                // YOUVILLE FOR REHAB") or sit in it ("Hospital for Special Surgery"), nor "vs"
+                // between two ("RADIUS VS YOUVILLE REHAB").
                 if is_org_end(text, t)
-                    || one_of(text, t, &["the"])
+                    || one_of(text, t, &["the", "via", "until", "about"])
                     || one_of(text, t, VERBS_BEFORE_ORG)
                 {
                     break;

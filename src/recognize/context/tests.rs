@@ -1356,3 +1356,24 @@ fn in_one_case_a_town_that_is_a_word_ends_a_clause_after_a_places_word() {
     assert!(places("Wife in concord with the plan, Dr. Hale aware.").is_empty());
     assert!(places("pt returned from college.").is_empty());
 }
+
+#[test]
+fn via_until_and_about_are_no_part_of_an_institution_before_its_tail_word() {
+    let places = |text: &str| -> Vec<String> {
+        run(Lang::En, text)
+            .into_iter()
+            .filter(|(_, l, _)| l.category == Category::Location)
+            .map(|(s, _, _)| s)
+            .collect()
+    };
+    assert!(places("ARRIVED 2300 VIA AMBULANCE. LIPASE 2400").is_empty());
+    assert!(places("PT'S WIFE JOY ASKS ABOUT HOSPICE.").is_empty());
+    assert_eq!(
+        places("TRANSFERRED AT 1100 VIA FALLON AMBULANCE."),
+        ["FALLON AMBULANCE"]
+    );
+    assert_eq!(
+        places("Referred to Hospital for Special Surgery in New York."),
+        ["Hospital for Special Surgery", "New York"]
+    );
+}
