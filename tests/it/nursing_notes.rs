@@ -528,7 +528,10 @@ fn names_places_and_dates_of_the_thirty_fifth_batch_are_found() {
     // inpatient psychiatry and emergency boarding (mental status, safety checks, sitters, legal
     // status and court dates, groups, visitors, shelters and outside providers), with names
     // that are ordinary words, short surnames and nicknames in mixed case, capitals and lower
-    // case: about three gold tokens below the figures as committed (default 0.902, 0.836,
-    // 0.872; rules only 0.848, 0.874, 0.884).
-    floors_hold("en_batch35.txt", [0.88, 0.81, 0.83], [0.83, 0.85, 0.84]);
+    // case (default 0.902, 0.836, 0.872; rules only 0.848, 0.874, 0.884), those figures
+    // committed, then designed on (eponyms' tail words, lower-case months, states and
+    // hospitals, a weekday after a title, staff members' first names that are words, towns
+    // that are words): about three gold tokens below the figures after (default 0.931, 0.864,
+    // 0.930; rules only 0.877, 0.891, 0.942).
+    floors_hold("en_batch35.txt", [0.91, 0.84, 0.90], [0.86, 0.87, 0.91]);
 }
