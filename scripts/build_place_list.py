@@ -247,8 +247,7 @@ def known_words(vocab, lang):
     known = {}
     skipped = (
         OUTPUT, COUNTRY_OUTPUT, SURNAME_OUTPUT, DROPPED_OUTPUT, "first_names_foreign",
-        "first_names_rare",
-        "ordinary_words", "first_name_words", "surnames_dropped",
+        "first_names_rare", "ordinary_words", "first_name_words", "surnames_dropped",
     )
     for path in sorted(Path(vocab, lang).glob("*.txt")):
         if path.stem in skipped:

@@ -78,11 +78,7 @@ impl StateCodes {
                         .is_some_and(|w| !w.is_empty() && !w.chars().any(char::is_lowercase));
                     // In lower case no case tells the code from the word ("portland, or and").
                     let in_lower = text[start..code_end].contains(char::is_lowercase);
-                    let ok = if in_lower {
-                        !word || clause_ends(text, code_end)
-                    } else {
-                        !word || !next_in_capitals || clause_ends(text, code_end)
-                    };
+                    let ok = !word || clause_ends(text, code_end) || !in_lower && !next_in_capitals;
                     if free(code_end) && ok {
                         let label = Label::new(Category::Location, Subtype::State);
                         out.push(Entity::new(start, code_end, label, SOURCE, 0.5));

@@ -10,8 +10,7 @@
 use super::config::{
     is_open_surname, ALLOWW, BREAKS, FIRSTN, STOP, SURN, SURN_OPEN, SURN_WORD, TRIGGER,
 };
-use super::runs::one_of;
-use super::runs::Run;
+use super::runs::{one_of, Run};
 use super::{capitalized_on_line, unlisted_word, Ctx};
 use crate::recognize::lookup::tokens::{FxMap, Shape};
 
@@ -62,8 +61,8 @@ pub(super) fn first_name_from_service(
     let shape = toks[i].shape;
     let (from, service) = (toks.get(i + 1)?, toks.get(i + 2)?);
     if !matches!(shape, Shape::Lower | Shape::Upper)
-        || c.m.single(i) & FIRSTN == 0
         || !one_of(text, *from, &["from"])
+        || c.m.single(i) & FIRSTN == 0
         || from.shape != shape
         || service.shape != shape
         || &text[toks[i].end..from.start] != " "

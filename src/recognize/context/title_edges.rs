@@ -29,6 +29,12 @@ pub(super) fn sentence_after_caps_title(
     k: usize,
 ) -> bool {
     let (title, next) = (c.toks[last], c.toks[k]);
+    if title.shape != Shape::Upper
+        || !c.text[title.end..].starts_with('.')
+        || next.shape != Shape::Cap
+    {
+        return false;
+    }
     let bits = c.m.single(k);
     let short = c.text[next.start..next.end].chars().count() <= 3;
     let folded = c.words.folded(k);
@@ -36,10 +42,7 @@ pub(super) fn sentence_after_caps_title(
         .ordinary_words
         .as_ref()
         .is_some_and(|o| o.contains_key(folded));
-    title.shape == Shape::Upper
-        && c.text[title.end..].starts_with('.')
-        && next.shape == Shape::Cap
-        && (short || ordinary)
+    (short || ordinary)
         && !cfg.surnames_dropped.contains_key(folded)
         && bits & (FIRSTN | FOREIGN | SURN | SURN_OPEN | SURN_WORD) == 0
 }

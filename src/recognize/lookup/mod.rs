@@ -192,7 +192,7 @@ impl EponymHeads {
     /// "rogers guardianship": the eponym and its tail read as one name).
     pub fn ends_with_tail(&self, span: &str) -> bool {
         span.rsplit_once(' ')
-            .is_some_and(|(_, last)| self.tails.contains_key(last.to_lowercase().as_str()))
+            .is_some_and(|(_, last)| self.is_tail(&last.to_lowercase()))
     }
 
     /// Whether the folded word is a tail word.

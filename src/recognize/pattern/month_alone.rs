@@ -2,8 +2,8 @@
 //! October", "admitted to Mount Auburn in August", "since mid-June"): under HIPAA the month is
 //! an element of a date, and such a month narrows one as a day does. Capitalized, in capitals,
 //! or in lower case as notes without capitals write it ("ran out in september"), but "may"
-//! only capitalized or in capitals, so the lower-case one stays a verb; the day and year forms ("October 12", "June 2019") are
-//! the date shapes'. The other languages have no such rule: MEDDOCAN's 500 training notes, for
+//! only capitalized or in capitals, so the lower-case one stays a verb; the day and year
+//! forms ("October 12", "June 2019") are the date shapes'. The other languages have no such rule: MEDDOCAN's 500 training notes, for
 //! one, mark a month alone as a date three times.
 
 use super::Cand;
