@@ -137,6 +137,9 @@ pub struct ContextConfig {
     /// The folded ordinary words of the language (`ordinary_words.txt`); `None` where it ships
     /// none, which turns off reading an unlisted word as a name.
     pub ordinary_words: Option<FxMap<String, ()>>,
+    /// The folded drugs the notes name (`drugs_open.txt`, `drug_abbreviations.txt`), whose
+    /// lists leave out every word that is also a name: no name after a trigger ("Baby Tylenol").
+    pub drugs: FxMap<String, ()>,
     /// The folded first names that the common-word filter left out of the name lists
     /// (`first_name_words.txt`: "autumn", "destiny"), a name only before a listed surname or
     /// alone where the clause ends after it.
@@ -366,19 +369,18 @@ impl ContextConfig {
         // The ordinary words, and with them the drugs the notes name (`drugs_open.txt`,
         // `drug_abbreviations.txt`: "md aware, lopressor held"), which no dictionary of
         // ordinary words holds; their list leaves out every word that is also a name.
-        let ordinary = lists.load_optional(lang, "ordinary_words")?;
-        let ordinary_words = if ordinary.is_empty() {
-            None
-        } else {
-            let mut words: FxMap<String, ()> = FxMap::default();
-            for file in ["drugs_open", "drug_abbreviations"] {
-                for line in lists.load_optional(lang, file)? {
-                    words.insert(fold_phrase(line.split('\t').next().unwrap_or("")), ());
-                }
+        let mut drugs: FxMap<String, ()> = FxMap::default();
+        for file in ["drugs_open", "drug_abbreviations"] {
+            for line in lists.load_optional(lang, file)? {
+                drugs.insert(fold_phrase(line.split('\t').next().unwrap_or("")), ());
             }
+        }
+        let ordinary = lists.load_optional(lang, "ordinary_words")?;
+        let ordinary_words = (!ordinary.is_empty()).then(|| {
+            let mut words = drugs.clone();
             words.extend(ordinary.iter().map(|w| (fold_phrase(w), ())));
-            Some(words)
-        };
+            words
+        });
         let folded_words = |name: &str| -> Result<FxMap<String, ()>, VocabError> {
             let words = lists.load_optional(lang, name)?;
             Ok(words.iter().map(|w| (fold_phrase(w), ())).collect())
@@ -396,6 +398,7 @@ impl ContextConfig {
             eponym_heads: EponymHeads::from_lines(&allow),
             value_words,
             ordinary_words,
+            drugs,
             first_name_words,
             surnames_dropped,
             weekdays,

@@ -293,8 +293,11 @@ impl ContextRecognizer {
             return;
         }
         // A relative's or staff word after another is no name ("Mom, Dad, all of us",
-        // "Consultant Physician").
-        if !title && c.m.single(run.first) & (G_REL | G_DOC) != 0 {
+        // "Consultant Physician"), nor is a drug ("Baby Tylenol").
+        if !title
+            && (c.m.single(run.first) & (G_REL | G_DOC) != 0
+                || run.first == run.last && self.cfg.drugs.contains_key(c.words.folded(run.first)))
+        {
             return;
         }
         // The patient's word alone after a title is the next sentence's: "severe MR. Pt's

@@ -873,6 +873,21 @@ fn a_newborn_is_named_after_baby_boy_or_baby_girl() {
 }
 
 #[test]
+fn a_newborn_is_named_after_the_babys_words() {
+    // The name the parents gave, in any case, in quotes or not.
+    assert_eq!(names("BABY GIRL \"HOPE\" SKIN TO SKIN WITH MOM."), ["HOPE"]);
+    assert_eq!(names("baby august to warmer, vigorous."), ["august"]);
+    assert_eq!(names("BABY NAMED BEAU."), ["BEAU"]);
+    assert_eq!(names("Mom holding baby Noah."), ["Noah"]);
+    assert_eq!(
+        names("Twin A girl Willow 2450 g, Twin B boy Ash 2200 g."),
+        ["Willow", "Ash"]
+    );
+    // Not a drug nor a word of care.
+    assert!(names("Baby Tylenol given; baby wipes, baby aspirin, baby boy fussy.").is_empty());
+}
+
+#[test]
 fn a_sentences_verb_before_an_institution_is_not_its_name() {
     assert_eq!(
         places(Lang::En, "Attends Little Sprouts Daycare in town."),
