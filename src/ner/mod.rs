@@ -172,6 +172,9 @@ struct SpanFilters {
     /// The allow list's `verb:` words, lower case ("will", "may"): in capitals, last in a name
     /// span, the verb after the name ("SON GARETH WILL BRING").
     verbs: std::collections::HashSet<String>,
+    /// Words of care that name lists hold too (`care_words.txt`, lower case: "echo", "swan",
+    /// "walker"): one of them alone, with no title before it, is the word.
+    care_words: std::collections::HashSet<String>,
 }
 
 impl SpanFilters {
@@ -202,6 +205,12 @@ impl SpanFilters {
                 _ => None,
             })
             .collect();
+        let care_words = crate::wordlists::ListSources::default()
+            .load_optional(lang, "care_words")
+            .unwrap_or_else(|e| panic!("the care-word list: {e:#}"))
+            .iter()
+            .map(|w| w.to_lowercase())
+            .collect();
         SpanFilters {
             gate,
             drugs,
@@ -209,6 +218,7 @@ impl SpanFilters {
             allowed,
             allowed_phrases,
             verbs,
+            care_words,
         }
     }
 
@@ -580,6 +590,7 @@ impl Recognizer for NerRecognizer {
                                     || eponyms.ends_with_tail(&text[s..e]))
                                     && !gate.is_listed_place(&text[s..e])
                                     || filters.allow_listed_term(&text[s..e])
+                                    || filters.care_words.contains(&text[s..e].to_lowercase())
                                     || opens_phrase(&filters.allowed_phrases, text, s, e)
                                     || l.category == Category::Location
                                         && filters.allow_listed_place_term(&text[s..e]))
@@ -602,8 +613,11 @@ impl Recognizer for NerRecognizer {
                     {
                         continue;
                     }
+                    // A quote the tagger read into a span's edge is the text's ("baby "ivy"
+                    // voided" cut after its quote).
+                    let (s, e) = without_edge_quotes(text, s, e);
                     let mixed = || caseless::in_mixed_case_line(text, s, e);
-                    if gate.keeps(l.category, &text[s..e], mixed) {
+                    if s < e && gate.keeps(l.category, &text[s..e], mixed) {
                         out.push(Entity::new(s, e, l, source, MODEL_SPAN_SCORE));
                     }
                 }
@@ -728,6 +742,15 @@ fn join(
     lp.recognizers
         .push(Box::new(NerRecognizer::new(tagger, lp.lang, gated)?));
     Ok(())
+}
+
+/// `start..end` of `text` without the quotation marks at its edges.
+fn without_edge_quotes(text: &str, start: usize, end: usize) -> (usize, usize) {
+    const QUOTES: &[char] = &['"', '\u{201C}', '\u{201D}', '\u{201E}', '\u{AB}', '\u{BB}'];
+    let span = &text[start..end];
+    let inner = span.trim_start_matches(QUOTES);
+    let start = start + span.len() - inner.len();
+    (start, start + inner.trim_end_matches(QUOTES).len())
 }
 
 #[cfg(test)]
@@ -967,16 +990,33 @@ mod tests {
         // Read as a place an allow-listed word is none even where a first-name list holds it
         // ("Oral chemo"), and a lab abbreviated without a vowel is no place either; in lower
         // case a first name stays the tagger's (chat writes names so: "hey tanner").
-        let text = "Zofran and dex given. Oral chemo held for Hgb 6.8 per Pat.";
+        let text = "Zofran given, tanner aware. Oral chemo held for Hgb 6.8 per Pat.";
         let spans = [
-            ("dex", Name),
+            ("tanner", Name),
             ("Oral", Location),
             ("Hgb", Location),
             ("Pat", Name),
         ];
         assert_eq!(
             gated_spans(text, &spans),
-            [("dex".to_string(), Name), ("Pat".to_string(), Name)]
+            [("tanner".to_string(), Name), ("Pat".to_string(), Name)]
+        );
+        // A word of care that name lists hold too is the word alone, in any case, but not
+        // after a title; a quote at a span's edge is the text's.
+        let text = "Echo: EF 35%. Neo off, up with walker, MAE X4, dex given. Dr. Walker aware. \
+                    Baby \"ivy\" fed.";
+        let spans = [
+            ("Echo", Name),
+            ("Neo", Name),
+            ("walker", Location),
+            ("MAE", Name),
+            ("dex", Name),
+            ("Walker", Name),
+            ("ivy\"", Name),
+        ];
+        assert_eq!(
+            gated_spans(text, &spans),
+            [("Walker".to_string(), Name), ("ivy".to_string(), Name)]
         );
         // A unit in capitals after a hospital leaves it; a role word before a "place" makes it
         // a person's name, without the role.

@@ -82,9 +82,9 @@ const VENT_SETTINGS: &[&str] = &[
     "settings", "vent",
 ];
 
-/// Scores written as two readings with a slash ("Apgars 7/9", at one and five minutes), lower
-/// case: the word right before such a pair.
-const PAIRED_SCORES: &[&str] = &["apgar", "apgars"];
+/// Scores written with a slash ("Apgars 7/9", at one and five minutes; a biophysical profile's
+/// "BPP 8/8", out of eight), lower case: the word right before such a pair.
+const PAIRED_SCORES: &[&str] = &["apgar", "apgars", "bpp"];
 
 /// Denominators of scores and fractions: halves to sixths, pain out of 10, GCS out of 15.
 const SCALES: &[u32] = &[2, 3, 4, 5, 6, 10, 15];

@@ -255,6 +255,7 @@ fn contact_details() {
     check_absent(&[(En, "daughter notified by phone at 0700.", "0700")]);
     // Apgar scores are no date; a date after "due" is one even when it reads as a score.
     check_absent(&[(En, "Baby Boy Apgars 7/9 at birth", "7/9")]);
+    check_absent(&[(En, "NST REACTIVE. BPP 8/8. HOME.", "8/8")]);
     check_found(&[
         (En, "Synagis due 12/15 at clinic", "12/15", "DATE/DATE"),
         (En, "has a bed there through 12/15.", "12/15", "DATE/DATE"),
