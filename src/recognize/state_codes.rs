@@ -96,16 +96,21 @@ impl StateCodes {
         out
     }
 
-    /// Names that a list or a tagger read where a town stands: a name of one capitalized word,
-    /// found without a title or trigger, before a comma and a code that is no word or clinical
-    /// abbreviation, which ends its clause ("Lynn, MA.", "from Nashua, NH, asking"; not "Dr.
-    /// Lowe, MD" nor "wife Sharon, MA"). They become cities, so the code after them is a state.
+    /// Names and institutions that a list or a tagger read where a town stands: a name of one
+    /// capitalized word, found without a title or trigger, before a comma and a code that is no
+    /// word or clinical abbreviation, which ends its clause ("Lynn, MA.", "from Nashua, NH,
+    /// asking"; not "Dr. Lowe, MD" nor "wife Sharon, MA"), and a tagger's organization of one
+    /// such word before such a code after a comma or a space, where the clause ends or goes on
+    /// in lower case ("called from Providence RI for update"). They become cities, so the code
+    /// after them is a state.
     pub fn towns_read_as_names(&self, text: &str, found: &mut [Entity]) {
         for e in found.iter_mut() {
-            if e.label.category != Category::Name
-                || e.source.starts_with("context:")
-                || !text[e.end..].starts_with(", ")
-            {
+            let name = e.label.category == Category::Name
+                && !e.source.starts_with("context:")
+                && text[e.end..].starts_with(", ");
+            let organization =
+                e.label.subtype == Some(Subtype::Organization) && e.source.starts_with("ner:");
+            if !name && !organization {
                 continue;
             }
             let word = &text[e.start..e.end];
@@ -116,7 +121,11 @@ impl StateCodes {
                 continue;
             };
             let spaced = self.codes.get(&text[code_start..code_end]) == Some(&true);
-            if one_word && spaced && clause_ends(text, code_end) {
+            let lower_case_after = organization
+                && text[code_end..]
+                    .strip_prefix(' ')
+                    .is_some_and(|rest| rest.starts_with(|c: char| c.is_lowercase()));
+            if one_word && spaced && (clause_ends(text, code_end) || lower_case_after) {
                 e.label = Label::new(Category::Location, Subtype::City);
                 e.source = "context:town_before_state".to_string();
             }
@@ -280,6 +289,23 @@ mod tests {
             assert_eq!(
                 found[0].label.category == Category::Location,
                 want,
+                "{text}"
+            );
+        }
+        // A tagger's institution of one word before a code after a space.
+        for (text, town) in [
+            ("called from Providence RI for update", true),
+            ("lives near Providence, RI.", true),
+            ("called from Providence RI ER", false),
+            ("called from Providence MD for update", false),
+        ] {
+            let s = text.find("Providence").unwrap();
+            let label = Label::new(Category::Location, Subtype::Organization);
+            let mut found = [Entity::new(s, s + 10, label, "ner:bilstm-crf", 0.9)];
+            codes().towns_read_as_names(text, &mut found);
+            assert_eq!(
+                found[0].label.subtype == Some(Subtype::City),
+                town,
                 "{text}"
             );
         }

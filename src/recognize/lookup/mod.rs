@@ -557,9 +557,17 @@ impl Recognizer for LookupRecognizer {
             let name_neighbour = namey(prev) || namey(next);
             // An allow-listed word is a name part before a name ("Hope Okafor") or after a
             // first name ("John Wilson"), but after a surname alone it is the term that follows
-            // the name ("Baby Boy Nakamura Apgars 7/9"), where given names come first.
-            let given_before =
-                namey(prev) && (self.surname_first || prev.is_some_and(|p| p.bits & FIRST != 0));
+            // the name ("Baby Boy Nakamura Apgars 7/9"), where given names come first; so is
+            // one that no name list holds, in capitals before a reading ("BABY MAVERICK BILI
+            // 14.2").
+            let term_before_reading = h.bits & NAME_BITS == 0
+                && toks[h.first].shape == Shape::Upper
+                && toks.get(h.last + 1).is_some_and(|n| {
+                    n.shape == Shape::Num && &text[toks[h.last].end..n.start] == " "
+                });
+            let given_before = namey(prev)
+                && (self.surname_first
+                    || prev.is_some_and(|p| p.bits & FIRST != 0) && !term_before_reading);
             // In capitals, where case tells no verb from a name, a verb after a name is one
             // ("SON JOHN WILL CALL").
             let caps_verb = h.bits & VERB != 0 && toks[h.first].shape == Shape::Upper;

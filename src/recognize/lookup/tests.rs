@@ -142,6 +142,10 @@ fn allow_listed_word_next_to_a_name_is_kept() {
         !found.iter().any(|(s, _)| s.contains("Apgars")),
         "{found:?}"
     );
+    // So is one that no name list holds, in capitals after a first name before a reading.
+    let found = run(Lang::En, "BABY MAVERICK BILI 14.2 AT 48 HRS.");
+    assert!(found.iter().any(|(s, _)| s == "MAVERICK"), "{found:?}");
+    assert!(!found.iter().any(|(s, _)| s.contains("BILI")), "{found:?}");
 }
 
 #[test]
