@@ -96,6 +96,11 @@ COUNTRY_LANGS = ["en"]
 MIN_POPULATION = 5000
 # Everywhere, whatever the country: cities this large are news in any language.
 WORLD_MIN_POPULATION = 1_000_000
+# English notes of American and British clinics name the cities that patients and their families
+# come from or fly in from ("parents arriving from Krakow", "mother lives in Praia"): English
+# lists the cities of any country from this size, but under a million no name a name list holds
+# (see `without_names_abroad`).
+WORLD_MIN_POPULATION_BY_LANG = {"en": 100_000}
 MIN_LETTERS = 4
 SHORT_MIN_POPULATION = 50_000
 
@@ -281,13 +286,59 @@ def country_candidates(countries):
 def candidates(cities, lang):
     """Place name -> largest population among the places so named, for the language."""
     own = set(COUNTRIES[lang])
+    world = WORLD_MIN_POPULATION_BY_LANG.get(lang, WORLD_MIN_POPULATION)
     out = {}
     for c in cities:
         pop = int(c.get("population") or 0)
-        if c["countrycode"] in own and pop >= MIN_POPULATION or pop >= WORLD_MIN_POPULATION:
-            name = clean(c["name"])
+        name = clean(c["name"])
+        if c["countrycode"] in own and pop >= MIN_POPULATION or pop >= world:
             if name and not name.isupper():
                 out[name] = max(out.get(name, 0), pop)
+    return out
+
+
+def abroad_only(cities, lang):
+    """The names `candidates` takes only through the language's lower world threshold: no
+    town of its own countries, no city of a million."""
+    own = set(COUNTRIES[lang])
+    world = WORLD_MIN_POPULATION_BY_LANG.get(lang, WORLD_MIN_POPULATION)
+    abroad, home = set(), set()
+    for c in cities:
+        pop = int(c.get("population") or 0)
+        name = clean(c["name"])
+        if not name:
+            continue
+        if c["countrycode"] in own and pop >= MIN_POPULATION or pop >= WORLD_MIN_POPULATION:
+            home.add(name)
+        elif pop >= world:
+            abroad.add(name)
+    return abroad - home
+
+
+def name_words(vocab, lang):
+    """Folded entries of every first-name and surname list of the language."""
+    out = first_names(vocab, lang)
+    for stem in ("surnames", "surnames_open", "surname_words", "surnames_dropped"):
+        path = Path(vocab, lang, f"{stem}.txt")
+        if path.is_file():
+            out |= list_entries(path)
+    return out
+
+
+def without_names_abroad(towns, cities, vocab, lang):
+    """`towns` less the cities listed only through the lower world threshold whose name, or
+    its first word, a name list holds ("Artur" of "Artur Nogueira"), or that has fewer than
+    `MIN_LETTERS` letters ("Osh", the notes' outside hospital): the names list stays as it was,
+    which `build_name_lists.py` would otherwise cut by the places' first words."""
+    names = name_words(vocab, lang)
+    out = {}
+    abroad = abroad_only(cities, lang)
+    for name, pop in towns.items():
+        first = name.replace("-", " ").split()[0]
+        letters = sum(ch.isalpha() for ch in name)
+        if name in abroad and (fold(name) in names or fold(first) in names or letters < MIN_LETTERS):
+            continue
+        out[name] = pop
     return out
 
 
@@ -345,7 +396,7 @@ def build(geonames, spelling, data, vocab, lang):
     for sent in training_sentences(f"{data}/ner", lang):
         stats.add(sent)
     known = known_words(vocab, lang)
-    towns = candidates(cities, lang)
+    towns = without_names_abroad(candidates(cities, lang), cities, vocab, lang)
     kept, counts = select(towns, spelling, stats, known, lang)
     header = [
         f"towns and cities for '{lang}', derived by scripts/build_place_list.py from GeoNames "
@@ -443,6 +494,14 @@ def write_provenance(path, summary):
     lines += [f"  - {lang}: {', '.join(codes)}" for lang, codes in COUNTRIES.items()]
     lines += [
         f"- in every language, the places of at least {WORLD_MIN_POPULATION:,} inhabitants of any country",
+    ]
+    lines += [
+        f"  ({lang}: {pop:,}, the cities its notes name as patients' and families' homes abroad;"
+        f" under {WORLD_MIN_POPULATION:,} only names of {MIN_LETTERS} letters or more whose first"
+        " word no first-name or surname list holds, so that the name lists stay as they are)"
+        for lang, pop in WORLD_MIN_POPULATION_BY_LANG.items()
+    ]
+    lines += [
         "- names with digits, parentheses, commas, full stops or other signs, and names in capitals, are",
         "  left out",
         f"- a one-word name of fewer than {MIN_LETTERS} letters is left out unless the place has at least",
