@@ -542,8 +542,11 @@ fn names_places_and_dates_of_the_thirty_sixth_batch_are_found() {
     // labor and delivery, postpartum and the special-care nursery (labor progress, epidurals,
     // deliveries, newborn checks, feeding, birth plans, doulas and midwives, pediatric
     // follow-up, discharge), with babies' names that are ordinary words, partners' names,
-    // nicknames and short surnames in mixed case, capitals and lower case: about three gold
-    // tokens below the figures as committed (default 0.915, 0.884, 0.905; rules only 0.873,
-    // 0.932, 0.878).
-    floors_hold("en_batch36.txt", [0.89, 0.86, 0.86], [0.85, 0.91, 0.83]);
+    // nicknames and short surnames in mixed case, capitals and lower case (default 0.915,
+    // 0.884, 0.905; rules only 0.873, 0.932, 0.878), those figures committed, then designed on
+    // (newborns named after the baby's words, quotes at a tagger's span's edges, words of care
+    // that name lists hold, a town before a state code, the cities of any country from
+    // 100,000, a listed place after "to" in one case): about three gold tokens below the
+    // figures after (default 0.965, 0.945, 0.986; rules only 0.923, 0.956, 0.973).
+    floors_hold("en_batch36.txt", [0.94, 0.92, 0.94], [0.90, 0.93, 0.93]);
 }
