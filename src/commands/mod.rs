@@ -81,7 +81,7 @@ mod tests {
         assert!(serial("recognize --lang en --out o.jsonl in.jsonl"));
         assert!(serial("eval --names --lang en --gold g.conll"));
         assert!(serial("deid --models m --out o.jsonl in.jsonl"));
-        // Model training and the whole chain keep candle's threads for their large tensors.
+        // Masked-LM training and the whole chain keep candle's threads for their large tensors.
         assert!(!serial("release --demo --out out"));
         assert!(!serial("synth --lang en --out o.jsonl"));
     }
