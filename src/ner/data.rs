@@ -50,17 +50,20 @@ pub fn tagged_sentences(
     docs: &[Document],
     tagset: &TagSet,
     rules: Option<&RuleFeatures>,
-) -> (Vec<Sentence>, usize) {
+) -> crate::error::StageResult<(Vec<Sentence>, usize)> {
     let mut out = Vec::new();
     let mut dropped = 0;
     let per_doc: Vec<(Segmented, Vec<TokenFeatures>)> = docs
         .par_iter()
         .map(|doc| {
             let seg = segment(&doc.text);
-            let hits = rules.map_or_else(Vec::new, |r| r.token_features(&doc.text, &seg.tokens));
-            (seg, hits)
+            let hits = match rules {
+                Some(r) => r.token_features(&doc.text, &seg.tokens)?,
+                None => Vec::new(),
+            };
+            Ok((seg, hits))
         })
-        .collect();
+        .collect::<crate::error::StageResult<_>>()?;
     for (index, (doc, (seg, hits))) in docs.iter().zip(per_doc).enumerate() {
         let (tags, d) = tagset.encode(&seg.tokens, &doc.entities);
         dropped += d;
@@ -80,7 +83,7 @@ pub fn tagged_sentences(
             });
         }
     }
-    (out, dropped)
+    Ok((out, dropped))
 }
 
 /// For each token of each document: whether it lies inside a gold entity. The word vocabulary
@@ -111,7 +114,7 @@ mod tests {
         let name = Label::new(Category::Name, Subtype::Patient);
         doc.entities.push(Entity::new(10, 18, name, "gold", 1.0));
         let ts = TagSet::new(labels_of(std::slice::from_ref(&doc)));
-        let (sents, dropped) = tagged_sentences(std::slice::from_ref(&doc), &ts, None);
+        let (sents, dropped) = tagged_sentences(std::slice::from_ref(&doc), &ts, None).unwrap();
         assert_eq!(dropped, 0);
         assert_eq!(sents.len(), 2);
         assert_eq!(sents[0].words, ["Paciente", ":", "Ana", "Ruiz", "."]);

@@ -4,13 +4,14 @@
 //! on structured identifiers and capitalized list words; the model learns when to trust them,
 //! where their extents end, and what a listed name written in lower case or capitals is.
 
-use crate::error::{StageContext, StageResult as Result};
+use crate::error::{StageResult as Result, ValueError};
 use crate::labels::{Category, Label, Subtype};
 use crate::lang::{Lang, LangChoice};
-use crate::recognize::build::build_pipeline;
+use crate::recognize::build::build_lang;
 use crate::recognize::Pipeline;
 use crate::text::Tok;
 use crate::wordlists::ListSources;
+use std::sync::OnceLock;
 
 pub use crate::recognize::lookup::WORD_LIST_FEATURES as LIST_FEATURES;
 
@@ -40,25 +41,43 @@ pub struct TokenFeatures {
     pub list: u32,
 }
 
-/// The built-in recognizers, language detected per document (as `recognize --lang auto`),
-/// whose word lists also give the list ids.
-pub struct RuleFeatures {
-    pipeline: Pipeline,
+/// The built-in rules of each language, built the first time a text of that language needs
+/// its features and then shared by every tagger of the process: a run that meets one language
+/// builds that language's rules once, however many taggers it loads (five `--models` taggers
+/// each built all five languages at load before, 1.3-2.0 s of start-up).
+static BUILT: [OnceLock<std::result::Result<Pipeline, String>>; Lang::ALL.len()] =
+    [const { OnceLock::new() }; Lang::ALL.len()];
+
+/// The built-in rules of `lang` (fails closed: a built-in list that cannot load is an error on
+/// every text of that language).
+fn rules_of(lang: Lang) -> Result<&'static Pipeline> {
+    let slot = Lang::ALL
+        .iter()
+        .position(|&l| l == lang)
+        .expect("every language is in Lang::ALL");
+    BUILT[slot]
+        .get_or_init(|| {
+            build_lang(lang, &ListSources::default())
+                .map(|lp| Pipeline::new(LangChoice::Fixed(lang), lang, vec![lp]))
+                .map_err(|e| format!("building the recognizers whose hits the tagger reads: {e}"))
+        })
+        .as_ref()
+        .map_err(|e| ValueError::new(e.clone()).into())
 }
 
-impl RuleFeatures {
-    /// Fails closed: if a built-in list cannot load, there is no tagger.
-    pub fn new() -> Result<Self> {
-        let pipeline = build_pipeline(LangChoice::Auto, Lang::En, &ListSources::default())
-            .stage_context("building the recognizers whose hits the tagger reads")?;
-        Ok(RuleFeatures { pipeline })
-    }
+/// The built-in recognizers, language detected per document (as `recognize --lang auto`),
+/// whose word lists also give the list ids.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RuleFeatures;
 
+impl RuleFeatures {
     /// One rule-hit and list id per token of `text`, the lists of the language detected for it.
-    pub fn token_features(&self, text: &str, tokens: &[Tok]) -> Vec<TokenFeatures> {
-        let (lang, mut spans) = self.pipeline.recognize(text);
+    pub fn token_features(&self, text: &str, tokens: &[Tok]) -> Result<Vec<TokenFeatures>> {
+        let lang = LangChoice::Auto.resolve(text, Lang::En);
+        let pipeline = rules_of(lang)?;
+        let mut spans = pipeline.recognize_as(text, lang);
         spans.sort_by_key(|e| (e.start, e.end));
-        let lookup = &self.pipeline.for_lang(lang).lookup;
+        let lookup = &pipeline.for_lang(lang).lookup;
         let mut buf = String::new();
         let mut out: Vec<TokenFeatures> = tokens
             .iter()
@@ -84,7 +103,7 @@ impl RuleFeatures {
                 t += 1;
             }
         }
-        out
+        Ok(out)
     }
 }
 
@@ -95,9 +114,8 @@ mod tests {
 
     /// The features of every token of `text`, and a look-up of those of its token `word`.
     fn features_of(text: &str) -> (Vec<TokenFeatures>, impl Fn(&str) -> TokenFeatures + '_) {
-        let rules = RuleFeatures::new().unwrap();
         let tokens = tokenize(text);
-        let f = rules.token_features(text, &tokens);
+        let f = RuleFeatures.token_features(text, &tokens).unwrap();
         let all = f.clone();
         let at = move |word: &str| {
             let i = tokens

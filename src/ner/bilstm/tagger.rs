@@ -32,7 +32,9 @@ pub fn tag_text(
     device: &Device,
 ) -> Result<Vec<(usize, usize, Label)>> {
     let seg = segment(text);
-    let hits = rules.map(|r| r.token_features(text, &seg.tokens));
+    let hits = rules
+        .map(|r| r.token_features(text, &seg.tokens))
+        .transpose()?;
     let words: Vec<Vec<String>> = seg
         .sentences
         .iter()
@@ -153,7 +155,7 @@ impl BiLstmTagger {
         let mut scores = model.crf.scores()?;
         scores.constrain(&tagset);
         let rules = if dims.reads_recognizers() {
-            Some(RuleFeatures::new()?)
+            Some(RuleFeatures)
         } else {
             None
         };

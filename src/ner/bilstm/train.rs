@@ -163,11 +163,11 @@ pub fn train(
     };
     let tagset = TagSet::new(labels);
     let rules = if opts.dims.reads_recognizers() {
-        Some(RuleFeatures::new()?)
+        Some(RuleFeatures)
     } else {
         None
     };
-    let (sentences, untaggable) = tagged_sentences(train_docs, &tagset, rules.as_ref());
+    let (sentences, untaggable) = tagged_sentences(train_docs, &tagset, rules.as_ref())?;
     if sentences.is_empty() {
         return Err(crate::error::ValueError::new("the training documents have no tokens").into());
     };
