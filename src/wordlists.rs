@@ -67,6 +67,11 @@ pub struct ListSources {
 }
 
 impl ListSources {
+    /// Whether a `--lists` folder adds to the built-in lists.
+    pub fn has_user_lists(&self) -> bool {
+        self.user_dir.is_some()
+    }
+
     /// Extra lists from `dir` (laid out `DIR/<lang>/<name>.txt`). Fails closed: every entry of
     /// `dir` must be a language folder (`nl`, `hu`, `es`, `it`, `en`), and every entry of a
     /// language folder a readable `.txt` file named like a built-in list of that language or

@@ -41,10 +41,10 @@ pub struct TokenFeatures {
     pub list: u32,
 }
 
-/// The built-in rules of each language, built the first time a text of that language needs
-/// its features and then shared by every tagger of the process: a run that meets one language
-/// builds that language's rules once, however many taggers it loads (five `--models` taggers
-/// each built all five languages at load before, 1.3-2.0 s of start-up).
+/// The built-in rules of each language as a pipeline of its own, made the first time a text of
+/// that language needs its features and then shared by every tagger of the process (five
+/// `--models` taggers each built all five languages at load before, 1.3-2.0 s of start-up). Its
+/// parts are those of the run's own pipeline when that has no `--lists` (`build_lang`).
 static BUILT: [OnceLock<std::result::Result<Pipeline, String>>; Lang::ALL.len()] =
     [const { OnceLock::new() }; Lang::ALL.len()];
 

@@ -64,10 +64,10 @@ pub struct LangPipeline {
     /// The word-list recognizer among `recognizers`, for the taggers that read its lists.
     pub lookup: std::sync::Arc<lookup::LookupRecognizer>,
     /// Marks the other mentions of the names found (after the recognizers, on their result).
-    pub propagate: Option<propagate::Propagator>,
+    pub propagate: Option<std::sync::Arc<propagate::Propagator>>,
     /// Takes the state codes after the places found, last ("Nashua, NH"); languages with a
     /// `state_codes` list.
-    pub state_codes: Option<state_codes::StateCodes>,
+    pub state_codes: Option<std::sync::Arc<state_codes::StateCodes>>,
 }
 
 /// All configured languages; picks one per document and resolves the candidates.
