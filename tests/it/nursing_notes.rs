@@ -1,6 +1,6 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch36.txt`, 30
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch37.txt`, 30
 //! notes each and 44 in the thirty-fifth (each batch written after the rules designed on the ones
 //! before, and scored before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
@@ -549,4 +549,16 @@ fn names_places_and_dates_of_the_thirty_sixth_batch_are_found() {
     // 100,000, a listed place after "to" in one case): about three gold tokens below the
     // figures after (default 0.965, 0.945, 0.986; rules only 0.923, 0.956, 0.973).
     floors_hold("en_batch36.txt", [0.94, 0.92, 0.94], [0.90, 0.93, 0.93]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_thirty_seventh_batch_are_found() {
+    // Written after the thirty-sixth batch's changes and scored before any change made on it:
+    // case management, discharge planning, social work, utilization review and chaplaincy
+    // (facility referrals and bed offers, insurers' authorizations, home services and
+    // equipment, transport, guardians and proxies, family meetings, shelters, spiritual care),
+    // with staff named by role and first name and names that are ordinary words (default
+    // 0.905, 0.901, 0.952; rules only 0.866, 0.926, 0.952; two ages over 89 the gold had left
+    // unmarked were marked before these figures): about three gold tokens and one name below.
+    floors_hold("en_batch37.txt", [0.89, 0.88, 0.92], [0.85, 0.91, 0.92]);
 }
