@@ -9,7 +9,7 @@
 use super::config::{ALLOWW, ALLOW_VERB, BREAKS, FIRSTN, TRIGGER};
 use super::runs::one_of;
 use super::{Ctx, VERB_ENDINGS};
-use crate::recognize::lookup::tokens::FxMap;
+use crate::recognize::lookup::tokens::{FxMap, Shape};
 
 /// Words of the surname list that are no one's name right after a title: interjections,
 /// articles of other languages and words that govern what follows ("dr re: plan", "dr la",
@@ -156,7 +156,7 @@ pub(super) fn first_name_word_after_person_word(
 
 /// Whether the name at token `k` ends there: the text after it ends, or goes on with a stop, a
 /// comma, a colon, a parenthesis or a slash, or with one of `after` or a word ending in "-ed"
-/// in the same case, one blank apart.
+/// in the same case (in lower case after a capitalized name), one blank apart.
 fn name_ends_after(c: &Ctx, k: usize, after: &[&str]) -> bool {
     let (text, toks) = (c.text, c.toks);
     let t = toks[k];
@@ -168,8 +168,10 @@ fn name_ends_after(c: &Ctx, k: usize, after: &[&str]) -> bool {
         return false;
     };
     let word = &text[next.start..next.end];
+    // A capitalized name in a note in mixed case goes on in lower case ("RN Joy updated").
+    let same_case = next.shape == t.shape || t.shape == Shape::Cap && next.shape == Shape::Lower;
     &text[t.end..next.start] == " "
-        && next.shape == t.shape
+        && same_case
         && (one_of(text, *next, after)
             || word.chars().count() >= 5 && word.to_lowercase().ends_with(VERB_ENDINGS[0]))
 }

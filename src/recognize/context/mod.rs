@@ -331,9 +331,22 @@ impl ContextRecognizer {
             run.last -= 1;
         }
         // One allow-listed word after a trigger is a term ("patient Foley"), but after a
-        // relative's word a name ("daughter Faith", "son Drew").
+        // relative's word a name ("daughter Faith", "son Drew"), and so is a listed first name
+        // after a staff word, written with its capital in a note in mixed case, that ends the
+        // name as in a note in one case ("facility RN Joy updated", "CM Summer following").
+        let staff_first_name = bits & G_DOC != 0
+            && run.first == run.last
+            && c.toks[run.first].shape == Shape::Cap
+            && !plural_word(c.text, c.toks[last])
+            && clause_end_names::first_name_word_after_person_word(
+                c,
+                run.first,
+                &self.cfg.first_name_words,
+                true,
+            );
         if !title
             && bits & G_REL == 0
+            && !staff_first_name
             && run.first == run.last
             && c.m.single(run.first) & ALLOWW != 0
         {

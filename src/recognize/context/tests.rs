@@ -1316,6 +1316,22 @@ fn in_one_case_a_first_name_that_is_a_word_ends_a_clause_after_a_relatives_word(
 }
 
 #[test]
+fn in_mixed_case_a_first_name_that_is_a_word_ends_a_clause_after_a_staff_word() {
+    assert_eq!(
+        names("Plan to return once stable; facility RN Joy updated by phone."),
+        ["Joy"]
+    );
+    assert_eq!(names("CM Summer following."), ["Summer"]);
+    assert_eq!(names("Report given to RN Joy at the facility."), ["Joy"]);
+    // Not where the sentence goes on with the word's other sense, nor the modal verb, nor a
+    // clinical word, nor after a relative's word that was read before.
+    assert!(names("SW Hope packet given to family.").is_empty());
+    assert!(names("RN Will call MD with results.").is_empty());
+    assert!(names("RN Echo done at bedside.").is_empty());
+    assert!(names("Nurses Joy and Summer.").is_empty());
+}
+
+#[test]
 fn after_an_abbreviated_title_a_weekday_is_a_surname_and_a_caps_abbreviation_ends_a_sentence() {
     assert_eq!(
         names("Outpt psychiatrist Dr. Sunday at Bay Cove faxed med list."),
