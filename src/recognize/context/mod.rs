@@ -235,6 +235,9 @@ impl ContextRecognizer {
         } || opens_surname(c.text, c.toks, k)
             // "Dr. de la Cruz", "seen by Dr. van der Berg".
             || (title || k > after_trigger) && particles_open_surname(&mut c.m, c.text, c.toks, k);
+        if !ok_start && !title && self.name_after_copula(c, last, k, bits) {
+            return;
+        }
         if !ok_start {
             // Lower-case and all-caps notes name people after titles and after relative or
             // doctor words ("wife mary", "called dr smith", "WIFE MARY"); patient words are
@@ -379,6 +382,50 @@ impl ContextRecognizer {
         if title {
             self.affiliation_acronym(c, run.last);
         }
+    }
+
+    /// "Case manager is Will, ext 4471", "Daughter is Marisol": after a singular relative's or
+    /// staff member's word and "is" or "was" (token `k`), in a note in mixed case, a
+    /// capitalized listed first name with the capitalized words after it, or a first name
+    /// that is an ordinary word where it ends the clause (as right after the word). True when
+    /// it pushed the name.
+    fn name_after_copula(&self, c: &mut Ctx, trigger_last: usize, k: usize, bits: u32) -> bool {
+        let (text, toks) = (c.text, c.toks);
+        let j = k + 1;
+        if bits & (G_REL | G_DOC) == 0
+            || j >= toks.len()
+            || !one_of(text, toks[k], &["is", "was"])
+            || toks[k].shape != Shape::Lower
+            || &text[toks[trigger_last].end..toks[k].start] != " "
+            || &text[toks[k].end..toks[j].start] != " "
+            || toks[j].shape != Shape::Cap
+            || plural_word(text, toks[trigger_last])
+        {
+            return false;
+        }
+        let b = c.m.single(j);
+        let run = if b & (FIRSTN | FOREIGN) != 0 && b & (BREAKS | TRIGGER | ALLOWW) == 0 {
+            name_forward(&mut c.m, text, toks, j, 3, text.len())
+        } else if clause_end_names::first_name_word_after_person_word(
+            c,
+            j,
+            &self.cfg.first_name_words,
+            bits & G_DOC != 0,
+        ) {
+            Some(Run { first: j, last: j })
+        } else {
+            None
+        };
+        let Some(run) = run else {
+            return false;
+        };
+        c.push_run(
+            run,
+            name_label(role_subtype(bits)),
+            "context:trigger",
+            S_TRIGGER,
+        );
+        true
     }
 
     /// After an all-caps title, a listed first name read alone ([`caps_name`]) with the surname

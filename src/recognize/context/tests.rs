@@ -1332,6 +1332,22 @@ fn in_mixed_case_a_first_name_that_is_a_word_ends_a_clause_after_a_staff_word() 
 }
 
 #[test]
+fn after_a_relatives_or_staff_word_and_is_a_first_name_is_the_name() {
+    assert_eq!(names("Case manager is Will, ext 4471."), ["Will"]);
+    assert_eq!(
+        names("Daughter is Marisol Reyes, she lives in Lynn."),
+        ["Marisol Reyes"]
+    );
+    // Not a word of another kind, nor a first name that is a word where the clause goes on,
+    // nor after a plural.
+    assert!(names("Wife is Haitian and speaks Kreyol.").is_empty());
+    assert!(names("Daughter is Catholic.").is_empty());
+    assert!(names("Wife is Aware of plan.").is_empty());
+    assert!(names("Case manager was Grace until Monday.").is_empty());
+    assert!(names("Sons are Grace and Hope.").is_empty());
+}
+
+#[test]
 fn after_an_abbreviated_title_a_weekday_is_a_surname_and_a_caps_abbreviation_ends_a_sentence() {
     assert_eq!(
         names("Outpt psychiatrist Dr. Sunday at Bay Cove faxed med list."),
