@@ -558,7 +558,11 @@ fn names_places_and_dates_of_the_thirty_seventh_batch_are_found() {
     // (facility referrals and bed offers, insurers' authorizations, home services and
     // equipment, transport, guardians and proxies, family meetings, shelters, spiritual care),
     // with staff named by role and first name and names that are ordinary words (default
-    // 0.905, 0.901, 0.952; rules only 0.866, 0.926, 0.952; two ages over 89 the gold had left
-    // unmarked were marked before these figures): about three gold tokens and one name below.
-    floors_hold("en_batch37.txt", [0.89, 0.88, 0.92], [0.85, 0.91, 0.92]);
+    // 0.906, 0.909, 0.952; rules only 0.867, 0.935, 0.952, on the gold as corrected after the
+    // first scoring: two ages over 89, an extension and a pager number, which the other
+    // batches mark, had been left unmarked), those figures committed, then designed on (a
+    // first name that is a word after a staff word in mixed case, a name after a relative's
+    // or staff member's word and "is"): about three gold tokens and two names below the
+    // figures after (default 0.914, 0.910, 0.984; rules only 0.876, 0.936, 0.984).
+    floors_hold("en_batch37.txt", [0.90, 0.89, 0.95], [0.86, 0.92, 0.95]);
 }
