@@ -562,7 +562,8 @@ fn names_places_and_dates_of_the_thirty_seventh_batch_are_found() {
     // first scoring: two ages over 89, an extension and a pager number, which the other
     // batches mark, had been left unmarked), those figures committed, then designed on (a
     // first name that is a word after a staff word in mixed case, a name after a relative's
-    // or staff member's word and "is"): about three gold tokens and two names below the
-    // figures after (default 0.914, 0.910, 0.984; rules only 0.876, 0.936, 0.984).
-    floors_hold("en_batch37.txt", [0.90, 0.89, 0.95], [0.86, 0.92, 0.95]);
+    // or staff member's word and "is", a word giving the person's number after the name):
+    // about three gold tokens and two names below the figures after (default 0.918, 0.911,
+    // 1.000; rules only 0.880, 0.936, 1.000).
+    floors_hold("en_batch37.txt", [0.90, 0.89, 0.96], [0.86, 0.92, 0.96]);
 }

@@ -44,7 +44,8 @@ const NO_FIRST_NAME: &[&str] = &[
 /// to see", "dr ko and", "wife candy here"): a state, a preposition, a conjunction, or a verb
 /// of the sentence the name is the subject of. A word ending in "-ed" does too ("(DR MA)
 /// CONSULTED", "son miles updated"), and so do the irregular past forms of the verbs a note
-/// tells of visitors and callers with ("SON JUNIOR BROUGHT IN HIS MEDS").
+/// tells of visitors and callers with ("SON JUNIOR BROUGHT IN HIS MEDS"), and the words that
+/// give the person's number ("CM SUMMER PAGER 2218", "wife autumn cell").
 const AFTER_NAME: &[&str] = &[
     "aware",
     "at",
@@ -78,6 +79,10 @@ const AFTER_NAME: &[&str] = &[
     "told",
     "met",
     "sent",
+    "pager",
+    "ext",
+    "cell",
+    "phone",
 ];
 
 /// What follows a name that is also a modal verb ("son will called", "husband will and

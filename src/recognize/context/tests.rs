@@ -1311,6 +1311,9 @@ fn in_one_case_a_first_name_that_is_a_word_ends_a_clause_after_a_relatives_word(
     // irregular past tense ends the clause's subject.
     assert_eq!(names("number left. sw iris updated."), ["iris"]);
     assert_eq!(names("PT'S SON JUNIOR BROUGHT IN HIS MEDS"), ["JUNIOR"]);
+    // A word that gives the person's number ends the name too.
+    assert_eq!(names("RIGHT TO APPEAL. CM SUMMER PAGER 2218."), ["SUMMER"]);
+    assert_eq!(names("call wife autumn cell 978-555-0100"), ["autumn"]);
     assert!(names("sw iris exam").is_empty());
     assert!(names("case manager will call back").is_empty());
 }
