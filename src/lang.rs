@@ -20,6 +20,14 @@ pub enum Lang {
 impl Lang {
     pub const ALL: [Lang; 5] = [Lang::Nl, Lang::Hu, Lang::Es, Lang::It, Lang::En];
 
+    /// The language's place in [`Lang::ALL`] (the slot of per-language tables).
+    pub fn index(self) -> usize {
+        Lang::ALL
+            .iter()
+            .position(|&l| l == self)
+            .expect("every language is in Lang::ALL")
+    }
+
     pub fn code(self) -> &'static str {
         match self {
             Lang::Nl => "nl",

@@ -61,8 +61,10 @@ pub struct LazyBuiltin {
 
 impl LazyBuiltin {
     pub fn new(lang: Lang) -> Option<Self> {
-        let slot = Lang::ALL.iter().position(|&l| l == lang)?;
-        embedded(lang).map(|model| LazyBuiltin { slot, model })
+        embedded(lang).map(|model| LazyBuiltin {
+            slot: lang.index(),
+            model,
+        })
     }
 
     fn tagger(&self) -> Result<&Arc<BiLstmTagger>> {

@@ -51,11 +51,7 @@ static BUILT: [OnceLock<std::result::Result<Pipeline, String>>; Lang::ALL.len()]
 /// The built-in rules of `lang` (fails closed: a built-in list that cannot load is an error on
 /// every text of that language).
 fn rules_of(lang: Lang) -> Result<&'static Pipeline> {
-    let slot = Lang::ALL
-        .iter()
-        .position(|&l| l == lang)
-        .expect("every language is in Lang::ALL");
-    BUILT[slot]
+    BUILT[lang.index()]
         .get_or_init(|| {
             build_lang(lang, &ListSources::default())
                 .map(|lp| Pipeline::new(LangChoice::Fixed(lang), lang, vec![lp]))

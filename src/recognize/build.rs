@@ -80,11 +80,7 @@ static BUILTIN: [OnceLock<Result<Rules, String>>; Lang::ALL.len()] =
     [const { OnceLock::new() }; Lang::ALL.len()];
 
 fn builtin_rules(lang: Lang) -> Result<&'static Rules, BuildError> {
-    let slot = Lang::ALL
-        .iter()
-        .position(|&l| l == lang)
-        .expect("every language is in Lang::ALL");
-    BUILTIN[slot]
+    BUILTIN[lang.index()]
         .get_or_init(|| Rules::build(lang, &ListSources::default()).map_err(|e| e.to_string()))
         .as_ref()
         .map_err(|msg| BuildError::Builtin(msg.clone()))

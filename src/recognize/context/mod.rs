@@ -419,12 +419,7 @@ impl ContextRecognizer {
         let Some(run) = run else {
             return false;
         };
-        c.push_run(
-            run,
-            name_label(role_subtype(bits)),
-            "context:trigger",
-            S_TRIGGER,
-        );
+        push_name_after(c, run, bits, false);
         true
     }
 
