@@ -1143,6 +1143,38 @@ fn a_marked_trigger_reads_its_value_only_past_a_number_sign_or_word() {
     ]);
 }
 
+/// The one-letter trigger `A` is matched apart from the automaton of the others (see
+/// `Triggers::letters`): where it stands alone, in either case, glued after a lower-case word,
+/// and never inside a longer trigger that starts there or before it.
+#[test]
+fn a_one_letter_trigger_reads_where_the_automaton_would_have_read_it() {
+    check_found(&[
+        (
+            En,
+            "Card lists a# 214-887-390 on file",
+            "214-887-390",
+            "ID/IDNUM",
+        ),
+        (
+            En,
+            "pt data:A# 214-887-391 per ICE",
+            "214-887-391",
+            "ID/IDNUM",
+        ),
+        (
+            En,
+            "A-number 214-887-392 on file",
+            "214-887-392",
+            "ID/IDNUM",
+        ),
+        (En, "see ClassA# 214-887-393", "214-887-393", "ID/IDNUM"),
+    ]);
+    check_absent(&[
+        (En, "CLASSA# 214-887-394 seen", "214-887-394"),
+        (En, "data# 214-887-395 seen", "214-887-395"),
+    ]);
+}
+
 #[test]
 fn identifiers_after_a_copula_and_card_numbers() {
     check_found(&[

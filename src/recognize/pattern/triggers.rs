@@ -15,7 +15,16 @@ use regex::Regex;
 const FIELD_LINE_LOOKAHEAD: usize = 4096;
 
 pub struct Triggers {
+    /// The triggers of two characters or more; `ac_trigger` gives each pattern's index in
+    /// `labels` and `placements`.
     ac: AhoCorasick,
+    ac_trigger: Vec<usize>,
+    /// The triggers of one ASCII letter or digit (English `A`, an alien number's prefix), by
+    /// byte, both cases: matched apart, as the automaton would report every such letter of
+    /// the text, nearly all inside words, and each report costs a search restart.
+    letter_trigger: [Option<usize>; 128],
+    /// The bytes that `letter_trigger` holds.
+    letter_bytes: Vec<u8>,
     labels: Vec<Label>,
     /// Per trigger: where its value stands.
     placements: Vec<Placement>,
@@ -123,14 +132,32 @@ impl Triggers {
     pub fn new(lang: Lang, lists: &ListSources) -> Result<Self, PatternError> {
         let entries = lists.load(lang, "id_triggers")?;
         let parsed = with_case_variants(parse_triggers(lang, &entries)?);
+        let mut letter_trigger = [None; 128];
+        let mut ac_trigger = Vec::with_capacity(parsed.len());
+        for (i, (word, _, _)) in parsed.iter().enumerate() {
+            match word.as_bytes() {
+                // The first entry wins, as among equal matches of the automaton.
+                &[b] if b.is_ascii_alphanumeric() => {
+                    for case in [b.to_ascii_lowercase(), b.to_ascii_uppercase()] {
+                        letter_trigger[case as usize].get_or_insert(i);
+                    }
+                }
+                _ => ac_trigger.push(i),
+            }
+        }
         let ac = AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
             .kind(Some(AhoCorasickKind::DFA))
-            .build(parsed.iter().map(|(w, _, _)| w.as_str()))
+            .build(ac_trigger.iter().map(|&i| parsed[i].0.as_str()))
             .map_err(|e| PatternError::Regex(e.to_string()))?;
         Ok(Triggers {
             ac,
+            ac_trigger,
+            letter_bytes: (0..128u8)
+                .filter(|&b| letter_trigger[b as usize].is_some())
+                .collect(),
+            letter_trigger,
             labels: parsed.iter().map(|t| t.1).collect(),
             placements: parsed.iter().map(|t| t.2).collect(),
             user: re(r"[A-Za-z][A-Za-z0-9._\-]{2,31}")?,
@@ -158,54 +185,106 @@ impl Triggers {
     }
 
     pub fn find(&self, text: &str, shapes: &Shapes, out: &mut Vec<Cand>) {
+        // The one-letter triggers where the automaton would have reported them: outside its
+        // matches (a one-byte match hides none of its others), in text order among them.
+        let mut letters = self.letters(text).peekable();
+        let mut matched_to = 0;
         for m in self.ac.find_iter(text) {
-            let (s, e) = (m.start(), m.end());
-            let trig = &text[s..e];
-            // "IzaNºCol:": a capitalized trigger glued to a lowercase word still counts.
-            let glued = prev_char(text, s).is_some_and(char::is_lowercase)
-                && trig.starts_with(|c: char| c.is_uppercase());
-            if (is_word_char(prev_char(text, s)) && !glued)
-                || (trig.chars().next_back().is_some_and(char::is_alphanumeric)
-                    && is_word_char(next_char(text, e)))
-            {
-                continue;
-            }
-            let label = self.labels[m.pattern().as_usize()];
-            if label.subtype == Some(Subtype::Username) {
-                let before = self.placements[m.pattern().as_usize()] == Placement::Before;
-                out.extend(self.username(text, s, e, before, label));
-                continue;
-            }
-            let skipped = self.skip.find(&text[e..]).map_or("", |m| m.as_str());
-            if self.placements[m.pattern().as_usize()] == Placement::Marked
-                && !skipped.contains('#')
-                && !skipped.chars().any(char::is_alphabetic)
-            {
-                continue;
-            }
-            let mut v = e + skipped.len();
-            if matches!(label.category, Category::Contact | Category::Date) {
-                v += self.link.find(&text[v..]).map_or(0, |m| m.end());
-            }
-            if label.category == Category::Id && skipped.trim().is_empty() {
-                v += self.copula.find(&text[v..]).map_or(0, |m| m.end());
-            }
-            if v >= text.len() {
-                continue;
-            }
-            // An address is read only from a field ("Domicilio: ..."), not from running text.
-            if label.category == Category::Location
-                && label.subtype != Some(Subtype::Zip)
-                && !skipped.contains(':')
-            {
-                continue;
-            }
-            if let Some(c) = self.value(text, v, label, shapes) {
-                if c.rule == "street_field" {
-                    address_field(text, c, shapes, out);
-                } else {
-                    out.push(c);
+            while let Some((p, i)) = letters.next_if(|&(p, _)| p < m.start()) {
+                if p >= matched_to {
+                    self.found(text, p, p + 1, i, shapes, out);
                 }
+            }
+            matched_to = m.end();
+            let i = self.ac_trigger[m.pattern().as_usize()];
+            self.found(text, m.start(), m.end(), i, shapes, out);
+        }
+        for (p, i) in letters {
+            if p >= matched_to {
+                self.found(text, p, p + 1, i, shapes, out);
+            }
+        }
+    }
+
+    /// The one-letter triggers of `text` standing alone (`found` would pass over the others),
+    /// with their trigger's index.
+    fn letters<'t>(&'t self, text: &'t str) -> impl Iterator<Item = (usize, usize)> + 't {
+        let needles: Box<dyn Iterator<Item = usize> + 't> = match self.letter_bytes[..] {
+            [] => Box::new(std::iter::empty()),
+            [a] => Box::new(memchr::memchr_iter(a, text.as_bytes())),
+            [a, b] => Box::new(memchr::memchr2_iter(a, b, text.as_bytes())),
+            [a, b, c] => Box::new(memchr::memchr3_iter(a, b, c, text.as_bytes())),
+            _ => Box::new(
+                text.bytes()
+                    .enumerate()
+                    .filter(|&(_, b)| b < 128 && self.letter_trigger[b as usize].is_some())
+                    .map(|(p, _)| p),
+            ),
+        };
+        needles.filter_map(move |p| {
+            let b = text.as_bytes()[p];
+            let prev = prev_char(text, p);
+            let glued = prev.is_some_and(char::is_lowercase) && b.is_ascii_uppercase();
+            let alone = (!is_word_char(prev) || glued) && !is_word_char(next_char(text, p + 1));
+            alone.then(|| (p, self.letter_trigger[b as usize].unwrap_or_default()))
+        })
+    }
+
+    /// Reads the value of trigger `i`, matched at `s..e`, into `out`.
+    fn found(
+        &self,
+        text: &str,
+        s: usize,
+        e: usize,
+        i: usize,
+        shapes: &Shapes,
+        out: &mut Vec<Cand>,
+    ) {
+        let trig = &text[s..e];
+        // "IzaNºCol:": a capitalized trigger glued to a lowercase word still counts.
+        let glued = prev_char(text, s).is_some_and(char::is_lowercase)
+            && trig.starts_with(|c: char| c.is_uppercase());
+        if (is_word_char(prev_char(text, s)) && !glued)
+            || (trig.chars().next_back().is_some_and(char::is_alphanumeric)
+                && is_word_char(next_char(text, e)))
+        {
+            return;
+        }
+        let label = self.labels[i];
+        if label.subtype == Some(Subtype::Username) {
+            let before = self.placements[i] == Placement::Before;
+            out.extend(self.username(text, s, e, before, label));
+            return;
+        }
+        let skipped = self.skip.find(&text[e..]).map_or("", |m| m.as_str());
+        if self.placements[i] == Placement::Marked
+            && !skipped.contains('#')
+            && !skipped.chars().any(char::is_alphabetic)
+        {
+            return;
+        }
+        let mut v = e + skipped.len();
+        if matches!(label.category, Category::Contact | Category::Date) {
+            v += self.link.find(&text[v..]).map_or(0, |m| m.end());
+        }
+        if label.category == Category::Id && skipped.trim().is_empty() {
+            v += self.copula.find(&text[v..]).map_or(0, |m| m.end());
+        }
+        if v >= text.len() {
+            return;
+        }
+        // An address is read only from a field ("Domicilio: ..."), not from running text.
+        if label.category == Category::Location
+            && label.subtype != Some(Subtype::Zip)
+            && !skipped.contains(':')
+        {
+            return;
+        }
+        if let Some(c) = self.value(text, v, label, shapes) {
+            if c.rule == "street_field" {
+                address_field(text, c, shapes, out);
+            } else {
+                out.push(c);
             }
         }
     }
