@@ -1,6 +1,6 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch37.txt`, 30
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch38.txt`, 30
 //! notes each and 44 in the thirty-fifth (each batch written after the rules designed on the ones
 //! before, and scored before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
@@ -566,4 +566,15 @@ fn names_places_and_dates_of_the_thirty_seventh_batch_are_found() {
     // about three gold tokens and two names below the figures after (default 0.918, 0.911,
     // 1.000; rules only 0.880, 0.936, 1.000).
     floors_hold("en_batch37.txt", [0.90, 0.89, 0.96], [0.86, 0.92, 0.96]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_thirty_eighth_batch_are_found() {
+    // Rapid-response, code, house-supervisor, transfer-center, sitter and restraint notes and
+    // night-shift notes with family phone calls, written after the rules designed on the
+    // thirty-seventh batch and scored before any change (default 0.957, 0.893, 0.973; rules
+    // only 0.929, 0.915, 0.959), then designed on (a unit's abbreviation after "Hospital", a
+    // connector before an institution's tail word in capitals): about three gold tokens below
+    // the figures after (default 0.964, 0.951, 0.973; rules only 0.943, 0.978, 0.959).
+    floors_hold("en_batch38.txt", [0.94, 0.93, 0.95], [0.92, 0.95, 0.93]);
 }

@@ -1339,7 +1339,15 @@ impl Recognizer for ContextRecognizer {
                 && backward
                     .insert(org_backward(&mut c.m, text, toks, i))
                     .is_some_and(|r| r.first < i);
-            if proper && bits & (HOSP_HEAD | ORG_HEAD) != 0 && !tail_first {
+            // "St. Brigid's Hospital ED for ICU": in English a unit's abbreviation after a word
+            // that both opens and closes names is no part of a name it opens; the words before
+            // it name the place, read below.
+            let unit_after = self.english_institutions
+                && bits & (HOSP_TAIL | ORG_TAIL) != 0
+                && toks
+                    .get(last + 1)
+                    .is_some_and(|n| n.short_caps_after(toks[last], text));
+            if proper && bits & (HOSP_HEAD | ORG_HEAD) != 0 && !tail_first && !unit_after {
                 // A head of several words ("Hospital Comarcal") names a place on its own.
                 let run = org_forward(&mut c.m, text, toks, last)
                     .or_else(|| (last > i).then_some(Run { first: i, last }));

@@ -394,6 +394,12 @@ pub fn org_backward(m: &mut Matcher, text: &str, toks: &[Token], tail: usize) ->
                 {
                     break;
                 }
+                // "OSH RECORDS AND CD OF IMAGING": a connector right before the tail word
+                // opens no name in capitals either; in mixed case it is read only inside one.
+                // Not "for", after the name the sentence names ("YOUVILLE FOR REHAB" above).
+                if k + 1 == tail && is_connector(text, t) && !one_of(text, t, &["for"]) {
+                    break;
+                }
                 first = Some(k);
                 words += 1;
             }

@@ -585,6 +585,29 @@ fn institution_names_in_capitals_end_at_sentence_ends() {
 }
 
 #[test]
+fn a_units_abbreviation_and_a_connector_end_no_institution_name() {
+    // A unit after "Hospital" is the hospital's: the words before it name the place.
+    let text = "Bed request from St. Brigid's Hospital ED for ICU level pt.";
+    assert_eq!(places(Lang::En, text), ["St. Brigid's Hospital"], "{text}");
+    let text = "Admitted from Children's Hospital ED after a fall.";
+    assert_eq!(places(Lang::En, text), ["Children's Hospital"], "{text}");
+    // A tail word right after "of" or "and" names nothing, in capitals as in mixed case;
+    // "for" still follows the name the sentence sends a patient to.
+    for text in [
+        "OSH RECORDS AND CD OF IMAGING WITH PT.",
+        "Osh records and cd of Imaging with pt.",
+    ] {
+        assert!(
+            places(Lang::En, text).is_empty(),
+            "{text}: {:?}",
+            places(Lang::En, text)
+        );
+    }
+    let text = "PT WOULD LIKE TO GO TO YOUVILLE FOR REHAB.";
+    assert_eq!(places(Lang::En, text), ["YOUVILLE FOR REHAB"], "{text}");
+}
+
+#[test]
 fn clock_times_are_no_postcodes() {
     let text = "Neo off at 0200, MAPs > 65 since. At 1400, Smith called.";
     assert!(
