@@ -86,6 +86,9 @@ pub struct CaselessGate {
     /// "spinner"), lower case, but first names ("mason", "martin"): in lower case such a word is
     /// the word, while a first name is written in lower case in chat and some notes.
     ordinary: HashSet<String>,
+    /// The language's ordinary lower-case words (`ordinary_words.txt`, English from SCOWL;
+    /// empty where none ships) that no name or place list holds ("chills", "regimen").
+    plain_words: HashSet<String>,
     /// The language's full weekday names that are none of its first names ("domingo" is),
     /// lower case: an edge of no name or place.
     weekdays: HashSet<&'static str>,
@@ -137,11 +140,19 @@ impl CaselessGate {
             .map(|w| w.trim().to_lowercase())
             .filter(|w| !first_names.contains(w))
             .collect();
+        let plain_words = lists
+            .load_optional(lang, "ordinary_words")
+            .stage_context("the list of ordinary words")?
+            .iter()
+            .map(|w| w.trim().to_lowercase())
+            .filter(|w| !listed.contains_key(w))
+            .collect();
         Ok(CaselessGate {
             listed,
             particles,
             stops,
             ordinary,
+            plain_words,
             weekdays: crate::dates::weekday_full_names(lang)
                 .into_iter()
                 .filter(|day| !first_names.contains(*day))
@@ -354,10 +365,16 @@ impl CaselessGate {
             }
         }
         // A span all in lower case of surnames that are ordinary words is those words
-        // ("ambulating in hall", "fidget spinner"): written so, the word is meant.
+        // ("ambulating in hall", "fidget spinner"): written so, the word is meant. So is a
+        // name span of ordinary words that no list holds ("pt with chills", "bowel regimen"):
+        // a lower-case note gives the tagger no capital to go by, and names written so are
+        // listed ones or words no dictionary has. Not a place: "sacred heart manor".
         if !words.is_empty()
             && !surface.chars().any(char::is_uppercase)
-            && words.iter().all(|w| self.ordinary.contains(*w))
+            && words.iter().all(|w| {
+                self.ordinary.contains(*w)
+                    || category == Category::Name && self.plain_words.contains(*w)
+            })
         {
             return false;
         }
@@ -539,6 +556,15 @@ mod tests {
         for kept in ["Hall", "Spinner", "hall zorbleck", "mason", "martin"] {
             assert!(gate.keeps(Category::Name, kept, || true), "{kept} dropped");
         }
+        // So is a name span in lower case of ordinary words that no list holds; a listed
+        // name, a word no dictionary has, a capital or a place's label keeps it.
+        for dropped in ["chills", "bowel regimen", "distal perfusion cannula"] {
+            assert!(!gate.keeps(Category::Name, dropped, || true), "{dropped} kept");
+        }
+        for kept in ["frank", "chills zorbleck", "Chills", "Bowel Regimen"] {
+            assert!(gate.keeps(Category::Name, kept, || false), "{kept} dropped");
+        }
+        assert!(gate.keeps(Category::Location, "sacred heart manor", || true));
         // A place in lower case needs a listed word.
         for unlisted in ["chaplain notified", "respawn", "zorbleck"] {
             assert!(gate.unlisted_lower_case(unlisted), "{unlisted}");
