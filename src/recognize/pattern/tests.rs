@@ -1169,9 +1169,32 @@ fn a_one_letter_trigger_reads_where_the_automaton_would_have_read_it() {
         ),
         (En, "see ClassA# 214-887-393", "214-887-393", "ID/IDNUM"),
     ]);
+    // Four digits: fewer than a number sign announces alone (`signed_codes`).
     check_absent(&[
-        (En, "CLASSA# 214-887-394 seen", "214-887-394"),
-        (En, "data# 214-887-395 seen", "214-887-395"),
+        (En, "CLASSA# 2148 seen", "2148"),
+        (En, "data# 2149 seen", "2149"),
+    ]);
+}
+
+/// A number sign after any word announces a code of five digits or more; other readings of
+/// the same digits keep their labels, and short numbers after a sign are none.
+#[test]
+fn a_long_code_after_a_number_sign_is_an_identifier() {
+    check_found(&[
+        (En, "Incident report filed #44817.", "44817", "ID/IDNUM"),
+        (En, "Referral #26-118407. Coordinator", "26-118407", "ID/IDNUM"),
+        (En, "1 UNIT PRBC #W0362611043 HUNG", "W0362611043", "ID/IDNUM"),
+        (En, "INTAKE WORKER, REPORT # 2024-88731. PT", "2024-88731", "ID/IDNUM"),
+        (Es, "Expediente #4471802 abierto", "4471802", "ID/IDNUM"),
+        (En, "Beeper #17832 overnight", "17832", "CONTACT/PHONE"),
+        (En, "MR# 4471-209 on file", "4471-209", "ID/MEDICALRECORD"),
+    ]);
+    check_absent(&[
+        (En, "S/P WHIPPLE POD #3. Drain", "3"),
+        (En, "Tracer lot # RX4471. Reading", "RX4471"),
+        (En, "moved to room #4412 today", "4412"),
+        (En, "#12345 on the list", "12345"),
+        (En, "gave 2 # 44817 units", "44817"),
     ]);
 }
 

@@ -1,6 +1,7 @@
 //! Trigger words (`wordlists/<lang>/id_triggers.txt`) and the value read after each: record
 //! numbers, phone and fax numbers, dates, ages, postcodes, address lines and user names (read
-//! before the trigger where the language puts it there: "jkovacs felhasználó").
+//! before the trigger where the language puts it there: "jkovacs felhasználó"), and the long
+//! codes that a number sign after any word announces ("Incident report filed #44817").
 
 use super::shapes::{Kind, Shapes};
 use super::text::{is_word_char, line_end_within, next_char, prev_char};
@@ -13,6 +14,15 @@ use regex::Regex;
 
 /// How far after a location field label its line end is looked for.
 const FIELD_LINE_LOOKAHEAD: usize = 4096;
+
+/// The fewest digits of a code that a number sign announces after a word no trigger list
+/// holds: a list item, a tube's size or a day of treatment has one or two ("POD #3", "JP #1",
+/// "trach to #8"), a room three or four; a report's, a referral's or a blood unit's number more.
+const SIGNED_CODE_DIGITS: usize = 5;
+
+/// The score of such a code: below a trigger's value (0.92) and a phone number's shape (0.8),
+/// whose labels win where they read the same digits ("Beeper #17832", "MR# 4471-209").
+const SIGNED_CODE_SCORE: f32 = 0.7;
 
 pub struct Triggers {
     /// The triggers of two characters or more; `ac_trigger` gives each pattern's index in
@@ -202,6 +212,34 @@ impl Triggers {
         for (p, i) in letters {
             if p >= matched_to {
                 self.found(text, p, p + 1, i, shapes, out);
+            }
+        }
+        self.signed_codes(text, out);
+    }
+
+    /// Codes of [`SIGNED_CODE_DIGITS`] digits or more right after a number sign that follows a
+    /// word on its line ("Referral #26-118407", "PRBC #W0362611043", "REPORT # 2024-88731"):
+    /// whatever the word, a number so marked and so long identifies a thing of the patient's.
+    /// A sign that opens a line or follows a number ("#1 pain", "2 #") announces none.
+    fn signed_codes(&self, text: &str, out: &mut Vec<Cand>) {
+        for p in memchr::memchr_iter(b'#', text.as_bytes()) {
+            let before = text[..p].trim_end_matches([' ', '\t']);
+            if !before.chars().next_back().is_some_and(char::is_alphabetic) {
+                continue;
+            }
+            let rest = &text[p + 1..];
+            let v = p + 1 + (rest.len() - rest.trim_start_matches([' ', '\t']).len());
+            let Some(m) = self.id.find(&text[v..]) else {
+                continue;
+            };
+            let end = v + m.end();
+            let digits = m.as_str().bytes().filter(u8::is_ascii_digit).count();
+            if digits >= SIGNED_CODE_DIGITS
+                && super::text::ends_token(text, end)
+                && !self.measure.is_match(m.as_str())
+            {
+                let label = Label::new(Category::Id, Subtype::Idnum);
+                out.push(Cand::new(v, end, label, "id_number", SIGNED_CODE_SCORE));
             }
         }
     }
