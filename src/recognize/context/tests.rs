@@ -1026,6 +1026,32 @@ fn emergency_services_courts_and_recovery_houses_are_institutions() {
 }
 
 #[test]
+fn reference_laboratories_are_institutions_and_a_patients_labs_none() {
+    for (text, want) in [
+        (
+            "Path specimen to Quest Diagnostics today.",
+            "Quest Diagnostics",
+        ),
+        (
+            "PATH SPECIMEN TO QUEST DIAGNOSTICS. PT NPO.",
+            "QUEST DIAGNOSTICS",
+        ),
+        ("hla typing sent to lifeshare labs.", "lifeshare labs"),
+    ] {
+        let found = places(Lang::En, text);
+        assert!(found.contains(&want.to_string()), "{text}: {found:?}");
+    }
+    for text in [
+        "AM Labs pending, K 3.2.",
+        "Labs: K 3.2, Mg 1.8.",
+        "am labs sent.",
+        "FOLLOW UP AM LABS.",
+    ] {
+        assert!(places(Lang::En, text).is_empty(), "{text}");
+    }
+}
+
+#[test]
 fn an_attorney_a_clinician_and_a_sponsor_name_the_person_after_them() {
     assert_eq!(
         names("Pt's guardian Atty. Whitcombe notified."),
