@@ -1036,13 +1036,17 @@ fn reference_laboratories_are_institutions_and_a_patients_labs_none() {
             "PATH SPECIMEN TO QUEST DIAGNOSTICS. PT NPO.",
             "QUEST DIAGNOSTICS",
         ),
-        ("hla typing sent to lifeshare labs.", "lifeshare labs"),
+        (
+            "Sent to Mayo Medical Laboratories.",
+            "Mayo Medical Laboratories",
+        ),
     ] {
         let found = places(Lang::En, text);
         assert!(found.contains(&want.to_string()), "{text}: {found:?}");
     }
     for text in [
         "AM Labs pending, K 3.2.",
+        "Admission Labs notable for K 5.1.",
         "Labs: K 3.2, Mg 1.8.",
         "am labs sent.",
         "FOLLOW UP AM LABS.",
