@@ -277,6 +277,16 @@ impl ContextRecognizer {
             {
                 Run { first: k, last: k }
             }
+            // So it is after a relative's or staff word where it is no ordinary word ("teaching
+            // with wife Ottoline: suctioning done", "with perfusionist Emeka: flow 4.8"; not
+            // "Wife Update:").
+            None if bits & (G_REL | G_DOC) != 0
+                && shape == Shape::Cap
+                && before_colon(c.text, c.toks, k)
+                && self.unlisted_or_name_before_colon(c, k) =>
+            {
+                Run { first: k, last: k }
+            }
             // "Outpt psychiatrist Dr. Sunday at Bay Cove": the weekday is the surname.
             None if title
                 && abbreviated_title(c.text, c.toks[last])
@@ -421,6 +431,21 @@ impl ContextRecognizer {
         };
         push_name_after(c, run, bits, false);
         true
+    }
+
+    /// Whether the capitalized word at token `k`, before a colon, can be a name after a
+    /// relative's or staff word: no ordinary word of the language (where it ships them), title,
+    /// trigger or term, and letters only.
+    fn unlisted_or_name_before_colon(&self, c: &mut Ctx, k: usize) -> bool {
+        let Some(ordinary) = self.cfg.ordinary_words.as_ref() else {
+            return false;
+        };
+        let word = &c.text[c.toks[k].start..c.toks[k].end];
+        c.m.single(k) & (BREAKS | TRIGGER | ALLOWW) == 0
+            && word.chars().count() >= 3
+            && word.chars().all(char::is_alphabetic)
+            && !ordinary.contains_key(c.words.folded(k))
+            && !self.cfg.value_words.contains_key(c.words.folded(k))
     }
 
     /// After an all-caps title, a listed first name read alone ([`caps_name`]) with the surname

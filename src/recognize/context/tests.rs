@@ -783,6 +783,16 @@ fn particles_after_a_title_open_the_surname() {
     );
     // After "by" a word before a colon is the name, not a field's label.
     assert_eq!(names("PT eval by Sunniva: ambulated 150 ft."), ["Sunniva"]);
+    // So is one after a relative's or staff word, where it is no ordinary word.
+    assert_eq!(
+        names("Trach teaching with wife Ottoline: suctioning done."),
+        ["Ottoline"]
+    );
+    assert_eq!(
+        names("Circuit checked with perfusionist Emeka: flow 4.8 L."),
+        ["Emeka"]
+    );
+    assert!(names("Wife Update: pt stable overnight.").is_empty());
     assert_eq!(names("Seen by Dr. van der Berg today."), ["van der Berg"]);
     // Particles without a capitalized word after them name no one.
     assert!(names("Plan per Dr. de la unit.").is_empty());
