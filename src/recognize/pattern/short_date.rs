@@ -14,6 +14,9 @@
 //! unless a clock time follows: "12/5 @ 0215"), a ventilator setting after its name ("CPAP
 //! 12/8") or a newborn's Apgar scores ("Apgars 7/9"). A dash pair ("3-11 shift", "RR 12-20")
 //! still needs the date word: bare, it is a range far more often than a date.
+//!
+//! A procedure named by its suffix introduces the pair as a date word does ("colonoscopy 4/6
+//! showed", "thoracentesis 3/5"): a procedure is dated, never scored.
 
 use super::text::{next_char, prev_char};
 use super::Cand;
@@ -64,6 +67,10 @@ pub(super) fn date_words(lang: Lang) -> &'static [&'static str] {
         Lang::Hu => &["dátum", "napján"],
     }
 }
+
+/// Endings of procedures' names ("colonoscopy", "cholecystectomy", "craniotomy", "angioplasty",
+/// "paracentesis"), lower case: a pair right after one dates it.
+const PROCEDURE_ENDINGS: &[&str] = &["scopy", "ectomy", "otomy", "plasty", "centesis"];
 
 /// What after the pair makes it a fraction or a share ("el 3/4 de los casos", "1/2 of the").
 const FRACTION_AFTER: &[&str] = &[
@@ -179,6 +186,22 @@ impl ShortDates {
         self.words.iter().any(|d| d.eq_ignore_ascii_case(w))
     }
 
+    /// Whether the word right before byte `s` (one space between) is an English procedure named
+    /// by its ending (`PROCEDURE_ENDINGS`), of eight letters or more.
+    fn after_procedure(&self, text: &str, s: usize) -> bool {
+        let Some(before) = text[..s].strip_suffix(' ') else {
+            return false;
+        };
+        let w = before
+            .rsplit(|c: char| !c.is_ascii_alphabetic())
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        self.bare_month_day
+            && w.len() >= 8
+            && PROCEDURE_ENDINGS.iter().any(|ending| w.ends_with(ending))
+    }
+
     /// The start of a weekday standing right before byte `s`, with one space and at most a "."
     /// or "," between ("Monday 3/15", "Tues. 3/15", "FRIDAY, 12/4"): the date's span opens
     /// there, as a written date's does ("Monday, March 15").
@@ -204,6 +227,7 @@ impl ShortDates {
             let slash = text.as_bytes()[sep] == b'/';
             let weekday = self.weekday_before(text, s);
             let introduced = self.after_date_word(text, s)
+                || self.after_procedure(text, s)
                 || weekday.is_some()
                 || (slash && self.bare_date(text, s, e, a, b));
             if longer
@@ -377,6 +401,12 @@ mod tests {
             ),
             // Not an abbreviation that is also a word, nor a weekday away from the pair.
             ("O2 sat 3/4 L NC; Pain 3/10 Monday; Monday: pain 3/10", &[]),
+            // A procedure named by its ending dates the pair, one that reads as a score too.
+            (
+                "colonoscopy 4/6 showed diverticulosis; s/p Cholecystectomy 3/5",
+                &["4/6", "3/5"],
+            ),
+            ("program 1/2 done, ostomy 1/2 full, scope 2/3", &[]),
         ];
         for (text, want) in cases {
             assert_eq!(found(Lang::En, text), *want, "{text}");
