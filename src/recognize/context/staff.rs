@@ -40,7 +40,7 @@ pub(super) fn names_beside_roles(c: &mut Ctx, ordinary: Option<&FxMap<String, ()
             && text[toks[k].end..].starts_with(')')
             && toks[k].shape.is_proper()
             && after_team_word(c, k - 1)
-            && listed_name(c.m.single(k))
+            && (listed_name(c.m.single(k)) || rare_first_name(c, k, ordinary))
         {
             Some(Run { first: k, last: k })
         } else {
@@ -126,7 +126,8 @@ fn name_before_role(
         && ordinary.is_some_and(|o| !o.contains_key(c.words.folded(j)));
     let name = listed_name(bits)
         || comma && shape == Shape::Cap && bits & (BREAKS | TRIGGER | ALLOWW) == 0
-        || unlisted_caps;
+        || unlisted_caps
+        || rare_first_name(c, j, ordinary);
     if !shape.is_proper() || !name {
         return None;
     }
@@ -141,6 +142,19 @@ fn name_before_role(
         _ => j,
     };
     Some(Run { first, last: j })
+}
+
+/// Whether token `j` is a rare or foreign first name (`FOREIGN`) of five letters or more that
+/// is no ordinary word, title or term ("REPORT TO SOLVEIG RN", "IV team (Oswin)"): shorter ones
+/// are abbreviations as often ("NICU RN").
+fn rare_first_name(c: &mut Ctx, j: usize, ordinary: Option<&FxMap<String, ()>>) -> bool {
+    let bits = c.m.single(j);
+    let word = &c.text[c.toks[j].start..c.toks[j].end];
+    bits & FOREIGN != 0
+        && bits & (BREAKS | TRIGGER | ALLOWW | SURN_WORD) == 0
+        && word.chars().count() >= 5
+        && word.chars().all(char::is_alphabetic)
+        && ordinary.is_some_and(|o| !o.contains_key(c.words.folded(j)))
 }
 
 /// Whether token `j` is a service, team or doctor's word ("cards", "MICU team", "fellow"):
@@ -163,6 +177,10 @@ mod tests {
         );
         assert_eq!(names("REPORT GIVEN TO DEIRDRE RN."), ["DEIRDRE"]);
         assert_eq!(names("Seen by Maria Lopez, NP."), ["Maria Lopez"]);
+        // A rare first name of five letters or more, in either case; not a shorter one.
+        assert_eq!(names("REPORT TO SOLVEIG RN AT 0700."), ["SOLVEIG"]);
+        assert_eq!(names("Report given to Solveig RN."), ["Solveig"]);
+        assert!(names("REPORT TO NICU RN.").is_empty());
         for role in [
             "Charge RN aware.",
             "Report to night RN.",
@@ -190,6 +208,7 @@ mod tests {
     fn names_alone_in_parentheses_after_a_service() {
         assert_eq!(names("EKG done, cards (Rourke) aware."), ["Rourke"]);
         assert_eq!(names("MICU team (Fenwick) aware of temp."), ["Fenwick"]);
+        assert_eq!(names("new 20g placed by IV team (Oswin)."), ["Oswin"]);
         for other in [
             "Psych (Consult) following.",
             "Started on heparin (Lovenox).",
