@@ -559,7 +559,10 @@ mod tests {
         // So is a name span in lower case of ordinary words that no list holds; a listed
         // name, a word no dictionary has, a capital or a place's label keeps it.
         for dropped in ["chills", "bowel regimen", "asthma exacerbation"] {
-            assert!(!gate.keeps(Category::Name, dropped, || true), "{dropped} kept");
+            assert!(
+                !gate.keeps(Category::Name, dropped, || true),
+                "{dropped} kept"
+            );
         }
         for kept in ["frank", "chills zorbleck", "Chills", "Bowel Regimen"] {
             assert!(gate.keeps(Category::Name, kept, || false), "{kept} dropped");

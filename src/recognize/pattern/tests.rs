@@ -1182,9 +1182,24 @@ fn a_one_letter_trigger_reads_where_the_automaton_would_have_read_it() {
 fn a_long_code_after_a_number_sign_is_an_identifier() {
     check_found(&[
         (En, "Incident report filed #44817.", "44817", "ID/IDNUM"),
-        (En, "Referral #26-118407. Coordinator", "26-118407", "ID/IDNUM"),
-        (En, "1 UNIT PRBC #W0362611043 HUNG", "W0362611043", "ID/IDNUM"),
-        (En, "INTAKE WORKER, REPORT # 2024-88731. PT", "2024-88731", "ID/IDNUM"),
+        (
+            En,
+            "Referral #26-118407. Coordinator",
+            "26-118407",
+            "ID/IDNUM",
+        ),
+        (
+            En,
+            "1 UNIT PRBC #W0362611043 HUNG",
+            "W0362611043",
+            "ID/IDNUM",
+        ),
+        (
+            En,
+            "INTAKE WORKER, REPORT # 2024-88731. PT",
+            "2024-88731",
+            "ID/IDNUM",
+        ),
         (Es, "Expediente #4471802 abierto", "4471802", "ID/IDNUM"),
         (En, "Beeper #17832 overnight", "17832", "CONTACT/PHONE"),
         (En, "MR# 4471-209 on file", "4471-209", "ID/MEDICALRECORD"),
