@@ -7,6 +7,7 @@ use super::config::{
     is_open_surname, ALLOWW, BREAKS, FIRSTN, FOREIGN, G_DOC, ROLE_AFTER, STOP, SURN, SURN_OPEN,
     SURN_WORD, TEAM, TRIGGER, T_DOC,
 };
+use super::one_case_names::plain_word;
 use super::runs::Run;
 use super::{capitalized_on_line, name_label, Ctx, S_TITLE};
 use crate::labels::Subtype;
@@ -148,13 +149,9 @@ fn name_before_role(
 /// is no ordinary word, title or term ("REPORT TO SOLVEIG RN", "IV team (Oswin)"): shorter ones
 /// are abbreviations as often ("NICU RN").
 fn rare_first_name(c: &mut Ctx, j: usize, ordinary: Option<&FxMap<String, ()>>) -> bool {
-    let bits = c.m.single(j);
-    let word = &c.text[c.toks[j].start..c.toks[j].end];
-    bits & FOREIGN != 0
-        && bits & (BREAKS | TRIGGER | ALLOWW | SURN_WORD) == 0
-        && word.chars().count() >= 5
-        && word.chars().all(char::is_alphabetic)
-        && ordinary.is_some_and(|o| !o.contains_key(c.words.folded(j)))
+    c.m.single(j) & FOREIGN != 0
+        && c.text[c.toks[j].start..c.toks[j].end].chars().count() >= 5
+        && ordinary.is_some_and(|o| plain_word(c, j, o))
 }
 
 /// Whether token `j` is a service, team or doctor's word ("cards", "MICU team", "fellow"):

@@ -195,11 +195,13 @@ impl ShortDates {
         let w = before
             .rsplit(|c: char| !c.is_ascii_alphabetic())
             .next()
-            .unwrap_or("")
-            .to_ascii_lowercase();
+            .unwrap_or("");
+        // ASCII letters only, so any byte offset is a boundary.
         self.bare_month_day
             && w.len() >= 8
-            && PROCEDURE_ENDINGS.iter().any(|ending| w.ends_with(ending))
+            && PROCEDURE_ENDINGS
+                .iter()
+                .any(|ending| w[w.len() - ending.len()..].eq_ignore_ascii_case(ending))
     }
 
     /// The start of a weekday standing right before byte `s`, with one space and at most a "."

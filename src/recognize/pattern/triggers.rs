@@ -232,16 +232,25 @@ impl Triggers {
             let Some(m) = self.id.find(&text[v..]) else {
                 continue;
             };
-            let end = v + m.end();
-            let digits = m.as_str().bytes().filter(u8::is_ascii_digit).count();
-            if digits >= SIGNED_CODE_DIGITS
-                && super::text::ends_token(text, end)
-                && !self.measure.is_match(m.as_str())
-            {
+            if self.is_code(text, v, m.as_str(), SIGNED_CODE_DIGITS) {
                 let label = Label::new(Category::Id, Subtype::Idnum);
-                out.push(Cand::new(v, end, label, "id_number", SIGNED_CODE_SCORE));
+                out.push(Cand::new(
+                    v,
+                    v + m.end(),
+                    label,
+                    "id_number",
+                    SIGNED_CODE_SCORE,
+                ));
             }
         }
+    }
+
+    /// Whether `val`, read from the identifier pattern at byte `v`, is a code: `min_digits`
+    /// digits or more, ending its token, and no measure after a header ("TMAX 101.4").
+    fn is_code(&self, text: &str, v: usize, val: &str, min_digits: usize) -> bool {
+        val.bytes().filter(u8::is_ascii_digit).count() >= min_digits
+            && super::text::ends_token(text, v + val.len())
+            && !self.measure.is_match(val)
     }
 
     /// The one-letter triggers of `text` standing alone (`found` would pass over the others),
@@ -457,10 +466,8 @@ impl Triggers {
                         val = num;
                     }
                 }
-                let end = v + val.len();
-                let digits = val.bytes().filter(u8::is_ascii_digit).count();
-                (digits >= 3 && super::text::ends_token(text, end) && !self.measure.is_match(val))
-                    .then(|| Cand::new(v, end, label, id_rule(label), 0.92))
+                self.is_code(text, v, val, 3)
+                    .then(|| Cand::new(v, v + val.len(), label, id_rule(label), 0.92))
             }
         }
     }
