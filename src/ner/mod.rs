@@ -245,6 +245,13 @@ impl SpanFilters {
             && !self.gate.is_listed_place(surface)
     }
 
+    /// Whether `surface` is two or three words that each [`Self::allow_listed_term`] holds
+    /// ("Haitian Creole", "Brazilian Portuguese"): terms side by side make no name.
+    fn allow_listed_words(&self, surface: &str) -> bool {
+        let words: Vec<&str> = surface.split_whitespace().collect();
+        (2..=3).contains(&words.len()) && words.iter().all(|w| self.allow_listed_term(w))
+    }
+
     /// Whether `surface` is one allow-listed word that no first-name or place list holds, or
     /// its possessive ("Alzheimer's", "Crohn's"), with any numbers after it ("Mallampati 3").
     fn allow_listed_term(&self, surface: &str) -> bool {
@@ -590,6 +597,7 @@ impl Recognizer for NerRecognizer {
                                     || eponyms.ends_with_tail(&text[s..e]))
                                     && !gate.is_listed_place(&text[s..e])
                                     || filters.allow_listed_term(&text[s..e])
+                                    || filters.allow_listed_words(&text[s..e])
                                     || filters.care_words.contains(&text[s..e].to_lowercase())
                                     || opens_phrase(&filters.allowed_phrases, text, s, e)
                                     || l.category == Category::Location
@@ -973,8 +981,9 @@ mod tests {
         // An allow-listed word alone (an eponym, or a name only after a trigger) is left to
         // the rules, with its possessive or a score after it; after a title it is a name, and
         // a listed first name stays the tagger's.
-        let text =
-            "Hx of Alzheimer's, Crohn's. Babinski upgoing, Mallampati 3. Dr. Murphy and Pat in.";
+        // So are allow-listed words side by side ("Haitian Creole").
+        let text = "Hx of Alzheimer's, Crohn's. Babinski upgoing, Mallampati 3. Dr. Murphy and \
+                    Pat in. Haitian Creole interpreter.";
         let spans = [
             ("Alzheimer's", Location),
             ("Crohn's", Name),
@@ -982,6 +991,7 @@ mod tests {
             ("Mallampati 3", Location),
             ("Murphy", Name),
             ("Pat", Name),
+            ("Haitian Creole", Location),
         ];
         assert_eq!(
             gated_spans(text, &spans),

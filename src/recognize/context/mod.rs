@@ -727,7 +727,10 @@ impl ContextRecognizer {
                 first: opened_at,
                 last,
             };
-            if !title && !closed_apposition(c.text, toks, trigger_last, run, self.and) {
+            if !title
+                && !closed_apposition(c.text, toks, trigger_last, run, self.and)
+                && !(bits & G_REL != 0 && first_names_end_clause(c, trigger_last, run))
+            {
                 return;
             }
             push_name_after(c, run, bits, title);
@@ -1395,6 +1398,7 @@ impl Recognizer for ContextRecognizer {
                     // but with the town of the practice after them one place.
                     let end = town_of_after(&mut c, last);
                     if run.first < i
+                        && !ordinary_words_for(&c, self.cfg.ordinary_words.as_ref(), run.first, i)
                         && !self
                             .cfg
                             .eponym_heads
@@ -1431,6 +1435,20 @@ impl Recognizer for ContextRecognizer {
             proper::proper_runs(&mut c);
         }
     }
+}
+
+/// Whether the run from token `first` to the tail word at `tail` ends in "for" and holds
+/// ordinary words only before it (`ordinary`): the sentence's ("SENT FOR HOSPITAL ADMISSION",
+/// "PLAN FOR HOSPITAL SCHOOL"), where a word no list holds is a name ("YOUVILLE FOR REHAB").
+fn ordinary_words_for(
+    c: &Ctx,
+    ordinary: Option<&FxMap<String, ()>>,
+    first: usize,
+    tail: usize,
+) -> bool {
+    tail >= first + 2
+        && one_of(c.text, c.toks[tail - 1], &["for"])
+        && ordinary.is_some_and(|o| (first..tail - 1).all(|j| o.contains_key(c.words.folded(j))))
 }
 
 /// The label, source and score of an institution read from its head or tail words: a
@@ -1754,6 +1772,18 @@ fn closed_apposition(text: &str, toks: &[Token], trigger_last: usize, run: Run, 
     } else {
         true
     }
+}
+
+/// Whether `run`, after a relative's word and a comma, ends its clause and is listed first
+/// names that no place list holds ("with pt and dad, ezekiel."): an apposition the full stop
+/// closes as a comma would. Not a place ("Dos Hermanas, Sevilla.").
+fn first_names_end_clause(c: &mut Ctx, trigger_last: usize, run: Run) -> bool {
+    let toks = c.toks;
+    let before = &c.text[toks[trigger_last].end..toks[run.first].start];
+    let after = c.text[toks[run.last].end..].trim_start_matches([' ', '\t']);
+    before.trim_matches([' ', '\t']) == ","
+        && (after.is_empty() || after.starts_with(['.', ';', '\n']))
+        && (run.first..=run.last).all(|j| c.m.single(j) & (FIRSTN | PLACE_WORD) == FIRSTN)
 }
 
 /// Whether `rest`, the text right after a name, goes on with more names of a list up to the

@@ -178,6 +178,15 @@ mod tests {
         assert_eq!(names("REPORT TO SOLVEIG RN AT 0700."), ["SOLVEIG"]);
         assert_eq!(names("Report given to Solveig RN."), ["Solveig"]);
         assert!(names("REPORT TO NICU RN.").is_empty());
+        // A credential after the name is a role, no institution's acronym after a signer.
+        assert_eq!(
+            names("Seen with Marisa Delacroix, CWOCN. Photo in chart."),
+            ["Marisa Delacroix"]
+        );
+        let after_title = "Seen with WOC nurse Brennan O'Hare, CWOCN. Photo in chart.";
+        let by_signature =
+            crate::recognize::context::tests::english_by_source(after_title, "context:signature");
+        assert!(by_signature.is_empty(), "{by_signature:?}");
         for role in [
             "Charge RN aware.",
             "Report to night RN.",

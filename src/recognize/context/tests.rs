@@ -401,6 +401,24 @@ fn names_after_titles_in_any_case() {
         ),
         (Lang::En, "SPOKE W/ DAUGHTER (MARISOL).", Some("MARISOL")),
         (Lang::En, "Son, Ezekiel, called at 2200.", Some("Ezekiel")),
+        // In one case a listed first name the clause's end closes after a relative's word;
+        // not an ordinary word there, nor after a staff word.
+        (
+            Lang::En,
+            "session with pt and dad, ezekiel. pt sang.",
+            Some("ezekiel"),
+        ),
+        (Lang::En, "SPOKE WITH DAD, EZEKIEL.", Some("EZEKIEL")),
+        (Lang::En, "called wife, will call back.", None),
+        (Lang::En, "spoke with son, then daughter.", None),
+        // The occupational therapist before a name, as SLP and RT; not the service.
+        (Lang::En, "OT Thackeray to follow 3x/wk.", Some("Thackeray")),
+        (
+            Lang::En,
+            "ot ludmila recommends supervision",
+            Some("ludmila"),
+        ),
+        (Lang::En, "OT eval done, OT TO FOLLOW, PT/OT recs.", None),
         (Lang::Es, "Domicilio en Dos Hermanas, Sevilla.", None),
         (
             Lang::Nl,
@@ -605,6 +623,13 @@ fn a_units_abbreviation_and_a_connector_end_no_institution_name() {
     }
     let text = "PT WOULD LIKE TO GO TO YOUVILLE FOR REHAB.";
     assert_eq!(places(Lang::En, text), ["YOUVILLE FOR REHAB"], "{text}");
+    // Ordinary words before the "for" are the sentence's.
+    for text in [
+        "PLAN FOR HOSPITAL SCHOOL TEACHER TO VISIT.",
+        "PT SENT FOR HOSPITAL ADMISSION.",
+    ] {
+        assert!(places(Lang::En, text).is_empty(), "{text}");
+    }
 }
 
 #[test]

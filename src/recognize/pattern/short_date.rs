@@ -16,7 +16,8 @@
 //! still needs the date word: bare, it is a range far more often than a date.
 //!
 //! A procedure named by its suffix introduces the pair as a date word does ("colonoscopy 4/6
-//! showed", "thoracentesis 3/5"): a procedure is dated, never scored.
+//! showed", "thoracentesis 3/5"): a procedure is dated, never scored. So does a study or scan
+//! named by its abbreviation ("CTA 3/3 with PE", "CXR 2/4 clear", "MRI 5/6").
 
 use super::text::{next_char, prev_char};
 use super::Cand;
@@ -71,6 +72,13 @@ pub(super) fn date_words(lang: Lang) -> &'static [&'static str] {
 /// Endings of procedures' names ("colonoscopy", "cholecystectomy", "craniotomy", "angioplasty",
 /// "paracentesis"), lower case: a pair right after one dates it.
 const PROCEDURE_ENDINGS: &[&str] = &["scopy", "ectomy", "otomy", "plasty", "centesis"];
+
+/// Studies and scans as notes abbreviate them ("CTA 3/3", "cxr 2/4", "TTE 5/6"), lower case: a
+/// pair right after one dates it, as after a procedure. Not "US" (the pronoun) nor "PT".
+const STUDIES: &[&str] = &[
+    "ct", "cta", "cxr", "kub", "mri", "mra", "mrcp", "tte", "tee", "ekg", "ecg", "eeg", "emg",
+    "echo", "pet", "dexa", "ercp", "egd", "cath", "angio", "bx", "biopsy", "scan", "xr", "films",
+];
 
 /// What after the pair makes it a fraction or a share ("el 3/4 de los casos", "1/2 of the").
 const FRACTION_AFTER: &[&str] = &[
@@ -187,7 +195,7 @@ impl ShortDates {
     }
 
     /// Whether the word right before byte `s` (one space between) is an English procedure named
-    /// by its ending (`PROCEDURE_ENDINGS`), of eight letters or more.
+    /// by its ending (`PROCEDURE_ENDINGS`), of eight letters or more, or a study (`STUDIES`).
     fn after_procedure(&self, text: &str, s: usize) -> bool {
         let Some(before) = text[..s].strip_suffix(' ') else {
             return false;
@@ -197,11 +205,12 @@ impl ShortDates {
             .next()
             .unwrap_or("");
         // ASCII letters only, so any byte offset is a boundary.
-        self.bare_month_day
-            && w.len() >= 8
+        let procedure = w.len() >= 8
             && PROCEDURE_ENDINGS
                 .iter()
-                .any(|ending| w[w.len() - ending.len()..].eq_ignore_ascii_case(ending))
+                .any(|ending| w[w.len() - ending.len()..].eq_ignore_ascii_case(ending));
+        let study = || STUDIES.iter().any(|study| study.eq_ignore_ascii_case(w));
+        self.bare_month_day && (procedure || study())
     }
 
     /// The start of a weekday standing right before byte `s`, with one space and at most a "."
@@ -409,6 +418,12 @@ mod tests {
                 &["4/6", "3/5"],
             ),
             ("program 1/2 done, ostomy 1/2 full, scope 2/3", &[]),
+            // So does a study by its abbreviation, in any case; not a word that merely ends so.
+            (
+                "PE: CTA 3/3 with PE; cxr 2/4 clear, TTE 5/6 EF 55%",
+                &["3/3", "2/4", "5/6"],
+            ),
+            ("told us 3/4 of it; Act 2/3 done; strength 4/5", &[]),
         ];
         for (text, want) in cases {
             assert_eq!(found(Lang::En, text), *want, "{text}");

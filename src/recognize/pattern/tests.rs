@@ -1201,6 +1201,14 @@ fn a_long_code_after_a_number_sign_is_an_identifier() {
             "ID/IDNUM",
         ),
         (Es, "Expediente #4471802 abierto", "4471802", "ID/IDNUM"),
+        // A comma or colon between the word and the sign.
+        (
+            En,
+            "security took report, # LB-26-0311. Niece",
+            "LB-26-0311",
+            "ID/IDNUM",
+        ),
+        (En, "Case: #26-40418 opened", "26-40418", "ID/IDNUM"),
         (En, "Beeper #17832 overnight", "17832", "CONTACT/PHONE"),
         (En, "MR# 4471-209 on file", "4471-209", "ID/MEDICALRECORD"),
     ]);
@@ -1210,6 +1218,7 @@ fn a_long_code_after_a_number_sign_is_an_identifier() {
         (En, "moved to room #4412 today", "4412"),
         (En, "#12345 on the list", "12345"),
         (En, "gave 2 # 44817 units", "44817"),
+        (En, "gave 2, # 44817 units", "44817"),
     ]);
 }
 

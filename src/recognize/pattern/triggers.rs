@@ -218,12 +218,14 @@ impl Triggers {
     }
 
     /// Codes of [`SIGNED_CODE_DIGITS`] digits or more right after a number sign that follows a
-    /// word on its line ("Referral #26-118407", "PRBC #W0362611043", "REPORT # 2024-88731"):
-    /// whatever the word, a number so marked and so long identifies a thing of the patient's.
-    /// A sign that opens a line or follows a number ("#1 pain", "2 #") announces none.
+    /// word on its line, a comma or colon between or not ("Referral #26-118407", "PRBC
+    /// #W0362611043", "REPORT # 2024-88731", "took report, # LB-26-0311"): whatever the word, a
+    /// number so marked and so long identifies a thing of the patient's. A sign that opens a
+    /// line or follows a number ("#1 pain", "2 #") announces none.
     fn signed_codes(&self, text: &str, out: &mut Vec<Cand>) {
         for p in memchr::memchr_iter(b'#', text.as_bytes()) {
             let before = text[..p].trim_end_matches([' ', '\t']);
+            let before = before.strip_suffix([',', ':']).unwrap_or(before);
             if !before.chars().next_back().is_some_and(char::is_alphabetic) {
                 continue;
             }
