@@ -983,7 +983,7 @@ mod tests {
         // a listed first name stays the tagger's.
         // So are allow-listed words side by side ("Haitian Creole").
         let text = "Hx of Alzheimer's, Crohn's. Babinski upgoing, Mallampati 3. Dr. Murphy and \
-                    Pat in. Haitian Creole interpreter.";
+                    Pat in. Haitian Creole interpreter. Aldrete 9.";
         let spans = [
             ("Alzheimer's", Location),
             ("Crohn's", Name),
@@ -992,6 +992,7 @@ mod tests {
             ("Murphy", Name),
             ("Pat", Name),
             ("Haitian Creole", Location),
+            ("Aldrete", Name),
         ];
         assert_eq!(
             gated_spans(text, &spans),

@@ -215,6 +215,10 @@ mod tests {
         assert_eq!(names("EKG done, cards (Rourke) aware."), ["Rourke"]);
         assert_eq!(names("MICU team (Fenwick) aware of temp."), ["Fenwick"]);
         assert_eq!(names("new 20g placed by IV team (Oswin)."), ["Oswin"]);
+        assert_eq!(
+            names("Dr. Karamanlis's office (Nancy) notified."),
+            ["Nancy"]
+        );
         for other in [
             "Psych (Consult) following.",
             "Started on heparin (Lovenox).",

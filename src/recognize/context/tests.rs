@@ -419,6 +419,12 @@ fn names_after_titles_in_any_case() {
             Some("ludmila"),
         ),
         (Lang::En, "OT eval done, OT TO FOLLOW, PT/OT recs.", None),
+        (
+            Lang::En,
+            "7.0 tube by CRNA Leopoldine Marsh under supervision.",
+            Some("Leopoldine Marsh"),
+        ),
+        (Lang::En, "CRNA aware. CRNA to give report.", None),
         (Lang::Es, "Domicilio en Dos Hermanas, Sevilla.", None),
         (
             Lang::Nl,
