@@ -1,6 +1,6 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch43.txt`, 30
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch44.txt`, 30
 //! notes each and 44 in the thirty-fifth (each batch written after the rules designed on the ones
 //! before, and scored before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
@@ -639,4 +639,16 @@ fn names_places_and_dates_of_the_forty_third_batch_are_found() {
     // names): about three gold tokens below the figures after (default 0.945, 0.969, 0.985;
     // rules only 0.902, 0.987, 0.923).
     floors_hold("en_batch43.txt", [0.92, 0.94, 0.95], [0.88, 0.96, 0.89]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_forty_fourth_batch_are_found() {
+    // ICU progress notes whose names are ordinary words or months (Hope, Joy, Mark, Will,
+    // Dawn, April, Summer), beside the same words used as words, written after the
+    // forty-third batch's changes and scored before any change (default 0.929, 0.929, 0.893;
+    // rules only 0.929, 0.975, 0.893), then designed on (a first name before a relation alone
+    // in parentheses, a listed first name that is an allow-listed word before a role): about
+    // three gold tokens below the figures after (default 0.964, 0.931, 0.946; rules only
+    // 0.964, 0.976, 0.946).
+    floors_hold("en_batch44.txt", [0.94, 0.90, 0.91], [0.94, 0.95, 0.91]);
 }
