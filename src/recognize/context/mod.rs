@@ -1264,7 +1264,11 @@ impl Recognizer for ContextRecognizer {
         };
         self.fields(&mut c);
         if self.staff_roles {
-            staff::names_beside_roles(&mut c, self.cfg.ordinary_words.as_ref());
+            staff::names_beside_roles(
+                &mut c,
+                self.cfg.ordinary_words.as_ref(),
+                &self.cfg.first_name_words,
+            );
         }
         if self.english_institutions {
             saints::saints_alone(&mut c, &self.cfg.eponym_heads);

@@ -1,11 +1,12 @@
 //! Staff named beside their role where no trigger reads them (English nursing notes): before a
 //! role written after the name ("Tamsin, RN", "DEIRDRE RN") and alone in parentheses after a
 //! service or team ("cards (Rourke)", "MICU team (Fenwick)"). The roles and team words are
-//! `ROLE_AFTER` and `TEAM` entries of the language's `name_triggers.txt`.
+//! `ROLE_AFTER` and `TEAM` entries of the language's `name_triggers.txt`. Relatives too, before
+//! their relation alone in parentheses ("asked for Sage (daughter)").
 
 use super::config::{
-    is_open_surname, ALLOWW, BREAKS, FIRSTN, FOREIGN, G_DOC, ROLE_AFTER, STOP, SURN, SURN_OPEN,
-    SURN_WORD, TEAM, TRIGGER, T_DOC,
+    is_open_surname, ALLOWW, BREAKS, FIRSTN, FOREIGN, G_DOC, G_REL, ROLE_AFTER, STOP, SURN,
+    SURN_OPEN, SURN_WORD, TEAM, TRIGGER, T_DOC,
 };
 use super::one_case_names::plain_word;
 use super::runs::Run;
@@ -27,11 +28,19 @@ fn is_first_name(bits: u32) -> bool {
     bits & FIRSTN != 0 && bits & (BREAKS | TRIGGER | ALLOWW) == 0
 }
 
-/// Adds the names of staff written beside their role; `ordinary`: the language's ordinary
-/// words (folded), where it ships them.
-pub(super) fn names_beside_roles(c: &mut Ctx, ordinary: Option<&FxMap<String, ()>>) {
+/// Adds the names of staff written beside their role and of relatives before their relation;
+/// `ordinary`: the language's ordinary words (folded), where it ships them; `name_words`: the
+/// first names that are ordinary words (`first_name_words.txt`, folded).
+pub(super) fn names_beside_roles(
+    c: &mut Ctx,
+    ordinary: Option<&FxMap<String, ()>>,
+    name_words: &FxMap<String, ()>,
+) {
     let (text, toks) = (c.text, c.toks);
     for k in 1..toks.len() {
+        if let Some(run) = name_before_relation(c, k - 1, name_words) {
+            c.push_run(run, name_label(Subtype::Relative), SOURCE, S_TITLE);
+        }
         let gap = &text[toks[k - 1].end..toks[k].start];
         let run = if role_after(c, k - 1) {
             name_before_role(c, k - 1, gap == ", ", ordinary)
@@ -51,6 +60,39 @@ pub(super) fn names_beside_roles(c: &mut Ctx, ordinary: Option<&FxMap<String, ()
             c.push_run(run, name_label(Subtype::Doctor), SOURCE, S_TITLE);
         }
     }
+}
+
+/// The name ending at token `j` when a relative's word alone in parentheses follows it ("asked
+/// for Sage (daughter)", "CALLING OUT FOR SUMMER (GIRLFRIEND)", "marisol (wife)"): a listed
+/// first name or one that is an ordinary word (`name_words`; the relation says which it is),
+/// with a listed first name of the same case right before it.
+fn name_before_relation(c: &mut Ctx, j: usize, name_words: &FxMap<String, ()>) -> Option<Run> {
+    let (text, toks) = (c.text, c.toks);
+    let k = j + 1;
+    if k >= toks.len()
+        || &text[toks[j].end..toks[k].start] != " ("
+        || !text[toks[k].end..].starts_with(')')
+        || c.m.single(k) & G_REL == 0
+    {
+        return None;
+    }
+    let bits = c.m.single(j);
+    let word = &text[toks[j].start..toks[j].end];
+    let first_name = bits & FIRSTN != 0 || name_words.contains_key(c.words.folded(j));
+    if !first_name || bits & (BREAKS | TRIGGER) != 0 || !word.chars().all(char::is_alphabetic) {
+        return None;
+    }
+    let first = match j.checked_sub(1) {
+        Some(i)
+            if toks[i].shape == toks[j].shape
+                && &text[toks[i].end..toks[j].start] == " "
+                && is_first_name(c.m.single(i)) =>
+        {
+            i
+        }
+        _ => j,
+    };
+    Some(Run { first, last: j })
 }
 
 /// Whether a staff role follows token `j` after a blank or a comma ("Tamsin, RN", "Costa RN").
@@ -104,7 +146,7 @@ fn initial_and_surname_before(c: &mut Ctx, j: usize) -> Option<Run> {
 }
 
 /// The name that ends at token `j` before a role. Without a comma between them the word must
-/// be a listed name ("Charge RN", "Night RN" are roles); with one ("Tamsin, RN") a capitalized
+/// be a listed name, an allow-listed word or not ("Charge RN", "Night RN" are roles); with one ("Tamsin, RN") a capitalized
 /// word in mixed case is one too, and in capitals a word of letters that no list holds and that
 /// is no ordinary word (`ordinary`; "REPORT GIVEN TO DAGNY, RN"; a first name of another
 /// language or a rare one counts as none). A first name right before it, in the same case,
@@ -125,11 +167,19 @@ fn name_before_role(
         && word.chars().count() >= 3
         && word.chars().all(char::is_alphabetic)
         && ordinary.is_some_and(|o| !o.contains_key(c.words.folded(j)));
+    // A listed first name that is an allow-listed word too ("witnessed by Mark RN").
+    let allowed_first_name = bits & FIRSTN != 0
+        && bits & (BREAKS | TRIGGER) == 0
+        && word.chars().count() >= 3
+        && word.chars().all(char::is_alphabetic);
     let name = listed_name(bits)
+        || allowed_first_name
         || comma && shape == Shape::Cap && bits & (BREAKS | TRIGGER | ALLOWW) == 0
         || unlisted_caps
         || rare_first_name(c, j, ordinary);
-    if !shape.is_proper() || !name {
+    // Two capitals are a unit's abbreviation ("report from ED RN", "OR RN"), no name.
+    let unit = shape == Shape::Upper && word.chars().count() < 3;
+    if !shape.is_proper() || !name || unit {
         return None;
     }
     let first = match j.checked_sub(1) {
@@ -187,6 +237,9 @@ mod tests {
         let by_signature =
             crate::recognize::context::tests::english_by_source(after_title, "context:signature");
         assert!(by_signature.is_empty(), "{by_signature:?}");
+        // A listed first name that is an allow-listed word too, but no unit's abbreviation.
+        assert_eq!(names("Consent witnessed by Mark RN."), ["Mark"]);
+        assert!(names("Report from ED RN. OR RN aware.").is_empty());
         for role in [
             "Charge RN aware.",
             "Report to night RN.",
@@ -194,6 +247,25 @@ mod tests {
             "Pt, RN",
         ] {
             assert!(names(role).is_empty(), "{role}");
+        }
+    }
+
+    #[test]
+    fn names_before_a_relation_in_parentheses() {
+        for (text, want) in [
+            ("Pt asked for Sage (daughter) overnight.", "Sage"),
+            ("PT CALLING OUT FOR SUMMER (GIRLFRIEND) AGAIN.", "SUMMER"),
+            ("asked for marisol (wife) and tea.", "marisol"),
+            ("Called Mary Kate (daughter) at 1900.", "Mary Kate"),
+        ] {
+            assert_eq!(names(text), [want], "{text}");
+        }
+        for other in [
+            "Report to floor (daughter aware).",
+            "Pt asked for tea (daughter brought it).",
+            "Spoke with Dr. Lee (cardiology).",
+        ] {
+            assert!(names(other).is_empty(), "{other}");
         }
     }
 
