@@ -727,10 +727,10 @@ impl ContextRecognizer {
                 first: opened_at,
                 last,
             };
-            if !title
-                && !closed_apposition(c.text, toks, trigger_last, run, self.and)
-                && !(bits & G_REL != 0 && first_names_end_clause(c, trigger_last, run))
-            {
+            let closed = title
+                || closed_apposition(c.text, toks, trigger_last, run, self.and)
+                || bits & G_REL != 0 && first_names_end_clause(c, trigger_last, run);
+            if !closed {
                 return;
             }
             push_name_after(c, run, bits, title);
