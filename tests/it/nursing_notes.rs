@@ -1,6 +1,6 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch44.txt`, 30
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch45.txt`, 30
 //! notes each and 44 in the thirty-fifth (each batch written after the rules designed on the ones
 //! before, and scored before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
@@ -651,4 +651,13 @@ fn names_places_and_dates_of_the_forty_fourth_batch_are_found() {
     // three gold tokens below the figures after (default 0.964, 0.931, 0.946; rules only
     // 0.964, 0.976, 0.946).
     floors_hold("en_batch44.txt", [0.94, 0.90, 0.91], [0.94, 0.95, 0.91]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_forty_fifth_batch_are_found() {
+    // Guardianship, court, police, protective-service, legal, financial and long-stay notes,
+    // written after every rule of 2026-12-02 and scored on that session's last build, with no
+    // rule designed on it (default 0.932, 0.928, 0.946; rules only 0.874, 0.958, 0.892; the
+    // session's first build gave the same): about three gold tokens below those figures.
+    floors_hold("en_batch45.txt", [0.91, 0.90, 0.91], [0.85, 0.93, 0.86]);
 }
