@@ -146,11 +146,11 @@ fn initial_and_surname_before(c: &mut Ctx, j: usize) -> Option<Run> {
 }
 
 /// The name that ends at token `j` before a role. Without a comma between them the word must
-/// be a listed name, an allow-listed word or not ("Charge RN", "Night RN" are roles); with one ("Tamsin, RN") a capitalized
-/// word in mixed case is one too, and in capitals a word of letters that no list holds and that
-/// is no ordinary word (`ordinary`; "REPORT GIVEN TO DAGNY, RN"; a first name of another
-/// language or a rare one counts as none). A first name right before it, in the same case,
-/// joins it.
+/// be a listed name, an allow-listed word or not ("Charge RN", "Night RN" are roles); with one
+/// ("Tamsin, RN") a capitalized word in mixed case is one too, and in capitals a word of
+/// letters that no list holds and that is no ordinary word (`ordinary`; "REPORT GIVEN TO DAGNY,
+/// RN"; a first name of another language or a rare one counts as none). A first name right
+/// before it, in the same case, joins it.
 fn name_before_role(
     c: &mut Ctx,
     j: usize,
@@ -161,25 +161,26 @@ fn name_before_role(
     let shape = toks[j].shape;
     let bits = c.m.single(j);
     let word = &c.text[toks[j].start..toks[j].end];
+    let letters = word.chars().count();
+    // Two capitals are a unit's abbreviation ("report from ED RN", "OR RN"), no name.
+    if !shape.is_proper() || shape == Shape::Upper && letters < 3 {
+        return None;
+    }
+    let word_of_letters = letters >= 3 && word.chars().all(char::is_alphabetic);
     let unlisted_caps = comma
         && shape == Shape::Upper
         && bits & !(SURN_OPEN | FOREIGN) == 0
-        && word.chars().count() >= 3
-        && word.chars().all(char::is_alphabetic)
+        && word_of_letters
         && ordinary.is_some_and(|o| !o.contains_key(c.words.folded(j)));
     // A listed first name that is an allow-listed word too ("witnessed by Mark RN").
-    let allowed_first_name = bits & FIRSTN != 0
-        && bits & (BREAKS | TRIGGER) == 0
-        && word.chars().count() >= 3
-        && word.chars().all(char::is_alphabetic);
+    let allowed_first_name =
+        bits & FIRSTN != 0 && bits & (BREAKS | TRIGGER) == 0 && word_of_letters;
     let name = listed_name(bits)
         || allowed_first_name
         || comma && shape == Shape::Cap && bits & (BREAKS | TRIGGER | ALLOWW) == 0
         || unlisted_caps
         || rare_first_name(c, j, ordinary);
-    // Two capitals are a unit's abbreviation ("report from ED RN", "OR RN"), no name.
-    let unit = shape == Shape::Upper && word.chars().count() < 3;
-    if !shape.is_proper() || !name || unit {
+    if !name {
         return None;
     }
     let first = match j.checked_sub(1) {
