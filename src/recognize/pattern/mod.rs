@@ -9,7 +9,8 @@
 //! card numbers), `extension` (a telephone extension after an `x`: "x4-1187"), `short_date` (a
 //! day and a month without a year), `month_alone`, `day_alone` and `holiday` (English: a month
 //! or an ordinal day alone after a dating word, holidays), `road` (English: a numbered road
-//! after a preposition of place: "on Route 9"), `grid` (Latin-American grid
+//! after a preposition of place: "on Route 9"), `post_box` (post-office boxes: "PO BOX 2231"),
+//! `grid` (Latin-American grid
 //! addresses), `lexicon` (month names, age words), `openings` (which two bytes can open a
 //! shape), `text` (offset helpers).
 //!
@@ -29,6 +30,7 @@ mod holiday;
 mod lexicon;
 mod month_alone;
 mod openings;
+mod post_box;
 mod road;
 mod shapes;
 mod short_date;
@@ -99,6 +101,7 @@ pub struct PatternRecognizer {
     holidays: Option<holiday::Holidays>,
     /// English only: a numbered road after a preposition of place.
     roads: Option<road::Roads>,
+    post_boxes: post_box::PostBoxes,
     urls: web::Urls,
 }
 
@@ -120,6 +123,8 @@ impl PatternRecognizer {
             roads: (lang == Lang::En)
                 .then(road::Roads::new)
                 .transpose()
+                .map_err(|e| PatternError::Regex(e.to_string()))?,
+            post_boxes: post_box::PostBoxes::new(lang)
                 .map_err(|e| PatternError::Regex(e.to_string()))?,
             urls: web::Urls::new()?,
         })
@@ -160,6 +165,7 @@ impl PatternRecognizer {
         if let Some(g) = &self.grid {
             g.find(text, &mut c);
         }
+        self.post_boxes.find(text, &mut c);
         let zips: Vec<usize> = c
             .iter()
             .filter(|x| x.label == Label::new(Category::Location, Subtype::Zip))

@@ -61,6 +61,22 @@ pub(super) fn date_words(lang: Lang) -> &'static [&'static str] {
             "appointment",
             "visit",
             "seen",
+            "came",
+            // The papers, claims and deaths of case-management and legal notes ("SIGNED 4/4",
+            // "expired 4/1", "injured at work 3/22" reads its preposition; "effective 5/1").
+            "signed",
+            "faxed",
+            "mailed",
+            "filed",
+            "submitted",
+            "approved",
+            "denied",
+            "effective",
+            "ends",
+            "ended",
+            "expired",
+            "died",
+            "injured",
         ],
         Lang::Es => &["el", "día", "dia", "fecha", "desde", "hasta", "del"],
         Lang::Nl => &["op", "sinds", "vanaf", "tot", "per", "d.d.", "datum"],
@@ -154,32 +170,18 @@ impl ShortDates {
         if !self.bare_month_day {
             return false;
         }
-        let before_ok = text[..s]
-            .chars()
-            .next_back()
-            .is_none_or(|c| c.is_whitespace() || "(,;:".contains(c));
         let after_ok = text[e..]
             .chars()
             .next()
             .is_none_or(|c| c.is_whitespace() || ".,;:)".contains(c));
         let scale = fraction(month, day);
-        let word_before = text[..s]
-            .trim_end()
-            .rsplit(|c: char| !c.is_ascii_alphabetic() && c != '/')
-            .next()
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        let vent = VENT_SETTINGS
-            .iter()
-            .chain(PAIRED_SCORES)
-            .any(|v| word_before.split('/').any(|w| w == *v));
-        before_ok
+        standalone_before(text, s)
             && after_ok
             && (1..=12).contains(&month)
             && (1..=31).contains(&day)
             && (day != 5 || clock_time_after(&text[e..]))
             && !scale
-            && !vent
+            && !after_score_word(text, s)
     }
 
     /// Whether the word right before byte `s` (one space between) introduces a date.
@@ -227,9 +229,51 @@ impl ShortDates {
         listed.then(|| before.len() - w.len())
     }
 
+    /// A range of two month/day pairs joined by a dash in a month-first note ("bill for
+    /// 3/28-4/4 stay"): both are dates when each is a month and a day, one of them at least
+    /// reads as no score or fraction, and no ventilator or score word stands before it ("PS
+    /// 10/5-12/5"). Returns where the second pair ends.
+    fn range_end(&self, text: &str, s: usize, e: usize, (a, b): (u32, u32)) -> Option<usize> {
+        if !self.bare_month_day {
+            return None;
+        }
+        let rest = text[e..].strip_prefix('-')?;
+        let (c, rest2) = leading_number(rest)?;
+        let rest2 = rest2.strip_prefix('/')?;
+        let (d, tail) = leading_number(rest2)?;
+        let end = text.len() - tail.len();
+        let valid = |m: u32, d: u32| (1..=12).contains(&m) && (1..=31).contains(&d);
+        let bounded = tail
+            .chars()
+            .next()
+            .is_none_or(|ch| ch.is_whitespace() || ".,;:)".contains(ch));
+        (bounded
+            && valid(a, b)
+            && valid(c, d)
+            && !(fraction(a, b) && fraction(c, d))
+            && standalone_before(text, s)
+            && !after_score_word(text, s))
+        .then_some(end)
+    }
+
     pub fn find(&self, text: &str, out: &mut Vec<Cand>) {
+        let label = Label::new(Category::Date, Subtype::Date);
+        let mut range_until = 0;
         for (s, sep, e) in digit_pairs(text) {
+            if s < range_until {
+                continue;
+            }
             let rest = &text[e..];
+            if text.as_bytes()[sep] == b'/' {
+                let n = |r: std::ops::Range<usize>| text[r].parse::<u32>().unwrap_or(0);
+                let pair = (n(s..sep), n(sep + 1..e));
+                if let Some(end) = self.range_end(text, s, e, pair) {
+                    out.push(Cand::new(s, e, label, "short_date", SCORE));
+                    out.push(Cand::new(e + 1, end, label, "short_date", SCORE));
+                    range_until = end;
+                    continue;
+                }
+            }
             // Part of a longer number or date ("7/22/2019", "1-2-3", "3/4.5").
             let longer = rest.starts_with(|ch: char| "/-.,".contains(ch))
                 && rest[1..].starts_with(|ch: char| ch.is_ascii_digit());
@@ -252,12 +296,43 @@ impl ShortDates {
             let day_month = (1..=31).contains(&a) && (1..=12).contains(&b);
             let month_day = (1..=12).contains(&a) && (1..=31).contains(&b);
             if day_month || month_day {
-                let label = Label::new(Category::Date, Subtype::Date);
                 let start = weekday.unwrap_or(s);
                 out.push(Cand::new(start, e, label, "short_date", SCORE));
             }
         }
     }
+}
+
+/// Whether a pair at byte `s` stands after a space, an opening parenthesis or punctuation.
+fn standalone_before(text: &str, s: usize) -> bool {
+    text[..s]
+        .chars()
+        .next_back()
+        .is_none_or(|c| c.is_whitespace() || "(,;:".contains(c))
+}
+
+/// Whether the word before byte `s` is a ventilator setting's or a paired score's ("PS 10/5",
+/// "Apgars 7/9"), alone or in a slash pair of words ("PEEP/PS").
+fn after_score_word(text: &str, s: usize) -> bool {
+    let word_before = text[..s]
+        .trim_end()
+        .rsplit(|c: char| !c.is_ascii_alphabetic() && c != '/')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    VENT_SETTINGS
+        .iter()
+        .chain(PAIRED_SCORES)
+        .any(|v| word_before.split('/').any(|w| w == *v))
+}
+
+/// The number of one or two ASCII digits at the head of `s` and the text after it.
+fn leading_number(s: &str) -> Option<(u32, &str)> {
+    let n = s.bytes().take(3).take_while(u8::is_ascii_digit).count();
+    if !(1..=2).contains(&n) {
+        return None;
+    }
+    Some((s[..n].parse().ok()?, &s[n..]))
 }
 
 /// Whether `rest` opens with a clock time of 24 hours, after one space and an optional `@` or
@@ -424,6 +499,18 @@ mod tests {
                 &["3/3", "2/4", "5/6"],
             ),
             ("told us 3/4 of it; Act 2/3 done; strength 4/5", &[]),
+            // A range of two pairs dates both, one that reads as a score too; not a range of
+            // settings or of two fractions.
+            (
+                "itemized bill for 3/28-4/4 stay; away 12/30-1/2.",
+                &["3/28", "4/4", "12/30", "1/2"],
+            ),
+            ("PS 10/5-12/5 overnight; weaned 1/2-3/4 strength", &[]),
+            // The papers and the deaths of case-management notes date the pair after them.
+            (
+                "NOMNC SIGNED 4/4 1030; pt expired 4/1; tech came 5/10",
+                &["4/4", "4/1", "5/10"],
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(found(Lang::En, text), *want, "{text}");

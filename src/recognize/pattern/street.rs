@@ -54,13 +54,15 @@ const UNNUMBERED: &[&str] = &[
 ];
 
 /// Words that are no part of a street's name in a note written in one case ("on the road",
-/// "on her street", "91 and cannot drive", "11/3 from st. brendan"): English determiners,
-/// possessives, prepositions, conjunctions and auxiliaries, a closed class.
+/// "on her street", "91 and cannot drive", "11/3 from st. brendan", "visited pt 1300 per court
+/// order"): English determiners, possessives, prepositions, conjunctions and auxiliaries, a
+/// closed class.
 const NO_STREET_NAME: &[&str] = &[
     "the", "a", "an", "his", "her", "their", "my", "our", "your", "its", "this", "that", "same",
     "other", "each", "every", "any", "no", "at", "from", "to", "in", "on", "by", "for", "with",
     "of", "near", "into", "onto", "off", "via", "and", "or", "but", "nor", "not", "cannot", "can",
-    "does", "did", "do", "is", "was", "are", "were", "will", "would", "should", "may",
+    "does", "did", "do", "is", "was", "are", "were", "will", "would", "should", "may", "per", "as",
+    "after", "before", "until", "about", "than", "then", "if", "when",
 ];
 
 /// A street written in one case, all in lower case or all in capitals, as the type word
@@ -314,7 +316,13 @@ impl Streets {
                     self.before(text, s, e, lower)
                 }
                 Kind::After => {
-                    if prev_char(text, s).is_some_and(char::is_alphanumeric) {
+                    // "3rd floor walk-up", "court-ordered": an English type word joined by a
+                    // hyphen to a word is that compound's.
+                    let compound = self.lang == Lang::En
+                        && text[e..]
+                            .strip_prefix('-')
+                            .is_some_and(|r| r.starts_with(char::is_alphabetic));
+                    if compound || prev_char(text, s).is_some_and(char::is_alphanumeric) {
                         continue;
                     }
                     self.after(text, s, e, word)

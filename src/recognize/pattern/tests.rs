@@ -312,6 +312,25 @@ fn identifiers_with_checksums_and_triggers() {
         ),
         (En, "acct 4417-2290 on hold", "4417-2290", "ID/ACCOUNT"),
         (En, "officer at bedside. Badge 4471.", "4471", "ID/IDNUM"),
+        (
+            En,
+            "Rep Ezequiel, call ref H-20260404-7719.",
+            "H-20260404-7719",
+            "ID/IDNUM",
+        ),
+        (
+            En,
+            "REP MAUREEN, REF 7718830. DR AWARE",
+            "7718830",
+            "ID/IDNUM",
+        ),
+        (
+            En,
+            "PA submitted, key B7KQ2X9M. Pharmacist",
+            "B7KQ2X9M",
+            "ID/IDNUM",
+        ),
+        (En, "Door code 4417, key in lockbox.", "4417", "ID/IDNUM"),
         (Nl, "zijn nummer 111222333 staat", "111222333", "ID/SSN"),
         (Nl, "BSN: 111222334 (fout)", "111222334", "ID/SSN"),
         (Hu, "száma 123 456 788 szerint", "123 456 788", "ID/SSN"),
@@ -1340,5 +1359,8 @@ fn a_street_written_in_one_case_is_found_after_on_or_a_house_number() {
         (En, "PT IS 91 AND CANNOT DRIVE.", "AND CANNOT DRIVE"),
         (En, "admitted 11/3 from st. brendan's", "from st"),
         (En, "trach 0 shiley in place", "shiley in place"),
+        (En, "GAL visited pt 1300 per court order", "1300 per court"),
+        (En, "seen 0900 as court ordered", "0900 as court"),
+        (En, "Quincy, 3rd floor walk-up.", "3rd floor walk"),
     ]);
 }
