@@ -10,7 +10,9 @@
 //!   the employer it names: "works nights at Market Basket"), STOP (a capitalized word that
 //!   never belongs to a name and ends one: "Servicio", "Calle") or PARTICLE (a lowercase word
 //!   inside names: "de", "van der"). `tag` marks kinship words that are themselves tagged as
-//!   NAME/RELATIVE (the MEDDOCAN convention; see `ContextRecognizer::with_kinship_terms`).
+//!   NAME/RELATIVE (the MEDDOCAN convention; see `ContextRecognizer::with_kinship_terms`);
+//!   `plural` marks staff words in the plural, which name the people joined by "and" after
+//!   them too ("officers Dempsey and Kowalczyk"), as a plural title does.
 //! - `field_labels.txt`: `LABEL<TAB>CATEGORY/SUBTYPE` (the value after `LABEL:` gets that label)
 //!   or `LABEL<TAB>-` (a label whose value is left to other recognizers; it only ends the value
 //!   of the label before it on the same line).
@@ -207,6 +209,7 @@ impl ContextConfig {
                     ("", _) => {}
                     ("after", true) => bits |= T_AFTER,
                     ("plural", true) => bits |= T_PLURAL,
+                    ("plural", false) if bits == G_DOC => bits |= T_PLURAL,
                     ("tag", false) if bits == G_REL => bits |= KIN,
                     _ => {
                         return Err(VocabError::bad_line(

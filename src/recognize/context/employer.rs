@@ -33,7 +33,11 @@ pub(super) fn employer_after(c: &mut Ctx, last: usize) {
         if k >= c.toks.len() || !blank(c, k) || c.toks[k].shape != Shape::Lower {
             return;
         }
-        if c.m.single(k) & EMPLOYER_PREP != 0 {
+        // "works from home for Fidelity": where a patient works is no employer.
+        let from_home = c.toks.get(k + 1).is_some_and(|t| {
+            blank(c, k + 1) && c.text[t.start..t.end].eq_ignore_ascii_case("home")
+        });
+        if c.m.single(k) & EMPLOYER_PREP != 0 && !from_home {
             break;
         }
         between += 1;
@@ -89,6 +93,8 @@ mod tests {
                 "He is employed by Dunkin Brands as a manager.",
                 "Dunkin Brands",
             ),
+            // Working from home, the employer comes after.
+            ("Pt works from home for Fidelity. Next dose", "Fidelity"),
         ] {
             assert_eq!(employers(text), [want], "{text}");
         }

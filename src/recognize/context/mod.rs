@@ -644,10 +644,13 @@ impl ContextRecognizer {
                 return;
             }
         }
+        // An open surname is a name after the first one ("officers dempsey and kowalczyk"), as
+        // it is after a first name: `listed` reads it so after `first_at`.
+        let first_at = k;
         let mut opened_at = k;
         let mut k = k + usize::from(initial);
         loop {
-            if !listed(&mut c.m, k, k) && !kin_word(&mut c.m, k) && !unlisted(&mut c.m, k) {
+            if !listed(&mut c.m, k, first_at) && !kin_word(&mut c.m, k) && !unlisted(&mut c.m, k) {
                 // "sister autumn pelletier", "MOTHER DESTINY FAIRWEATHER": a first name that is
                 // an ordinary word (and so no list's), with a listed surname right after it.
                 let run = Run {
@@ -843,8 +846,13 @@ impl ContextRecognizer {
     }
 
     /// "J. García", "A.B. de Vries", "P. J. Smith": initials and a surname. Letters with
-    /// dots right after a number are its unit or a time ("96 Y.O. WITH DEMENTIA", "3 P.M.").
+    /// dots right after a number are its unit or a time ("96 Y.O. WITH DEMENTIA", "3 P.M."),
+    /// and after a slash the end of a list ("M/W/F.").
     fn initials(&self, c: &mut Ctx, i: usize) -> usize {
+        // "M/W/F. VAN PICKUP": the letter closing a list of slashes (weekdays) is no initial.
+        if c.text[..c.toks[i].start].ends_with('/') {
+            return i + 1;
+        }
         if i > 0
             && c.toks[i - 1].shape == Shape::Num
             && &c.text[c.toks[i - 1].end..c.toks[i].start] == " "
@@ -1335,7 +1343,13 @@ impl Recognizer for ContextRecognizer {
                 }
             }
             if bits & TRIGGER != 0 {
-                self.after_phrase(&mut c, last, bits & TRIGGER);
+                // A staff word in the plural keeps its mark ("officers Dempsey and Kowalczyk").
+                let plural = if bits & TITLE == 0 {
+                    bits & T_PLURAL
+                } else {
+                    0
+                };
+                self.after_phrase(&mut c, last, bits & TRIGGER | plural);
                 if bits & KIN != 0 && self.kin_terms {
                     let (s, e) = (t.start, toks[last].end);
                     c.out.push(Entity::new(
@@ -1402,7 +1416,12 @@ impl Recognizer for ContextRecognizer {
                     // but with the town of the practice after them one place.
                     let end = town_of_after(&mut c, last);
                     if run.first < i
-                        && !ordinary_words_for(&c, self.cfg.ordinary_words.as_ref(), run.first, i)
+                        && !ordinary_words_for(
+                            &mut c,
+                            self.cfg.ordinary_words.as_ref(),
+                            run.first,
+                            i,
+                        )
                         && !self
                             .cfg
                             .eponym_heads
@@ -1444,15 +1463,30 @@ impl Recognizer for ContextRecognizer {
 /// Whether the run from token `first` to the tail word at `tail` ends in "for" and holds
 /// ordinary words only before it (`ordinary`): the sentence's ("SENT FOR HOSPITAL ADMISSION",
 /// "PLAN FOR HOSPITAL SCHOOL"), where a word no list holds is a name ("YOUVILLE FOR REHAB").
+/// So it is where an ordinary word in the tail's case follows the tail: the tail word is then
+/// the noun's modifier ("DME ORDER FOR HOSPITAL BED").
 fn ordinary_words_for(
-    c: &Ctx,
+    c: &mut Ctx,
     ordinary: Option<&FxMap<String, ()>>,
     first: usize,
     tail: usize,
 ) -> bool {
+    let Some(o) = ordinary else {
+        return false;
+    };
+    // The ordinary words have four letters or more; a shorter word that names no one counts.
+    let modified = c.toks.get(tail + 1).is_some_and(|n| {
+        let word = &c.text[n.start..n.end];
+        let short = (2..=3).contains(&word.len())
+            && word.chars().all(|ch| ch.is_ascii_alphabetic())
+            && c.m.single(tail + 1) & (FIRSTN | SURN) == 0;
+        n.shape == c.toks[tail].shape
+            && &c.text[c.toks[tail].end..n.start] == " "
+            && (short || o.contains_key(c.words.folded(tail + 1)))
+    });
     tail >= first + 2
         && one_of(c.text, c.toks[tail - 1], &["for"])
-        && ordinary.is_some_and(|o| (first..tail - 1).all(|j| o.contains_key(c.words.folded(j))))
+        && (modified || (first..tail - 1).all(|j| o.contains_key(c.words.folded(j))))
 }
 
 /// The label, source and score of an institution read from its head or tail words: a

@@ -672,6 +672,44 @@ fn names_joined_by_and_after_a_relatives_word_or_a_plural_title_are_names() {
 }
 
 #[test]
+fn staff_words_in_the_plural_name_the_people_joined_by_and_after_them() {
+    assert_eq!(
+        names("cambridge police officers dempsey and kowalczyk responded."),
+        ["dempsey", "kowalczyk"]
+    );
+    assert_eq!(
+        names("Paramedics Ruiz and Okonkwo-Bell gave report."),
+        ["Ruiz", "Okonkwo-Bell"]
+    );
+    assert_eq!(
+        names("PARAMEDICS RUIZ AND CHEN GAVE REPORT."),
+        ["RUIZ", "CHEN"]
+    );
+    // A staff word in the singular names only the first; plural words alone name none.
+    assert_eq!(names("nurse abby and kowalczyk at bedside."), ["abby"]);
+    assert!(names("Nurses and doctors at bedside.").is_empty());
+    assert!(names("officers and staff responded.").is_empty());
+}
+
+#[test]
+fn troopers_officers_and_the_courts_people_are_named_by_their_word() {
+    assert_eq!(
+        names("STATE POLICE AT BEDSIDE (TPR OKONJO, TPR WHALEN)."),
+        ["OKONJO", "WHALEN"]
+    );
+    assert_eq!(
+        names("Trooper Okonjo at bedside, Tpr. Whalen relieved him. Ofc. Brannigan called."),
+        ["Okonjo", "Whalen", "Brannigan"]
+    );
+    assert_eq!(
+        names("PT'S PUBLIC DEFENDER CASTELLANOS ALSO CALLED."),
+        ["CASTELLANOS"]
+    );
+    // Vital signs after `TPR` are none.
+    assert!(names("TPR 98.6/88/18, TPR STABLE.").is_empty());
+}
+
+#[test]
 fn a_whole_word_title_before_a_full_stop_ends_a_sentence() {
     assert_eq!(
         names("Reviewed by Nurse Kelly. Staff Nurse. Verified on admission."),
@@ -1509,4 +1547,55 @@ fn via_until_and_about_are_no_part_of_an_institution_before_its_tail_word() {
         ),
         ["Hospital for Special Surgery", "New York"]
     );
+}
+
+#[test]
+fn a_hospital_word_that_modifies_the_noun_after_it_names_no_hospital() {
+    assert!(places(
+        Lang::En,
+        "CM NOTE: DME ORDER FOR HOSPITAL BED AND HOYER SENT."
+    )
+    .is_empty());
+    assert!(places(Lang::En, "SENT FOR HOSPITAL ADMISSION").is_empty());
+    assert_eq!(
+        places(Lang::En, "SENT TO YOUVILLE FOR REHAB."),
+        ["YOUVILLE FOR REHAB"]
+    );
+    assert_eq!(
+        places(Lang::En, "BACK TO NORWOOD HOSPITAL WHEN STABLE."),
+        ["NORWOOD HOSPITAL"]
+    );
+}
+
+#[test]
+fn the_letter_closing_a_list_of_slashes_is_no_initial() {
+    assert!(names("ADULT DAY CENTER M/W/F. VAN PICKUP 0730.").is_empty());
+    assert_eq!(names("Seen by J. Costa RN."), ["J. Costa"]);
+}
+
+#[test]
+fn courts_elder_agencies_and_shelters_are_read_back_from_their_kind() {
+    assert_eq!(
+        places(
+            Lang::En,
+            "petition filed at Middlesex Probate and Family Court on 3/6."
+        ),
+        ["Middlesex Probate and Family Court"]
+    );
+    assert_eq!(
+        places(
+            Lang::En,
+            "worker from Greater Lynn Senior Services to meet pt."
+        ),
+        ["Greater Lynn Senior Services"]
+    );
+    // (The town that opens it is read as a place too; the two spans merge downstream.)
+    assert!(places(
+        Lang::En,
+        "STAYING AT SOUTHAMPTON STREET SHELTER. CASE MANAGER AWARE."
+    )
+    .contains(&"SOUTHAMPTON STREET SHELTER".to_string()));
+    // The kind alone is none.
+    assert!(places(Lang::En, "Referred to elder services and the Family Court.").is_empty());
+    assert!(places(Lang::En, "went to the homeless Shelter.").is_empty());
 }
