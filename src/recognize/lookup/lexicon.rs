@@ -194,8 +194,13 @@ impl<'a> Matcher<'a> {
         let mut j = i;
         while j < self.words.toks.len() {
             if j > i {
-                let gap = &self.text[self.words.toks[j - 1].end..self.words.toks[j].start];
-                if !phrase_gap(gap) {
+                let before = self.words.toks[j - 1];
+                let gap = &self.text[before.end..self.words.toks[j].start];
+                // A full stop after a word of five letters or more ends a sentence ("in
+                // Dorchester. House manager"), where one after an abbreviation joins ("St.").
+                let sentence_end = gap.starts_with('.')
+                    && self.text[before.start..before.end].chars().count() >= 5;
+                if !phrase_gap(gap) || sentence_end {
                     break;
                 }
             }
@@ -255,6 +260,21 @@ mod tests {
                 ("Santiago", 1)
             ]
         );
+    }
+
+    #[test]
+    fn a_full_stop_after_a_long_word_ends_a_phrase() {
+        let mut lex = Lexicon::new(false);
+        lex.insert("Dorchester House", 1);
+        lex.insert("St. Anne's Hospital", 2);
+        let text = "lives in Dorchester. House manager aware; PCP at Dorchester House, St. Anne's Hospital";
+        let words = Words::new(text);
+        let toks = &words.toks;
+        let mut m = Matcher::new(&lex, text, &words);
+        let found: Vec<&str> = (0..toks.len())
+            .filter_map(|i| m.longest(i).map(|(j, _)| &text[toks[i].start..toks[j].end]))
+            .collect();
+        assert_eq!(found, ["Dorchester House", "St. Anne's Hospital"]);
     }
 
     #[test]
