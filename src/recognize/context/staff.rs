@@ -1,5 +1,5 @@
 //! Staff named beside their role where no trigger reads them (English nursing notes): before a
-//! role written after the name ("Tamsin, RN", "DEIRDRE RN") and alone in parentheses after a
+//! role written after the name ("Tamsin, RN", "DEIRDRE RN", "JOCASTA (SLP)") and alone in parentheses after a
 //! service or team ("cards (Rourke)", "MICU team (Fenwick)"). The roles and team words are
 //! `ROLE_AFTER` and `TEAM` entries of the language's `name_triggers.txt`. Relatives too, before
 //! their relation alone in parentheses ("asked for Sage (daughter)").
@@ -44,6 +44,11 @@ pub(super) fn names_beside_roles(
         let gap = &text[toks[k - 1].end..toks[k].start];
         let run = if role_after(c, k - 1) {
             name_before_role(c, k - 1, gap == ", ", ordinary)
+        } else if role_in_parentheses_after(c, k - 1) {
+            // In capitals the parentheses close the role off as a comma does ("BY JOCASTA
+            // (SLP)"); in mixed case the name must be listed ("Seen by Speech (SLP)" is none).
+            let caps = toks[k - 1].shape == Shape::Upper;
+            name_before_role(c, k - 1, caps, ordinary)
         } else if matches!(gap, " " | ", ") && lower_case_role(c, k) {
             initial_and_surname_before(c, k - 1)
         } else if gap.ends_with('(')
@@ -103,6 +108,19 @@ pub(super) fn role_after(c: &mut Ctx, j: usize) -> bool {
         && c.toks[k].shape == Shape::Upper
         && matches!(&c.text[c.toks[j].end..c.toks[k].start], " " | ", ")
         && c.m.single(k) & ROLE_AFTER != 0
+}
+
+/// Whether a staff role's abbreviation in capitals stands alone in parentheses after token `j`
+/// ("MEAL SUPPORT BY KENZIE (MHW)", "ELECTROLARYNX TRAINING BY JOCASTA (SLP)"): a credential
+/// or a staff word of two to five capitals.
+fn role_in_parentheses_after(c: &mut Ctx, j: usize) -> bool {
+    let k = j + 1;
+    k < c.toks.len()
+        && c.toks[k].shape == Shape::Upper
+        && (2..=5).contains(&(c.toks[k].end - c.toks[k].start))
+        && &c.text[c.toks[j].end..c.toks[k].start] == " ("
+        && c.text[c.toks[k].end..].starts_with(')')
+        && c.m.single(k) & (ROLE_AFTER | G_DOC) != 0
 }
 
 /// Whether token `k` is a staff role in lower case that ends its line or clause, on a line
@@ -248,6 +266,27 @@ mod tests {
             "Pt, RN",
         ] {
             assert!(names(role).is_empty(), "{role}");
+        }
+    }
+
+    #[test]
+    fn names_before_a_role_alone_in_parentheses() {
+        assert_eq!(
+            names("MEAL SUPPORT BY KENZIE (MHW), PT ATE 75%."),
+            ["KENZIE"]
+        );
+        assert_eq!(
+            names("ELECTROLARYNX TRAINING BY JOCASTA (SLP). SUPPLIES ORDERED."),
+            ["JOCASTA"]
+        );
+        assert_eq!(names("Meal support by Kenzie (MHW) today."), ["Kenzie"]);
+        // An ordinary word before it is none, nor an unlisted word in mixed case.
+        for text in [
+            "DISCUSSED WITH FAMILY (RN) AND MD.",
+            "PAIN (RN) ASSESSED",
+            "Training by Jocasta (SLP) done.",
+        ] {
+            assert!(names(text).is_empty(), "{text}");
         }
     }
 
