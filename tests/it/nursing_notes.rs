@@ -1,6 +1,6 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch45.txt`, 30
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch48.txt`, 30
 //! notes each and 44 in the thirty-fifth (each batch written after the rules designed on the ones
 //! before, and scored before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
@@ -656,8 +656,44 @@ fn names_places_and_dates_of_the_forty_fourth_batch_are_found() {
 #[test]
 fn names_places_and_dates_of_the_forty_fifth_batch_are_found() {
     // Guardianship, court, police, protective-service, legal, financial and long-stay notes,
-    // written after every rule of 2026-12-02 and scored on that session's last build, with no
-    // rule designed on it (default 0.932, 0.928, 0.946; rules only 0.874, 0.958, 0.892; the
-    // session's first build gave the same): about three gold tokens below those figures.
-    floors_hold("en_batch45.txt", [0.91, 0.90, 0.91], [0.85, 0.93, 0.86]);
+    // written after every rule of the forty-fifth session and scored on its last build, with
+    // no rule designed on it (default 0.932, 0.928, 0.946; rules only 0.874, 0.958, 0.892),
+    // then designed on by the next (troopers and officers by their words, staff words in the
+    // plural, courts and agencies by their kind, post-office boxes, which its gold now marks
+    // with the box's words as MEDDOCAN does: 0.923, 0.928, 0.946 and 0.866, 0.958, 0.892 on
+    // that gold): about three gold tokens below the figures after (default 0.952, 0.952,
+    // 0.986; rules only 0.938, 0.975, 0.959).
+    floors_hold("en_batch45.txt", [0.93, 0.93, 0.96], [0.92, 0.95, 0.93]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_forty_sixth_batch_are_found() {
+    // Case-management, financial-counseling, prior-authorization, pharmacy-benefit, appeals and
+    // billing notes, written after the forty-fifth batch's changes and scored before any change
+    // (default 0.874, 0.935, 0.955; rules only 0.830, 0.972, 0.932), then designed on (call,
+    // claim and authorization references, a range of two dates, insurers and suppliers, a
+    // hospital word before the noun it modifies): about three gold tokens below the figures
+    // after (default 0.972, 0.956, 0.977; rules only 0.951, 0.992, 0.955).
+    floors_hold("en_batch46.txt", [0.95, 0.93, 0.95], [0.93, 0.97, 0.93]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_forty_seventh_batch_are_found() {
+    // Home-care, visiting-nurse, home-infusion, hospice-intake, adult-day, equipment and
+    // transport notes, written after the forty-sixth batch's changes and scored before any
+    // change (default 0.856, 0.880, 0.929; rules only 0.800, 0.905, 0.893), then designed on
+    // (door codes, a home's people, parks and towers by their kind, vendors, a slash list's last
+    // letter, a hyphenated street word): about three gold tokens below the figures after
+    // (default 0.930, 0.913, 0.946; rules only 0.888, 0.941, 0.929).
+    floors_hold("en_batch47.txt", [0.91, 0.89, 0.92], [0.87, 0.92, 0.91]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_forty_eighth_batch_are_found() {
+    // Discharge-summary fragments, transfer summaries and discharge nursing notes (field
+    // labels, follow-up lines, stamps, social histories), written after every rule of the
+    // forty-sixth session and scored on its last build, with no rule designed on it (default
+    // 0.944, 0.970, 0.981; rules only 0.911, 0.969, 0.981; the session's first build gave
+    // 0.937, 0.969, 0.981 and 0.893, 0.968, 0.981): about three gold tokens below.
+    floors_hold("en_batch48.txt", [0.92, 0.95, 0.96], [0.89, 0.95, 0.96]);
 }
