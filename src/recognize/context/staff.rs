@@ -1,8 +1,8 @@
 //! Staff named beside their role where no trigger reads them (English nursing notes): before a
-//! role written after the name ("Tamsin, RN", "DEIRDRE RN", "JOCASTA (SLP)") and alone in parentheses after a
-//! service or team ("cards (Rourke)", "MICU team (Fenwick)"). The roles and team words are
-//! `ROLE_AFTER` and `TEAM` entries of the language's `name_triggers.txt`. Relatives too, before
-//! their relation alone in parentheses ("asked for Sage (daughter)").
+//! role written after the name ("Tamsin, RN", "DEIRDRE RN", "JOCASTA (SLP)") and alone in
+//! parentheses after a service or team ("cards (Rourke)", "MICU team (Fenwick)"). The roles and
+//! team words are `ROLE_AFTER` and `TEAM` entries of the language's `name_triggers.txt`.
+//! Relatives too, before their relation alone in parentheses ("asked for Sage (daughter)").
 
 use super::config::{
     is_open_surname, ALLOWW, BREAKS, FIRSTN, FOREIGN, G_DOC, G_REL, ROLE_AFTER, STOP, SURN,

@@ -170,15 +170,10 @@ impl ShortDates {
         if !self.bare_month_day {
             return false;
         }
-        let after_ok = text[e..]
-            .chars()
-            .next()
-            .is_none_or(|c| c.is_whitespace() || ".,;:)".contains(c));
         let scale = fraction(month, day);
         standalone_before(text, s)
-            && after_ok
-            && (1..=12).contains(&month)
-            && (1..=31).contains(&day)
+            && standalone_after(&text[e..])
+            && month_and_day(month, day)
             && (day != 5 || clock_time_after(&text[e..]))
             && !scale
             && !after_score_word(text, s)
@@ -242,14 +237,9 @@ impl ShortDates {
         let rest2 = rest2.strip_prefix('/')?;
         let (d, tail) = leading_number(rest2)?;
         let end = text.len() - tail.len();
-        let valid = |m: u32, d: u32| (1..=12).contains(&m) && (1..=31).contains(&d);
-        let bounded = tail
-            .chars()
-            .next()
-            .is_none_or(|ch| ch.is_whitespace() || ".,;:)".contains(ch));
-        (bounded
-            && valid(a, b)
-            && valid(c, d)
+        (standalone_after(tail)
+            && month_and_day(a, b)
+            && month_and_day(c, d)
             && !(fraction(a, b) && fraction(c, d))
             && standalone_before(text, s)
             && !after_score_word(text, s))
@@ -264,10 +254,11 @@ impl ShortDates {
                 continue;
             }
             let rest = &text[e..];
-            if text.as_bytes()[sep] == b'/' {
-                let n = |r: std::ops::Range<usize>| text[r].parse::<u32>().unwrap_or(0);
-                let pair = (n(s..sep), n(sep + 1..e));
-                if let Some(end) = self.range_end(text, s, e, pair) {
+            let n = |r: std::ops::Range<usize>| text[r].parse::<u32>().unwrap_or(0);
+            let (a, b) = (n(s..sep), n(sep + 1..e));
+            let slash = text.as_bytes()[sep] == b'/';
+            if slash {
+                if let Some(end) = self.range_end(text, s, e, (a, b)) {
                     out.push(Cand::new(s, e, label, "short_date", SCORE));
                     out.push(Cand::new(e + 1, end, label, "short_date", SCORE));
                     range_until = end;
@@ -277,9 +268,6 @@ impl ShortDates {
             // Part of a longer number or date ("7/22/2019", "1-2-3", "3/4.5").
             let longer = rest.starts_with(|ch: char| "/-.,".contains(ch))
                 && rest[1..].starts_with(|ch: char| ch.is_ascii_digit());
-            let n = |r: std::ops::Range<usize>| text[r].parse::<u32>().unwrap_or(0);
-            let (a, b) = (n(s..sep), n(sep + 1..e));
-            let slash = text.as_bytes()[sep] == b'/';
             let weekday = self.weekday_before(text, s);
             let introduced = self.after_date_word(text, s)
                 || self.after_procedure(text, s)
@@ -293,9 +281,7 @@ impl ShortDates {
             {
                 continue;
             }
-            let day_month = (1..=31).contains(&a) && (1..=12).contains(&b);
-            let month_day = (1..=12).contains(&a) && (1..=31).contains(&b);
-            if day_month || month_day {
+            if month_and_day(b, a) || month_and_day(a, b) {
                 let start = weekday.unwrap_or(s);
                 out.push(Cand::new(start, e, label, "short_date", SCORE));
             }
@@ -326,9 +312,22 @@ fn after_score_word(text: &str, s: usize) -> bool {
         .any(|v| word_before.split('/').any(|w| w == *v))
 }
 
+/// Whether a pair whose text goes on with `rest` ends there: at the end, a blank or
+/// punctuation.
+fn standalone_after(rest: &str) -> bool {
+    rest.chars()
+        .next()
+        .is_none_or(|c| c.is_whitespace() || ".,;:)".contains(c))
+}
+
+/// Whether `month` and `day` can be a month and a day of it.
+fn month_and_day(month: u32, day: u32) -> bool {
+    (1..=12).contains(&month) && (1..=31).contains(&day)
+}
+
 /// The number of one or two ASCII digits at the head of `s` and the text after it.
 fn leading_number(s: &str) -> Option<(u32, &str)> {
-    let n = s.bytes().take(3).take_while(u8::is_ascii_digit).count();
+    let n = digit_run(s.as_bytes().iter());
     if !(1..=2).contains(&n) {
         return None;
     }
