@@ -1514,18 +1514,43 @@ fn building_part(text: &str, toks: &[Token], k: usize) -> bool {
 }
 
 /// The last token of an institution read back from its tail word at `last`, with "of" and a
-/// listed town after it ("Women's Imaging Center of Nashua", "Ophthalmic Consultants of
-/// Boston"): the town names which of a chain's sites it is.
+/// place after it ("Women's Imaging Center of Nashua", "Ophthalmic Consultants of Boston"): the
+/// place names which of a chain's sites it is. The place is a listed town, "Greater" and a
+/// listed town, or a capitalized word and a region's noun ("Life Care Center of Nashoba
+/// Valley"), in the tail word's case when that is capitals ("REHABILITATION CENTER OF BOSTON").
 fn town_of_after(c: &mut Ctx, last: usize) -> usize {
+    const REGION_NOUNS: &[&str] = &[
+        "Valley", "County", "Shore", "Hills", "Heights", "Lakes", "Bay", "Coast",
+    ];
     let (of, town) = (last + 1, last + 2);
     let spaced = |c: &Ctx, a: usize, b: usize| &c.text[c.toks[a].end..c.toks[b].start] == " ";
-    let listed_town = town < c.toks.len()
+    let capitals = c.toks[last].shape == Shape::Upper;
+    let name_shape = |c: &Ctx, k: usize| {
+        k < c.toks.len()
+            && (c.toks[k].shape == Shape::Cap || (capitals && c.toks[k].shape == Shape::Upper))
+    };
+    let opens = town < c.toks.len()
         && one_of(c.text, c.toks[of], &["of"])
         && spaced(c, last, of)
         && spaced(c, of, town)
-        && c.toks[town].shape == Shape::Cap
-        && c.m.single(town) & PLACE_WORD != 0;
-    if listed_town {
+        && name_shape(c, town);
+    if !opens {
+        return last;
+    }
+    let second = |c: &Ctx, words: &[&str]| {
+        name_shape(c, town + 1)
+            && spaced(c, town, town + 1)
+            && one_of(c.text, c.toks[town + 1], words)
+    };
+    if one_of(c.text, c.toks[town], &["Greater"])
+        && name_shape(c, town + 1)
+        && spaced(c, town, town + 1)
+        && c.m.single(town + 1) & PLACE_WORD != 0
+    {
+        town + 1
+    } else if second(c, REGION_NOUNS) {
+        town + 1
+    } else if c.m.single(town) & PLACE_WORD != 0 {
         town
     } else {
         last

@@ -935,6 +935,31 @@ fn a_hospitals_own_clinic_names_no_institution() {
         places(Lang::En, "Followed at Cardiology Associates of Woburn."),
         ["Cardiology Associates of Woburn"]
     );
+    // So does a region of two words, "Greater" and a town, and a town in capitals after a
+    // tail word in capitals.
+    assert_eq!(
+        places(Lang::En, "Dispo: Life Care Center of Nashoba Valley today."),
+        ["Life Care Center of Nashoba Valley"]
+    );
+    assert_eq!(
+        places(
+            Lang::En,
+            "Followed at Cardiology Associates of Greater Boston."
+        ),
+        ["Cardiology Associates of Greater Boston"]
+    );
+    assert_eq!(
+        places(
+            Lang::En,
+            "DISPO: HEBREW REHABILITATION CENTER OF BOSTON. REPORT GIVEN."
+        ),
+        ["HEBREW REHABILITATION CENTER OF BOSTON"]
+    );
+    // Not a word after "of" that is no place, nor a town in capitals after a mixed-case tail.
+    assert_eq!(
+        places(Lang::En, "Seen at Women's Imaging Center of Excellence."),
+        ["Women's Imaging Center"]
+    );
 }
 
 #[test]

@@ -10,7 +10,7 @@
 //! day and a month without a year), `month_alone`, `day_alone` and `holiday` (English: a month
 //! or an ordinal day alone after a dating word, holidays), `road` (English: a numbered road
 //! after a preposition of place: "on Route 9"), `post_box` (post-office boxes: "PO BOX 2231"),
-//! `grid` (Latin-American grid
+//! `union_local` (English: a trade union's local: "IBEW Local 103"), `grid` (Latin-American grid
 //! addresses), `lexicon` (month names, age words), `openings` (which two bytes can open a
 //! shape), `text` (offset helpers).
 //!
@@ -38,6 +38,7 @@ mod street;
 pub use street::is_unit_word;
 mod text;
 mod triggers;
+mod union_local;
 mod web;
 
 use crate::labels::{Category, Label, Subtype};
@@ -102,6 +103,8 @@ pub struct PatternRecognizer {
     /// English only: a numbered road after a preposition of place.
     roads: Option<road::Roads>,
     post_boxes: post_box::PostBoxes,
+    /// English only: a trade union's local.
+    union_locals: Option<union_local::UnionLocals>,
     urls: web::Urls,
 }
 
@@ -125,6 +128,10 @@ impl PatternRecognizer {
                 .transpose()
                 .map_err(|e| PatternError::Regex(e.to_string()))?,
             post_boxes: post_box::PostBoxes::new(lang)
+                .map_err(|e| PatternError::Regex(e.to_string()))?,
+            union_locals: (lang == Lang::En)
+                .then(union_local::UnionLocals::new)
+                .transpose()
                 .map_err(|e| PatternError::Regex(e.to_string()))?,
             urls: web::Urls::new()?,
         })
@@ -166,6 +173,9 @@ impl PatternRecognizer {
             g.find(text, &mut c);
         }
         self.post_boxes.find(text, &mut c);
+        if let Some(u) = &self.union_locals {
+            u.find(text, &mut c);
+        }
         let zips: Vec<usize> = c
             .iter()
             .filter(|x| x.label == Label::new(Category::Location, Subtype::Zip))

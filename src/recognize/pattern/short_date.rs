@@ -179,7 +179,9 @@ impl ShortDates {
             && !after_score_word(text, s)
     }
 
-    /// Whether the word right before byte `s` (one space between) introduces a date.
+    /// Whether the word right before byte `s` (one space between) introduces a date, alone or
+    /// as a field's label: with its colon, or one of a slash pair of words ("DATE/TIME: 6/5",
+    /// "date: 6/10"), "f/u" whole.
     fn after_date_word(&self, text: &str, s: usize) -> bool {
         let Some(before) = text[..s].strip_suffix(' ') else {
             return false;
@@ -188,7 +190,9 @@ impl ShortDates {
             .rsplit(|c: char| c.is_whitespace() || c == '(' || c == ',')
             .next()
             .unwrap_or("");
-        self.words.iter().any(|d| d.eq_ignore_ascii_case(w))
+        let listed = |w: &str| self.words.iter().any(|d| d.eq_ignore_ascii_case(w));
+        let label = w.strip_suffix(':').filter(|l| !l.is_empty());
+        listed(w) || label.is_some_and(|l| listed(l) || l.split('/').any(listed))
     }
 
     /// Whether the word right before byte `s` (one space between) is an English procedure named
@@ -334,8 +338,9 @@ fn leading_number(s: &str) -> Option<(u32, &str)> {
     Some((s[..n].parse().ok()?, &s[n..]))
 }
 
-/// Whether `rest` opens with a clock time of 24 hours, after one space and an optional `@` or
-/// `at` ("@ 0215", " at 1500", " 0600"), and ends there.
+/// Whether `rest` opens with a clock time, after one space and an optional `@` or `at`: of 24
+/// hours in four digits ("@ 0215", " at 1500", " 0600") or with a colon ("1:00 PM", "13:30"),
+/// ending there.
 fn clock_time_after(rest: &str) -> bool {
     let Some(rest) = rest.strip_prefix(' ') else {
         return false;
@@ -345,15 +350,25 @@ fn clock_time_after(rest: &str) -> bool {
         .find_map(|p| rest.strip_prefix(p))
         .unwrap_or(rest);
     let b = rest.as_bytes();
-    let digits = b.len() >= 4 && b[..4].iter().all(u8::is_ascii_digit);
-    let hhmm = digits && {
-        let (h, m) = (
-            (b[0] - b'0') * 10 + (b[1] - b'0'),
-            (b[2] - b'0') * 10 + (b[3] - b'0'),
-        );
-        h < 24 && m < 60
+    let digits_from = |i: usize| {
+        b[i.min(b.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count()
     };
-    hhmm && b.get(4).is_none_or(|c| !c.is_ascii_alphanumeric())
+    let hours = digits_from(0);
+    let (h_len, m_at) = match b.get(hours) {
+        Some(b':') if (1..=2).contains(&hours) => (hours, hours + 1),
+        _ if hours == 4 => (2, 2),
+        _ => return false,
+    };
+    let number = |r: std::ops::Range<usize>| rest.get(r)?.parse::<u32>().ok();
+    let (Some(h), Some(m)) = (number(0..h_len), number(m_at..m_at + 2)) else {
+        return false;
+    };
+    let end = m_at + 2;
+    let minutes_end = m_at + digits_from(m_at) == end;
+    h < 24 && m < 60 && minutes_end && b.get(end).is_none_or(|c| !c.is_ascii_alphanumeric())
 }
 
 /// Every "d/d" or "d-d" of one or two ASCII digits on each side that stands as a word of its
@@ -478,6 +493,16 @@ mod tests {
             ("Event 12/5 @ 0215: brady", &["12/5"]),
             ("seen 12/5 at 1500 and 11/5 0600", &["12/5", "11/5"]),
             ("pain 5/10 at 0400, PS 10/5 at 0800, 12/5 at 2500", &[]),
+            (
+                "seen 12/5 1:00 PM, 11/5 13:30; PS 10/5 1:0, 12/5 at 25:00",
+                &["12/5", "11/5"],
+            ),
+            // A field's label names the date, a slash pair of words too; "f/u" stays whole.
+            (
+                "DATE/TIME: 6/5 1:00 PM; date/time: 6/10 3:30; Date: 5/10; f/u 3/10",
+                &["6/5", "6/10", "5/10", "3/10"],
+            ),
+            ("Time: 5/10 pain; PEEP/PS: 10/5; : 5/10", &[]),
             // A weekday introduces the pair, even one that reads as a score bare, and belongs
             // to the date.
             (

@@ -1145,6 +1145,26 @@ fn a_bad_third_trigger_column_fails_the_list() {
     assert_eq!(ok.unwrap()[0].2, triggers::Placement::Before);
     let ok = triggers::parse_triggers(En, &["DOC\tID/IDNUM\tmarked".to_string()]);
     assert_eq!(ok.unwrap()[0].2, triggers::Placement::Marked);
+    let ok = triggers::parse_triggers(En, &["MD\tID/IDNUM\tlong".to_string()]);
+    assert_eq!(ok.unwrap()[0].2, triggers::Placement::Long);
+}
+
+#[test]
+fn a_long_trigger_reads_only_a_number_of_five_digits_or_more() {
+    check_found(&[
+        (
+            En,
+            "Dictated By: Okonkwo, Chidubem MD 42287",
+            "42287",
+            "ID/IDNUM",
+        ),
+        (En, "Ines Baptiste, M.D. 318840\nJOB#", "318840", "ID/IDNUM"),
+    ]);
+    check_absent(&[
+        (En, "paged MD 1500 re: pressures", "1500"),
+        (En, "MD x12 called, MD 3 times", "x12"),
+        (En, "MD 10000 units heparin", "10000"),
+    ]);
 }
 
 #[test]

@@ -66,12 +66,19 @@ pub enum Placement {
     /// number W92817"), for a trigger that is also an ordinary word ("doc 1400" is a doctor
     /// paged at a time). A list entry cannot hold the sign itself, which opens a comment.
     Marked,
+    /// After the trigger, only a value of [`LONG_VALUE_DIGITS`] digits or more and nothing else
+    /// (`long`: "MD 42287", a dictating doctor's number), for a trigger after which a shorter
+    /// number or a date is something else ("paged MD 1500", a clock time; "MD 12/5/2026").
+    Long,
 }
+
+/// The digits a `long` trigger's value needs: more than a clock time's four.
+const LONG_VALUE_DIGITS: usize = 5;
 
 /// A parsed trigger entry: the word, the label of its value, and where the value stands.
 type Trigger = (String, Label, Placement);
 
-/// Parses `TRIGGER<TAB>LABEL[<TAB>before|marked]` entries; any malformed entry fails the
+/// Parses `TRIGGER<TAB>LABEL[<TAB>before|marked|long]` entries; any malformed entry fails the
 /// whole list.
 pub fn parse_triggers(lang: Lang, entries: &[String]) -> Result<Vec<Trigger>, PatternError> {
     entries
@@ -93,9 +100,10 @@ pub fn parse_triggers(lang: Lang, entries: &[String]) -> Result<Vec<Trigger>, Pa
                 None => Placement::After,
                 Some("before") => Placement::Before,
                 Some("marked") => Placement::Marked,
+                Some("long") => Placement::Long,
                 Some(other) => {
                     return Err(bad(format!(
-                        "third column must be 'before' or 'marked', found '{other}'"
+                        "third column must be 'before', 'marked' or 'long', found '{other}'"
                     )))
                 }
             };
@@ -330,6 +338,17 @@ impl Triggers {
             return;
         }
         if let Some(c) = self.value(text, v, label, shapes) {
+            let value = &text[c.start..c.end];
+            // A lower-case word after it makes it a dose ("MD 10000 units heparin").
+            let word_after = text[c.end..]
+                .trim_start_matches([' ', '\t'])
+                .starts_with(|ch: char| ch.is_lowercase());
+            let long = value.len() >= LONG_VALUE_DIGITS
+                && value.bytes().all(|b| b.is_ascii_digit())
+                && !word_after;
+            if self.placements[i] == Placement::Long && !long {
+                return;
+            }
             if c.rule == "street_field" {
                 address_field(text, c, shapes, out);
             } else {
