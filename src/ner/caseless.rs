@@ -34,10 +34,30 @@ fn abbreviation_stem(word: &str) -> &str {
     }
 }
 
-/// Whether the text around `text[start..end]` on its line (up to 120 bytes each side) is
-/// written in mixed case: more of its words of two letters or more have a lower-case letter
-/// than not. The window is bounded so that a long one-line document stays linear.
-pub fn in_mixed_case_line(text: &str, start: usize, end: usize) -> bool {
+/// Whether the line around `text[start..end]` (up to 120 bytes either side) has two
+/// capitalized words or more apart from its first ("Specimen rejected: hemolyzed, label read
+/// Vondracek"): a note written with capitals, where names are capitalized too. A lower-case
+/// note or message has none or only its first.
+pub fn capitalized_line(text: &str, start: usize, end: usize) -> bool {
+    let (before, after) = line_around(text, start, end);
+    let capitalized = |w: &&str| {
+        let mut cs = w.chars();
+        cs.next().is_some_and(char::is_uppercase) && cs.any(char::is_lowercase)
+    };
+    let first = before
+        .split(|c: char| !c.is_alphabetic())
+        .find(|w| !w.is_empty());
+    let opening = first.is_some_and(|w| capitalized(&w)) as usize;
+    let count = before
+        .split(|c: char| !c.is_alphabetic())
+        .chain(after.split(|c: char| !c.is_alphabetic()))
+        .filter(capitalized)
+        .count();
+    count >= 2 + opening
+}
+
+/// The parts of the line before and after `text[start..end]`, up to 120 bytes either side.
+fn line_around(text: &str, start: usize, end: usize) -> (&str, &str) {
     let mut lo = start.saturating_sub(120);
     while !text.is_char_boundary(lo) {
         lo -= 1;
@@ -48,6 +68,14 @@ pub fn in_mixed_case_line(text: &str, start: usize, end: usize) -> bool {
     }
     let before = text[lo..start].rsplit('\n').next().unwrap_or("");
     let after = text[end..hi].split('\n').next().unwrap_or("");
+    (before, after)
+}
+
+/// Whether the text around `text[start..end]` on its line (up to 120 bytes each side) is
+/// written in mixed case: more of its words of two letters or more have a lower-case letter
+/// than not. The window is bounded so that a long one-line document stays linear.
+pub fn in_mixed_case_line(text: &str, start: usize, end: usize) -> bool {
+    let (before, after) = line_around(text, start, end);
     let (mut lower, mut caps) = (0, 0);
     for w in before
         .split(|c: char| !c.is_alphabetic())
@@ -411,6 +439,30 @@ impl CaselessGate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_capitalized_line_has_two_capitalized_words_besides_its_first() {
+        let at = |text: &str, word: &str| {
+            let s = text.find(word).unwrap();
+            capitalized_line(text, s, s + word.len())
+        };
+        let note = "Specimen rejected: hemolyzed, tube label read Vondracek, Redrawn at 0815.";
+        assert!(at(note, "hemolyzed"));
+        // The line's first word and one more are not enough; other lines do not count.
+        assert!(!at(
+            "Specimen rejected: hemolyzed, tube Vondracek.",
+            "hemolyzed"
+        ));
+        assert!(!at(
+            "Ward Round Today\nquantiferon sent to arup",
+            "quantiferon"
+        ));
+        assert!(!at(
+            "send out: quantiferon sent to arup, per ida",
+            "quantiferon"
+        ));
+        assert!(!at("HR 80 BP STABLE, quantiferon SENT", "quantiferon"));
+    }
 
     #[test]
     fn edges_lose_lower_case_words_and_symbols_that_no_list_supports() {

@@ -624,6 +624,15 @@ impl Recognizer for NerRecognizer {
                     // A quote the tagger read into a span's edge is the text's ("baby "ivy"
                     // voided" cut after its quote).
                     let (s, e) = without_edge_quotes(text, s, e);
+                    // A name, place or institution in lower case that no list holds, in a
+                    // line written with capitals, is words ("Specimen rejected: hemolyzed,
+                    // mislabeled tube"): such a line capitalizes its names.
+                    if name_or_place
+                        && gate.unlisted_lower_case(&text[s..e])
+                        && caseless::capitalized_line(text, s, e)
+                    {
+                        continue;
+                    }
                     let mixed = || caseless::in_mixed_case_line(text, s, e);
                     if s < e && gate.keeps(l.category, &text[s..e], mixed) {
                         out.push(Entity::new(s, e, l, source, MODEL_SPAN_SCORE));

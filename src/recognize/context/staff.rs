@@ -51,6 +51,7 @@ pub(super) fn names_beside_roles(
             name_before_role(c, k - 1, caps, ordinary)
         } else if matches!(gap, " " | ", ") && lower_case_role(c, k) {
             initial_and_surname_before(c, k - 1)
+                .or_else(|| name_before_role(c, k - 1, false, ordinary))
         } else if gap.ends_with('(')
             && text[toks[k].end..].starts_with(')')
             && toks[k].shape.is_proper()
@@ -123,14 +124,15 @@ fn role_in_parentheses_after(c: &mut Ctx, j: usize) -> bool {
         && c.m.single(k) & (ROLE_AFTER | G_DOC) != 0
 }
 
-/// Whether token `k` is a staff role in lower case that ends its line or clause, on a line
-/// without capitals ("-- k. walsh, rn", "t. nguyen rn\n"): a signature's.
+/// Whether token `k` is a staff role in lower case that ends its line, clause or parentheses,
+/// on a line without capitals ("-- k. walsh, rn", "t. nguyen rn\n", "(wilhelmina rn)"): a
+/// signature's.
 fn lower_case_role(c: &mut Ctx, k: usize) -> bool {
     if c.toks[k].shape != Shape::Lower || c.m.single(k) & ROLE_AFTER == 0 {
         return false;
     }
     let rest = c.text[c.toks[k].end..].trim_start_matches([' ', '\t', '\r']);
-    (rest.is_empty() || rest.starts_with(['\n', ',', '.', ';']))
+    (rest.is_empty() || rest.starts_with(['\n', ',', '.', ';', ')']))
         && !capitalized_on_line(c.text, c.toks, k)
 }
 
@@ -180,11 +182,19 @@ fn name_before_role(
     let bits = c.m.single(j);
     let word = &c.text[toks[j].start..toks[j].end];
     let letters = word.chars().count();
+    let word_of_letters = letters >= 3 && word.chars().all(char::is_alphabetic);
+    // In a line without capitals, a listed first name that is no ordinary word ("called to me
+    // (wilhelmina rn)"; not "charge rn", "mark rn").
+    let lower_listed = shape == Shape::Lower
+        && listed_name(bits)
+        && bits & FIRSTN != 0
+        && word_of_letters
+        && ordinary.is_some_and(|o| !o.contains_key(c.words.folded(j)))
+        && !capitalized_on_line(c.text, toks, j);
     // Two capitals are a unit's abbreviation ("report from ED RN", "OR RN"), no name.
-    if !shape.is_proper() || shape == Shape::Upper && letters < 3 {
+    if !(shape.is_proper() || lower_listed) || shape == Shape::Upper && letters < 3 {
         return None;
     }
-    let word_of_letters = letters >= 3 && word.chars().all(char::is_alphabetic);
     let unlisted_caps = comma
         && shape == Shape::Upper
         && bits & !(SURN_OPEN | FOREIGN) == 0
@@ -193,11 +203,15 @@ fn name_before_role(
     // A listed first name that is an allow-listed word too ("witnessed by Mark RN").
     let allowed_first_name =
         bits & FIRSTN != 0 && bits & (BREAKS | TRIGGER) == 0 && word_of_letters;
-    let name = listed_name(bits)
-        || allowed_first_name
-        || comma && shape == Shape::Cap && bits & (BREAKS | TRIGGER | ALLOWW) == 0
-        || unlisted_caps
-        || rare_first_name(c, j, ordinary);
+    let name = if shape == Shape::Lower {
+        lower_listed
+    } else {
+        listed_name(bits)
+            || allowed_first_name
+            || comma && shape == Shape::Cap && bits & (BREAKS | TRIGGER | ALLOWW) == 0
+            || unlisted_caps
+            || rare_first_name(c, j, ordinary)
+    };
     if !name {
         return None;
     }
@@ -320,6 +334,19 @@ mod tests {
         assert!(names("p. okoro rn will follow up").is_empty());
         assert!(names("Seen by Kessler. p. okoro rn").is_empty());
         assert!(names("report to okoro rn").is_empty());
+        // Or a listed first name that is no ordinary word, before the role.
+        assert_eq!(
+            names("k 5.1 called to me (wilhelmina rn) at 1810"),
+            ["wilhelmina"]
+        );
+        assert_eq!(names("report given to wilhelmina rn."), ["wilhelmina"]);
+        for other in [
+            "report to charge rn.",
+            "witnessed by mark rn.",
+            "Pt Resting In Chair, wilhelmina rn.",
+        ] {
+            assert!(names(other).is_empty(), "{other}");
+        }
     }
 
     #[test]

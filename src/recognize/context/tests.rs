@@ -710,6 +710,31 @@ fn troopers_officers_and_the_courts_people_are_named_by_their_word() {
 }
 
 #[test]
+fn who_passed_a_result_on_and_who_took_it_are_named() {
+    let read_back = names("K 6.9 called to and read back by Bronagh Teixeira RN at 0412.");
+    assert!(
+        read_back.contains(&"Bronagh Teixeira".to_string()),
+        "{read_back:?}"
+    );
+    assert_eq!(
+        names("INR 8.2 CRITICAL, CALLED TO GERAINT RN 0655. LEFT MSG WITH DOLORES."),
+        ["GERAINT", "DOLORES"]
+    );
+    assert_eq!(
+        names("hgb 5.9. called by marisol from core lab, read back."),
+        ["marisol"]
+    );
+    // Not a place, a service or a relative's word after them.
+    for other in [
+        "Dr. called to bedside. Pt called by lab. Called to OR 7 at 1124.",
+        "CALLED TO BEDSIDE BY WIFE. LEFT MSG WITH PCP OFFICE.",
+        "left message with answering service.",
+    ] {
+        assert!(names(other).is_empty(), "{other}");
+    }
+}
+
+#[test]
 fn a_whole_word_title_before_a_full_stop_ends_a_sentence() {
     assert_eq!(
         names("Reviewed by Nurse Kelly. Staff Nurse. Verified on admission."),
