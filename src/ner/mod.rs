@@ -941,8 +941,9 @@ mod tests {
     #[test]
     fn lower_case_organizations_scales_and_role_words_before_an_institution() {
         let org = Label::new(Category::Location, crate::labels::Subtype::Organization);
+        // Two lines: a lower-case institution in a line with capitalized words is words.
         let text = "sponsor novagen therapeutics on site for source verification. mRS: modified \
-                    Rankin 1. Sponsor Halvard Biosciences called.";
+                    Rankin 1.\nSponsor Halvard Biosciences called.";
         let spans = [
             "novagen therapeutics",
             "verification",
@@ -961,6 +962,32 @@ mod tests {
         let found: Vec<&str> = out.iter().map(|e| &text[e.start..e.end]).collect();
         // A role word before an institution is left out of it.
         assert_eq!(found, ["novagen therapeutics", "Halvard Biosciences"]);
+    }
+
+    #[test]
+    fn unlisted_lower_case_names_and_places_in_a_capitalized_line_are_words() {
+        let text = "Specimen rejected: hemolyzed, mislabeled tube, label read Vondracek. \
+                    Redrawn at 0815.\nquantiferon sent to arup.";
+        let name = Label::new(Category::Name, crate::labels::Subtype::Patient);
+        let org = Label::new(Category::Location, crate::labels::Subtype::Organization);
+        let spans = [
+            ("hemolyzed", name),
+            ("mislabeled tube", org),
+            ("Vondracek", name),
+            ("quantiferon", name),
+        ]
+        .iter()
+        .map(|(w, l)| {
+            let s = text.find(w).unwrap();
+            (s, s + w.len(), *l)
+        })
+        .collect();
+        let r = NerRecognizer::new(Arc::new(Fixed(spans)), crate::lang::Lang::En, true).unwrap();
+        let mut out = Vec::new();
+        r.find(text, &mut out);
+        let found: Vec<&str> = out.iter().map(|e| &text[e.start..e.end]).collect();
+        // A line without capitalized words keeps the tagger's word.
+        assert_eq!(found, ["Vondracek", "quantiferon"]);
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! English hospitals and schools named by their town and one short word, with no tail word
-//! after them: "Lowell General", "MILFORD REGIONAL", "Boston Children's", "arlington high". The
+//! English hospitals, schools and fire departments named by their town and one short word, with
+//! no tail word after them: "Lowell General", "MILFORD REGIONAL", "Boston Children's",
+//! "arlington high", "Waltham Fire". The
 //! short word is an ordinary one, so the tail rules leave it alone; here the town before it and
 //! the end of the clause after it are the evidence.
 
@@ -15,9 +16,10 @@ const SOURCE: &str = "context:town_institution";
 /// Words that name a hospital after a town or a name ("Lawrence General"); "children" only in
 /// the possessive.
 const HOSPITAL_WORDS: &[&str] = &["general", "regional", "children"];
-/// Words that name a school after a town only ("Brockton High"): after a person's name they
-/// are the sentence's ("son Milton high on arrival").
-const SCHOOL_WORDS: &[&str] = &["high"];
+/// Words that name a school or a fire department after a town only ("Brockton High",
+/// "Extricated by Waltham Fire"): after a person's name they are the sentence's ("son Milton
+/// high on arrival").
+const TOWN_WORDS: &[&str] = &["high", "fire"];
 /// Words that may follow such a name in the same clause: prepositions, conjunctions, days and
 /// the units of a hospital ("Lowell General ED"). Any other word may go on with a term
 /// ("Lowell General Surgery", "high flow").
@@ -59,7 +61,7 @@ pub(super) fn town_institutions(c: &mut Ctx) {
             continue;
         }
         let hospital = one_of(text, t, HOSPITAL_WORDS);
-        if !hospital && !one_of(text, t, SCHOOL_WORDS) {
+        if !hospital && !one_of(text, t, TOWN_WORDS) {
             continue;
         }
         // Both words in one case, one blank apart: "Lowell General", "LOWELL GENERAL",
@@ -141,6 +143,10 @@ mod tests {
             found("ATTENDS ARLINGTON HIGH, GUIDANCE"),
             ["ARLINGTON HIGH"]
         );
+        assert_eq!(
+            found("Extricated by Waltham Fire. DECON BY BRAINTREE FIRE ON SCENE."),
+            ["Waltham Fire", "BRAINTREE FIRE"]
+        );
     }
 
     #[test]
@@ -148,6 +154,7 @@ mod tests {
         assert!(found("Seen by Lowell General Surgery.").is_empty());
         assert!(found("lives in arlington high risk for falls").is_empty());
         assert!(found("son milton high on arrival").is_empty());
+        assert!(found("INJURED IN HOUSE FIRE. Boston Fire Risk Scale 3.").is_empty());
         assert!(found("Pt's children aware.").is_empty());
     }
 }

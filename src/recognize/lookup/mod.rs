@@ -248,6 +248,8 @@ pub struct LookupRecognizer {
     /// Whether an institution listed in capitals is found in lower case too, in a line without
     /// capitals (see `lower_case_institution`).
     lower_case_acronyms: bool,
+    /// Whether words all in capitals leave a line without capitals (see `LowerCaseLines`).
+    caps_words_in_lower_case_lines: bool,
 }
 
 /// The compass words of `lang` that name a part of a town before it.
@@ -285,7 +287,7 @@ struct Hit {
     first: usize,
     last: usize,
     bits: u32,
-    /// A listed institution in lower case, on a line without capitals.
+    /// A listed institution in lower case, on a line without capitals (see `LowerCaseLines`).
     lower_case_institution: bool,
 }
 
@@ -332,6 +334,7 @@ impl LookupRecognizer {
             country_code_before: country_code_before(lang),
             surname_first: lang.writes_surname_first(),
             lower_case_acronyms: lang == Lang::En,
+            caps_words_in_lower_case_lines: lang == Lang::En,
         })
     }
 
@@ -388,7 +391,10 @@ impl LookupRecognizer {
         let toks = &words.toks;
         let mut m = Matcher::new(&self.lex, text, words);
         let mut hits = Vec::new();
-        let mut lines = LowerCaseLines::default();
+        let mut lines = LowerCaseLines {
+            caps_words: self.caps_words_in_lower_case_lines,
+            ..LowerCaseLines::default()
+        };
         let mut i = 0;
         while i < toks.len() {
             let t = toks[i];
@@ -429,10 +435,13 @@ impl LookupRecognizer {
 }
 
 /// Whether the line around a byte has no capital letter, remembered for the line so that a
-/// pass over a document's tokens in order reads each line once.
+/// pass over a document's tokens in order reads each line once. With `caps_words` (English)
+/// only capitalized words count: a lower-case note writes its abbreviations and codes in
+/// capitals ("left via pro ems ALS", "auth # TH992041").
 #[derive(Default)]
 struct LowerCaseLines {
-    /// The end of the line last read, and whether it had no capital.
+    caps_words: bool,
+    /// The end of the line last read, and whether it had no capital (no capitalized word).
     end: usize,
     lower: bool,
     read: bool,
@@ -443,7 +452,16 @@ impl LowerCaseLines {
         if !self.read || at >= self.end {
             let start = text[..at].rfind('\n').map_or(0, |k| k + 1);
             self.end = memchr::memchr(b'\n', &text.as_bytes()[at..]).map_or(text.len(), |k| at + k);
-            self.lower = !text[start..self.end].chars().any(char::is_uppercase);
+            let line = &text[start..self.end];
+            self.lower = if self.caps_words {
+                let capitalized = |w: &str| {
+                    let mut cs = w.chars();
+                    cs.next().is_some_and(char::is_uppercase) && cs.any(char::is_lowercase)
+                };
+                !line.split(|c: char| !c.is_alphanumeric()).any(capitalized)
+            } else {
+                !line.chars().any(char::is_uppercase)
+            };
             self.read = true;
         }
         self.lower

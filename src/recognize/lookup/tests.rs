@@ -365,9 +365,17 @@ fn listed_institutions_in_a_line_without_capitals() {
         ["cvs", "market basket", "rosie's place"],
         "{found:?}"
     );
-    // Not where the line has capitals, nor in Dutch; a hospital's acronym or a hospital that
-    // is a surname too only after a place's preposition.
+    // Words all in capitals, abbreviations and codes, leave a line without capitalized words.
+    let found = run(
+        Lang::En,
+        "to ALS unit, insurance tufts health plan, auth # TH992041. filled at cvs.",
+    );
+    let surfaces: Vec<&str> = found.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(surfaces, ["tufts health plan", "cvs"], "{found:?}");
+    // Not where the line has a capitalized word, nor in Dutch; a hospital's acronym or a
+    // hospital that is a surname too only after a place's preposition.
     assert!(run(Lang::En, "Filled at cvs today.").is_empty());
+    assert!(run(Lang::En, "CXR done. Meds filled at cvs.").is_empty());
     assert!(run(Lang::Nl, "de ing bank belde").is_empty());
     for (text, hospital) in [
         ("transferred from bmc today", "bmc"),
