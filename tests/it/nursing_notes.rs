@@ -1,6 +1,6 @@
 //! Recall and precision floors of `recognize --lang en` on English ICU nursing notes written
 //! for the purpose, the nearest stand-in this project has for the PhysioNet notes of the
-//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch48.txt`, 30
+//! held-out check: `testsets/nursing_notes/en.txt` and `en_batch2.txt` to `en_batch51.txt`, 30
 //! notes each and 44 in the thirty-fifth (each batch written after the rules designed on the ones
 //! before, and scored before any change made on it); mixed case, capitals and lower case; names of patients,
 //! relatives and staff, towns, hospitals, dates, phones, ages over 89. The default (rules,
@@ -694,6 +694,42 @@ fn names_places_and_dates_of_the_forty_eighth_batch_are_found() {
     // labels, follow-up lines, stamps, social histories), written after every rule of the
     // forty-sixth session and scored on its last build, with no rule designed on it (default
     // 0.944, 0.970, 0.981; rules only 0.911, 0.969, 0.981; the session's first build gave
-    // 0.937, 0.969, 0.981 and 0.893, 0.968, 0.981): about three gold tokens below.
-    floors_hold("en_batch48.txt", [0.92, 0.95, 0.96], [0.89, 0.95, 0.96]);
+    // 0.937, 0.969, 0.981 and 0.893, 0.968, 0.981), then designed on by the next (a date after
+    // a field's label and before a clock time with a colon, a doctor's number after MD, a
+    // union's local, a region after an institution's "of"): about three gold tokens below the
+    // figures after (default 0.989, 0.971, 0.981; rules only 0.963, 0.970, 0.981).
+    floors_hold("en_batch48.txt", [0.96, 0.95, 0.96], [0.94, 0.95, 0.96]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_forty_ninth_batch_are_found() {
+    // Radiology, pathology, microbiology and laboratory results and the calls that pass them
+    // on, written after the forty-eighth batch's changes and scored before any change made on
+    // it (default 0.963, 0.922, 0.969; rules only 0.900, 0.993, 0.891), then designed on (who
+    // called a result and who read it back, tracking numbers, reference laboratories, a listed
+    // first name before a role in lower case, the tagger's lower-case words in a capitalized
+    // line): about three gold tokens below the figures after (default 0.981, 0.940, 1.000;
+    // rules only 0.956, 0.994, 0.953).
+    floors_hold("en_batch49.txt", [0.96, 0.92, 0.97], [0.93, 0.97, 0.93]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_fiftieth_batch_are_found() {
+    // Emergency-department triage, EMS hand-offs, registration, poison-control, boarding and
+    // transfer notes, written after the forty-ninth batch's changes and scored before any
+    // change made on it (default 0.889, 0.920, 0.927; rules only 0.817, 0.950, 0.891), then
+    // designed on (a town's fire department, pubs, urgent-care and ambulance chains, crews,
+    // foster parents, a lower-case line's words in capitals): about three gold tokens below
+    // the figures after (default 0.947, 0.929, 0.927; rules only 0.918, 0.955, 0.909).
+    floors_hold("en_batch50.txt", [0.93, 0.91, 0.90], [0.90, 0.93, 0.89]);
+}
+
+#[test]
+fn names_places_and_dates_of_the_fifty_first_batch_are_found() {
+    // Oncology infusion, chemotherapy-teaching, radiation, clinical-trial, survivorship and
+    // hospice-referral notes, written after every rule of the forty-seventh session and scored
+    // on its last build, with no rule designed on it (default 0.887, 0.954, 0.984; rules only
+    // 0.849, 0.994, 0.934; the session's first build gave 0.882, 0.953, 0.984 and 0.844,
+    // 0.994, 0.934): about three gold tokens below.
+    floors_hold("en_batch51.txt", [0.87, 0.93, 0.96], [0.83, 0.97, 0.91]);
 }
