@@ -1537,18 +1537,12 @@ fn town_of_after(c: &mut Ctx, last: usize) -> usize {
     if !opens {
         return last;
     }
-    let second = |c: &Ctx, words: &[&str]| {
-        name_shape(c, town + 1)
-            && spaced(c, town, town + 1)
-            && one_of(c.text, c.toks[town + 1], words)
-    };
-    if one_of(c.text, c.toks[town], &["Greater"])
-        && name_shape(c, town + 1)
-        && spaced(c, town, town + 1)
-        && c.m.single(town + 1) & PLACE_WORD != 0
-    {
-        town + 1
-    } else if second(c, REGION_NOUNS) {
+    let two_words = name_shape(c, town + 1) && spaced(c, town, town + 1);
+    let greater_town = two_words
+        && one_of(c.text, c.toks[town], &["Greater"])
+        && c.m.single(town + 1) & PLACE_WORD != 0;
+    let region = two_words && one_of(c.text, c.toks[town + 1], REGION_NOUNS);
+    if greater_town || region {
         town + 1
     } else if c.m.single(town) & PLACE_WORD != 0 {
         town
