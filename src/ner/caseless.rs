@@ -39,19 +39,16 @@ fn abbreviation_stem(word: &str) -> &str {
 /// Vondracek"): a note written with capitals, where names are capitalized too. A lower-case
 /// note or message has none or only its first.
 pub fn capitalized_line(text: &str, start: usize, end: usize) -> bool {
+    use crate::recognize::lookup::tokens::is_capitalized;
     let (before, after) = line_around(text, start, end);
-    let capitalized = |w: &&str| {
-        let mut cs = w.chars();
-        cs.next().is_some_and(char::is_uppercase) && cs.any(char::is_lowercase)
-    };
-    let first = before
+    let opening = before
         .split(|c: char| !c.is_alphabetic())
-        .find(|w| !w.is_empty());
-    let opening = first.is_some_and(|w| capitalized(&w)) as usize;
+        .find(|w| !w.is_empty())
+        .is_some_and(is_capitalized) as usize;
     let count = before
         .split(|c: char| !c.is_alphabetic())
         .chain(after.split(|c: char| !c.is_alphabetic()))
-        .filter(capitalized)
+        .filter(|w| is_capitalized(w))
         .count();
     count >= 2 + opening
 }

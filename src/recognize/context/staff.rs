@@ -203,15 +203,13 @@ fn name_before_role(
     // A listed first name that is an allow-listed word too ("witnessed by Mark RN").
     let allowed_first_name =
         bits & FIRSTN != 0 && bits & (BREAKS | TRIGGER) == 0 && word_of_letters;
-    let name = if shape == Shape::Lower {
-        lower_listed
-    } else {
-        listed_name(bits)
-            || allowed_first_name
-            || comma && shape == Shape::Cap && bits & (BREAKS | TRIGGER | ALLOWW) == 0
-            || unlisted_caps
-            || rare_first_name(c, j, ordinary)
-    };
+    // Past the test above, a word in lower case is `lower_listed`.
+    let name = shape == Shape::Lower
+        || listed_name(bits)
+        || allowed_first_name
+        || comma && shape == Shape::Cap && bits & (BREAKS | TRIGGER | ALLOWW) == 0
+        || unlisted_caps
+        || rare_first_name(c, j, ordinary);
     if !name {
         return None;
     }

@@ -454,11 +454,9 @@ impl LowerCaseLines {
             self.end = memchr::memchr(b'\n', &text.as_bytes()[at..]).map_or(text.len(), |k| at + k);
             let line = &text[start..self.end];
             self.lower = if self.caps_words {
-                let capitalized = |w: &str| {
-                    let mut cs = w.chars();
-                    cs.next().is_some_and(char::is_uppercase) && cs.any(char::is_lowercase)
-                };
-                !line.split(|c: char| !c.is_alphanumeric()).any(capitalized)
+                !line
+                    .split(|c: char| !c.is_alphanumeric())
+                    .any(tokens::is_capitalized)
             } else {
                 !line.chars().any(char::is_uppercase)
             };

@@ -28,6 +28,13 @@ impl Shape {
     }
 }
 
+/// Whether `word` is capitalized as a [`Shape::Cap`] token is: a capital first and a
+/// lower-case letter after it ("Vondracek", "McDonald"; not "ALS", "TH992041", "pt").
+pub fn is_capitalized(word: &str) -> bool {
+    let mut cs = word.chars();
+    cs.next().is_some_and(char::is_uppercase) && cs.any(char::is_lowercase)
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Token {
     pub start: usize,

@@ -75,6 +75,17 @@ pub enum Placement {
 /// The digits a `long` trigger's value needs: more than a clock time's four.
 const LONG_VALUE_DIGITS: usize = 5;
 
+/// Whether the value at `start..end` is one a `long` trigger reads: [`LONG_VALUE_DIGITS`]
+/// digits or more and nothing else, with no lower-case word after it, which makes it a dose
+/// ("MD 10000 units heparin").
+fn long_value(text: &str, start: usize, end: usize) -> bool {
+    let value = &text[start..end];
+    let word_after = text[end..]
+        .trim_start_matches([' ', '\t'])
+        .starts_with(|ch: char| ch.is_lowercase());
+    value.len() >= LONG_VALUE_DIGITS && value.bytes().all(|b| b.is_ascii_digit()) && !word_after
+}
+
 /// A parsed trigger entry: the word, the label of its value, and where the value stands.
 type Trigger = (String, Label, Placement);
 
@@ -338,15 +349,7 @@ impl Triggers {
             return;
         }
         if let Some(c) = self.value(text, v, label, shapes) {
-            let value = &text[c.start..c.end];
-            // A lower-case word after it makes it a dose ("MD 10000 units heparin").
-            let word_after = text[c.end..]
-                .trim_start_matches([' ', '\t'])
-                .starts_with(|ch: char| ch.is_lowercase());
-            let long = value.len() >= LONG_VALUE_DIGITS
-                && value.bytes().all(|b| b.is_ascii_digit())
-                && !word_after;
-            if self.placements[i] == Placement::Long && !long {
+            if self.placements[i] == Placement::Long && !long_value(text, c.start, c.end) {
                 return;
             }
             if c.rule == "street_field" {
