@@ -3,11 +3,13 @@
 //! alone or, in Hungarian, with a case ending ("Kovácsnak", "Annát", "Péterrel"). A seed word
 //! the document also writes in lower case marks only its capitalized mentions inside a
 //! sentence, not those opening one or in capitals ("Doctor Who" does not make "Who else?" a
-//! name).
+//! name). So does an English seed the allow list holds as a term ("daughter Hope", "son Bill"): inside a
+//! sentence ("spoke with Hope again"), and opening one only before a verb whose subject is a
+//! person ("Bill called back"; not "Hope to extubate", "Will need labs").
 
 use super::lookup::lexicon::HU_SUFFIXES;
 use super::lookup::tokens::{fold_into, fold_phrase, tokenize, FxMap, Shape, Token, Words};
-use super::lookup::{directive, plain_entries, sentence_start};
+use super::lookup::{plain_entries, sentence_start};
 use crate::labels::{Category, Label};
 use crate::lang::Lang;
 use crate::span::Entity;
@@ -29,10 +31,56 @@ const SEED_SOURCES: &[&str] = &[
 
 pub struct Propagator {
     hungarian: bool,
-    /// Folded words never propagated: titles, triggers, particles, stop words, allow-listed
-    /// medical words.
+    /// Folded words never propagated: titles, triggers, particles, stop words, and the allow
+    /// list's terms but English one-word ones.
     skip: FxMap<String, ()>,
+    /// Folded one-word terms of the allow list ("hope", "bill", "mark"): propagated as words
+    /// of the language are (see the module's line).
+    terms: FxMap<String, ()>,
 }
+
+/// Words after which a sentence's first word is a person, its subject: verbs of report, of
+/// visits and calls, the words of presence, and a modal of what the person will do ("Bill
+/// called back", "Hope aware of plan", "Grace will visit"; a term that is itself a modal, "Will
+/// will", reads as a name only then).
+const PERSON_VERBS: &[&str] = &[
+    "aware",
+    "will",
+    "would",
+    "here",
+    "present",
+    "called",
+    "calls",
+    "phoned",
+    "states",
+    "stated",
+    "says",
+    "said",
+    "reports",
+    "reported",
+    "agrees",
+    "agreed",
+    "asked",
+    "asks",
+    "requests",
+    "requested",
+    "wants",
+    "wanted",
+    "updated",
+    "visited",
+    "arrived",
+    "came",
+    "left",
+    "spoke",
+    "brought",
+    "verbalized",
+    "verbalizes",
+    "expressed",
+    "understands",
+    "declined",
+    "consented",
+    "signed",
+];
 
 impl Propagator {
     pub fn new(lang: Lang, lists: &ListSources) -> Result<Self, VocabError> {
@@ -45,14 +93,21 @@ impl Propagator {
                 }
             }
         }
+        // English only: in the Spanish and Italian dev splits the terms that propagated were
+        // words of institutions and places ("Ministerio de Salud", "Asia Central", "Secondo").
+        let mut terms = FxMap::default();
         for line in plain_entries(lists, lang, "allow")? {
-            if directive(&line).is_none() {
-                skip.insert(fold_phrase(&line), ());
+            let folded = fold_phrase(&line);
+            if lang != Lang::En || folded.contains(' ') {
+                skip.insert(folded, ());
+            } else if !skip.contains_key(&folded) {
+                terms.insert(folded, ());
             }
         }
         Ok(Propagator {
             hungarian: lang == Lang::Hu,
             skip,
+            terms,
         })
     }
 
@@ -81,13 +136,16 @@ impl Propagator {
             if !Self::is_seed(e, &toks) {
                 continue;
             }
+            // A term is a name only on a title's, trigger's or label's word ("Dr. Faith
+            // Oyelaran"), not as one of two capitalized words ("Ziehl-Nielsen").
+            let strong = SEED_SOURCES.contains(&e.source.as_str());
             for t in &toks {
                 let w = &text[e.start + t.start..e.start + t.end];
                 if t.shape != Shape::Cap || w.chars().count() < 3 {
                     continue;
                 }
                 fold_into(w, &mut buf);
-                if !self.skip.contains_key(&buf) {
+                if !self.skip.contains_key(&buf) && (strong || !self.terms.contains_key(&buf)) {
                     shape.add(&buf);
                     seeds.entry(buf.clone()).or_insert(e.label);
                     uses.entry(buf.clone()).or_default().1 += 1;
@@ -131,10 +189,16 @@ impl Propagator {
             if !(shape.may_be(folded) || self.hungarian && shape.opens(folded)) {
                 continue;
             }
-            let common = uses
-                .get(folded)
-                .is_some_and(|(as_word, as_name)| as_word > as_name);
-            if common && (t.shape == Shape::Upper || sentence_start(text, toks, i)) {
+            let term = self.terms.contains_key(folded);
+            let common = term
+                || uses
+                    .get(folded)
+                    .is_some_and(|(as_word, as_name)| as_word > as_name);
+            if common
+                && (t.shape == Shape::Upper
+                    || sentence_start(text, toks, i)
+                        && !(term && person_verb_after(words, toks, i)))
+            {
                 continue;
             }
             let label = seeds.get(folded).or_else(|| {
@@ -148,6 +212,12 @@ impl Propagator {
         }
         out
     }
+}
+
+/// Whether the word after token `i` is a lower-case verb of [`PERSON_VERBS`].
+fn person_verb_after(words: &Words, toks: &[Token], i: usize) -> bool {
+    toks.get(i + 1)
+        .is_some_and(|n| n.shape == Shape::Lower && PERSON_VERBS.contains(&words.folded(i + 1)))
 }
 
 /// The first bytes and lengths of a document's seed words, so that the words of the document
@@ -244,6 +314,41 @@ mod tests {
 
     /// Language, text, the spans found before propagation (text, source), the marked mentions.
     type PropagationCase<'a> = (Lang, &'a str, &'a [(&'a str, &'a str)], &'a [&'a str]);
+
+    #[test]
+    fn allow_listed_names_mark_mentions_inside_a_sentence_or_before_a_persons_verb() {
+        let cases: &[PropagationCase] = &[
+            (
+                Lang::En,
+                "Spoke with daughter Hope. Hope aware of plan. Hope to extubate in AM. Updated Hope at 1400. HOPE CALLED.",
+                &[("Hope", "context:trigger")],
+                &["Hope", "Hope"],
+            ),
+            (
+                Lang::En,
+                "Son Will at bedside. Will need repeat labs. Will called back at 1400.",
+                &[("Will", "context:trigger")],
+                &["Will"],
+            ),
+            // One of two capitalized words is no evidence for the term, only for the other.
+            (
+                Lang::En,
+                "Faith Oyelaran saw pt. Later Oyelaran and Faith left.",
+                &[("Faith Oyelaran", "lookup:first_names")],
+                &["Oyelaran"],
+            ),
+            // Elsewhere the terms stay words ("Centro de Salud").
+            (
+                Lang::Es,
+                "Vive con su pareja Salud. Acude al Centro de Salud con Salud.",
+                &[("Salud", "context:trigger")],
+                &[],
+            ),
+        ];
+        for (lang, text, seeds, want) in cases {
+            assert_eq!(&found(*lang, text, seeds), want, "{text}");
+        }
+    }
 
     #[test]
     fn full_names_and_title_names_mark_later_mentions() {
