@@ -41,6 +41,8 @@ struct Rules {
 impl Rules {
     fn build(lang: Lang, lists: &ListSources) -> Result<Self, BuildError> {
         let vocab_err = |source| BuildError::Vocab { lang, source };
+        let context = ContextRecognizer::new(lang, lists).map_err(vocab_err)?;
+        let ordinary = context.ordinary_words();
         Ok(Rules {
             pattern: Arc::new(PatternRecognizer::new(lang, lists).map_err(|e| {
                 BuildError::Pattern {
@@ -49,8 +51,8 @@ impl Rules {
                 }
             })?),
             lookup: Arc::new(LookupRecognizer::new(lang, lists).map_err(vocab_err)?),
-            context: Arc::new(ContextRecognizer::new(lang, lists).map_err(vocab_err)?),
-            propagate: Arc::new(Propagator::new(lang, lists).map_err(vocab_err)?),
+            context: Arc::new(context),
+            propagate: Arc::new(Propagator::new(lang, lists, ordinary).map_err(vocab_err)?),
             state_codes: StateCodes::new(lang, lists)
                 .map_err(vocab_err)?
                 .map(Arc::new),

@@ -6,6 +6,12 @@
 //! name). So does an English seed the allow list holds as a term ("daughter Hope", "son Bill"): inside a
 //! sentence ("spoke with Hope again"), and opening one only before a verb whose subject is a
 //! person ("Bill called back"; not "Hope to extubate", "Will need labs").
+//!
+//! Where the language has a list of ordinary words (English), a seed that is none of them
+//! marks its mentions in every case: a name a trigger found in a note written in one case
+//! ("WIFE JOAN CALLED. JOAN AWARE", "son tobias here. tobias updated"), and the lower-case
+//! mentions of a capitalized seed of four letters or more ("Wife Joan called ... updated
+//! joan").
 
 use super::lookup::lexicon::HU_SUFFIXES;
 use super::lookup::tokens::{fold_into, fold_phrase, tokenize, FxMap, Shape, Token, Words};
@@ -14,6 +20,7 @@ use crate::labels::{Category, Label};
 use crate::lang::Lang;
 use crate::span::Entity;
 use crate::wordlists::{ListSources, VocabError};
+use std::sync::Arc;
 
 const SCORE: f32 = 0.4;
 
@@ -37,6 +44,8 @@ pub struct Propagator {
     /// Folded one-word terms of the allow list ("hope", "bill", "mark"): propagated as words
     /// of the language are (see the module's line).
     terms: FxMap<String, ()>,
+    /// The language's ordinary words and drugs, folded; `None` where it has no such list.
+    ordinary: Option<Arc<FxMap<String, ()>>>,
 }
 
 /// Words after which a sentence's first word is a person, its subject: verbs of report, of
@@ -83,7 +92,11 @@ const PERSON_VERBS: &[&str] = &[
 ];
 
 impl Propagator {
-    pub fn new(lang: Lang, lists: &ListSources) -> Result<Self, VocabError> {
+    pub fn new(
+        lang: Lang,
+        lists: &ListSources,
+        ordinary: Option<Arc<FxMap<String, ()>>>,
+    ) -> Result<Self, VocabError> {
         let mut skip = FxMap::default();
         for file in ["titles", "name_triggers"] {
             for line in lists.load(lang, file)? {
@@ -108,7 +121,18 @@ impl Propagator {
             hungarian: lang == Lang::Hu,
             skip,
             terms,
+            ordinary,
         })
+    }
+
+    /// Whether a seed word (folded) is no ordinary word nor term, so that its mentions in any
+    /// case are the name; never where the language has no list of ordinary words.
+    fn no_word(&self, folded: &str) -> bool {
+        self.ordinary
+            .as_ref()
+            .is_some_and(|o| !o.contains_key(folded) && !self.terms.contains_key(folded))
+            && !self.skip.contains_key(folded)
+            && folded.chars().all(char::is_alphabetic)
     }
 
     /// Whether a name entity (with its tokens `toks`) is evidence enough to mark the other
@@ -128,6 +152,8 @@ impl Propagator {
         // Per seed word: its uses in lower case, and as a name (in a seed, or capitalized
         // inside a sentence elsewhere).
         let mut uses: FxMap<String, (usize, usize)> = FxMap::default();
+        // Seed words whose lower-case mentions are the name too.
+        let mut any_case: FxMap<String, ()> = FxMap::default();
         let mut shape = SeedShape::default();
         let mut toks = Vec::new();
         let mut buf = String::new();
@@ -141,14 +167,30 @@ impl Propagator {
             let strong = SEED_SOURCES.contains(&e.source.as_str());
             for t in &toks {
                 let w = &text[e.start + t.start..e.start + t.end];
-                if t.shape != Shape::Cap || w.chars().count() < 3 {
+                let letters = w.chars().count();
+                if letters < 3 {
                     continue;
                 }
                 fold_into(w, &mut buf);
+                if t.shape != Shape::Cap {
+                    // A name written in one case: only on a title's, trigger's or label's word.
+                    if strong
+                        && matches!(t.shape, Shape::Upper | Shape::Lower)
+                        && self.no_word(&buf)
+                    {
+                        shape.add(&buf);
+                        seeds.entry(buf.clone()).or_insert(e.label);
+                        any_case.insert(buf.clone(), ());
+                    }
+                    continue;
+                }
                 if !self.skip.contains_key(&buf) && (strong || !self.terms.contains_key(&buf)) {
                     shape.add(&buf);
                     seeds.entry(buf.clone()).or_insert(e.label);
                     uses.entry(buf.clone()).or_default().1 += 1;
+                    if letters >= 4 && self.no_word(&buf) {
+                        any_case.insert(buf.clone(), ());
+                    }
                 }
             }
         }
@@ -173,6 +215,9 @@ impl Propagator {
             let Some((as_word, as_name)) = uses.get_mut(folded) else {
                 continue;
             };
+            if any_case.contains_key(folded) {
+                continue;
+            }
             if lower {
                 *as_word += 1;
             } else if !sentence_start(text, toks, i) {
@@ -181,10 +226,18 @@ impl Propagator {
         }
         let mut out = Vec::new();
         for (i, t) in toks.iter().enumerate() {
-            if covered[i] || !t.shape.is_proper() {
+            if covered[i] || !(t.shape.is_proper() || t.shape == Shape::Lower) {
                 continue;
             }
             let folded = words.folded(i);
+            if t.shape == Shape::Lower {
+                if shape.may_be(folded) && any_case.contains_key(folded) {
+                    if let Some(&label) = seeds.get(folded) {
+                        out.push(Entity::new(t.start, t.end, label, "propagate:name", SCORE));
+                    }
+                }
+                continue;
+            }
             // Only a Hungarian stem can match a word that is no seed's exact shape.
             if !(shape.may_be(folded) || self.hungarian && shape.opens(folded)) {
                 continue;
@@ -303,8 +356,14 @@ mod tests {
         )
     }
 
+    fn ordinary(lang: Lang) -> Option<Arc<FxMap<String, ()>>> {
+        crate::recognize::context::ContextRecognizer::new(lang, &ListSources::default())
+            .unwrap()
+            .ordinary_words()
+    }
+
     fn found(lang: Lang, text: &str, seeds: &[(&str, &str)]) -> Vec<String> {
-        let p = Propagator::new(lang, &ListSources::default()).unwrap();
+        let p = Propagator::new(lang, &ListSources::default(), ordinary(lang)).unwrap();
         let ents: Vec<Entity> = seeds.iter().map(|(s, src)| ent(text, s, src)).collect();
         p.find(text, &Words::new(text), &ents)
             .iter()
@@ -351,6 +410,60 @@ mod tests {
     }
 
     #[test]
+    fn names_that_are_no_ordinary_word_mark_their_mentions_in_every_case() {
+        let cases: &[PropagationCase] = &[
+            (
+                Lang::En,
+                "WIFE JOAN CALLED. JOAN AWARE OF PLAN. UPDATED JOAN AT 1400.",
+                &[("JOAN", "context:trigger")],
+                &["JOAN", "JOAN"],
+            ),
+            (
+                Lang::En,
+                "son tobias here. tobias updated, Tobias left.",
+                &[("tobias", "context:trigger")],
+                &["tobias", "Tobias"],
+            ),
+            (
+                Lang::En,
+                "Wife Joan called. Updated joan at 1400.",
+                &[("Joan", "context:trigger")],
+                &["joan"],
+            ),
+            // An ordinary word stays one, and so does a short name's lower-case mention.
+            (
+                Lang::En,
+                "son will here. will call back.",
+                &[("will", "context:trigger")],
+                &[],
+            ),
+            (
+                Lang::En,
+                "Son Ian called; ian is a nurse. Ian left.",
+                &[("Ian", "context:trigger")],
+                &["Ian"],
+            ),
+            // A list hit in one case is no evidence.
+            (
+                Lang::En,
+                "pt tobias here. tobias updated.",
+                &[("tobias", "lookup:first_names")],
+                &[],
+            ),
+            // Without a list of ordinary words, only capitals are read.
+            (
+                Lang::Nl,
+                "zoon tobias belde. tobias komt morgen.",
+                &[("tobias", "context:trigger")],
+                &[],
+            ),
+        ];
+        for (lang, text, seeds, want) in cases {
+            assert_eq!(&found(*lang, text, seeds), want, "{text}");
+        }
+    }
+
+    #[test]
     fn full_names_and_title_names_mark_later_mentions() {
         let cases: &[PropagationCase] = &[
             (
@@ -372,8 +485,16 @@ mod tests {
                 &[("Who", "context:title")],
                 &["Who"],
             ),
+            // A name that is no English word is one in lower case too (in the pipeline the
+            // address is one span already).
             (
                 Lang::En,
+                "Dr. Mayweather came (see mayweather.com). Mayweather left.",
+                &[("Mayweather", "context:title")],
+                &["mayweather", "Mayweather"],
+            ),
+            (
+                Lang::Nl,
                 "Dr. Mayweather came (see mayweather.com). Mayweather left.",
                 &[("Mayweather", "context:title")],
                 &["Mayweather"],

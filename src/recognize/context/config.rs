@@ -52,6 +52,7 @@ use crate::recognize::lookup::tokens::{fold_phrase, FxMap};
 use crate::recognize::lookup::{directive, plain_entries, EponymHeads, PLACE_LISTS};
 use crate::wordlists::{ListSources, VocabError};
 use std::collections::HashSet;
+use std::sync::Arc;
 
 pub const T_PAT: u32 = 1;
 pub const T_DOC: u32 = 1 << 1;
@@ -138,7 +139,7 @@ pub struct ContextConfig {
     pub value_words: FxMap<String, ()>,
     /// The folded ordinary words of the language (`ordinary_words.txt`); `None` where it ships
     /// none, which turns off reading an unlisted word as a name.
-    pub ordinary_words: Option<FxMap<String, ()>>,
+    pub ordinary_words: Option<Arc<FxMap<String, ()>>>,
     /// The folded drugs the notes name (`drugs_open.txt`, `drug_abbreviations.txt`), whose
     /// lists leave out every word that is also a name: no name after a trigger ("Baby Tylenol").
     pub drugs: FxMap<String, ()>,
@@ -382,7 +383,7 @@ impl ContextConfig {
         let ordinary_words = (!ordinary.is_empty()).then(|| {
             let mut words = drugs.clone();
             words.extend(ordinary.iter().map(|w| (fold_phrase(w), ())));
-            words
+            Arc::new(words)
         });
         let folded_words = |name: &str| -> Result<FxMap<String, ()>, VocabError> {
             let words = lists.load_optional(lang, name)?;

@@ -95,6 +95,12 @@ impl ContextRecognizer {
         self.kin_terms = on;
         self
     }
+
+    /// The language's ordinary words and drugs (see `ContextConfig::ordinary_words`), shared
+    /// with the propagation of names.
+    pub fn ordinary_words(&self) -> Option<std::sync::Arc<FxMap<String, ()>>> {
+        self.cfg.ordinary_words.clone()
+    }
 }
 
 struct Ctx<'a, 'm> {
@@ -437,7 +443,7 @@ impl ContextRecognizer {
     /// relative's or staff word: no ordinary word of the language (where it ships them), title,
     /// trigger or term, and letters only.
     fn unlisted_or_name_before_colon(&self, c: &mut Ctx, k: usize) -> bool {
-        let Some(ordinary) = self.cfg.ordinary_words.as_ref() else {
+        let Some(ordinary) = self.cfg.ordinary_words.as_deref() else {
             return false;
         };
         let word = &c.text[c.toks[k].start..c.toks[k].end];
@@ -453,7 +459,7 @@ impl ContextRecognizer {
     /// no list holds and no ordinary word ("DR. ANAND RAGHUNATHAN."), or an Arabic article
     /// joined by a hyphen ("DR. MAHMOUD EL-SAYED", "AL-RASHIDI"), with its hyphenated parts.
     fn caps_surname_after_first_name(&self, c: &mut Ctx, run: Run, upto: usize) -> Run {
-        let Some(ordinary) = self.cfg.ordinary_words.as_ref() else {
+        let Some(ordinary) = self.cfg.ordinary_words.as_deref() else {
             return run;
         };
         let (text, toks) = (c.text, c.toks);
@@ -566,7 +572,7 @@ impl ContextRecognizer {
         // After a staff word only right after it: "RN, CARN" is a credential after another.
         let same_case = toks[trigger_last].shape == shape;
         let apposed = c.text[toks[trigger_last].end..toks[k].start].contains([',', '(', '"', '“']);
-        let ordinary = self.cfg.ordinary_words.as_ref();
+        let ordinary = self.cfg.ordinary_words.as_deref();
         // An open surname counts as no list's, also where it names a town ("OFFICER DUBOIS").
         let unlisted = |m: &mut Matcher, j: usize| {
             let b = m.single(j);
@@ -1274,7 +1280,7 @@ impl Recognizer for ContextRecognizer {
         if self.staff_roles {
             staff::names_beside_roles(
                 &mut c,
-                self.cfg.ordinary_words.as_ref(),
+                self.cfg.ordinary_words.as_deref(),
                 &self.cfg.first_name_words,
             );
         }
@@ -1305,7 +1311,7 @@ impl Recognizer for ContextRecognizer {
                     continue;
                 }
             }
-            if let Some(ordinary) = self.cfg.ordinary_words.as_ref() {
+            if let Some(ordinary) = self.cfg.ordinary_words.as_deref() {
                 if let Some(run) = one_case_names::first_and_surname(&mut c, i, ordinary) {
                     let label = name_label(Subtype::Patient);
                     c.push_run(run, label, "context:full_name", S_FIRST_NAME_RUN);
@@ -1418,7 +1424,7 @@ impl Recognizer for ContextRecognizer {
                     if run.first < i
                         && !ordinary_words_for(
                             &mut c,
-                            self.cfg.ordinary_words.as_ref(),
+                            self.cfg.ordinary_words.as_deref(),
                             run.first,
                             i,
                         )
@@ -1438,7 +1444,7 @@ impl Recognizer for ContextRecognizer {
                 }
             }
             if !proper && bits & (HOSP_TAIL | ORG_TAIL) != 0 && i > 0 {
-                if let Some(ordinary) = self.cfg.ordinary_words.as_ref() {
+                if let Some(ordinary) = self.cfg.ordinary_words.as_deref() {
                     if let Some(run) =
                         one_case_institutions::names_before_tail(&mut c, i, last, ordinary)
                     {
